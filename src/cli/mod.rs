@@ -1,0 +1,58 @@
+//! Command-line definitions (clap) and one file per command. Errors are reported here, once, as
+//! `error: <context>: <cause>`; exit codes come from [`crate::exit`].
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::exit;
+
+pub mod normalize;
+pub mod schema;
+
+#[derive(Debug, Parser)]
+#[command(name = "toolnorm", version, about = "Fixture recorder and conformance harness for tool-call normalization across coding agents", propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Normalize one raw stream or fixture and print the normalized document.
+    Normalize(normalize::Args),
+    /// Print the JSON Schema (or TypeScript declarations) of the normalized output.
+    Schema(schema::Args),
+}
+
+/// Parse, run, print errors, return the exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::ERROR } else { exit::SUCCESS };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Normalize(a) => normalize::run(a),
+        Command::Schema(a) => schema::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::from(exit::SUCCESS);
+            }
+            let _ = writeln!(io::stderr(), "error: {e:#}");
+            ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+/// A closed stdout (`toolnorm … | head`) is not an error.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}

@@ -1,0 +1,74 @@
+//! `toolnorm normalize PATH`: print the normalized document (or its ACP / legacy views).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::corpus::load_stream;
+use crate::exit;
+use crate::model::{Diagnostic, DiagnosticLevel, acp_frames, legacy_parts};
+use crate::providers::{Dialect, NormalizeOptions, Provider, normalize};
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum, Default)]
+pub enum Emit {
+    /// The normalized document: parts, events, diagnostics.
+    #[default]
+    Parts,
+    /// ACP-style frames.
+    Acp,
+    /// The UI's legacy tool parts (calling / output-available / output-error).
+    Legacy,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A raw `.jsonl` / `.json` file, a corpus fixture (`.jsonl.zst`), or `-` for stdin.
+    pub path: PathBuf,
+    /// Force the provider (claude, codex, opencode) instead of detecting it.
+    #[arg(long)]
+    pub provider: Option<Provider>,
+    /// Force the dialect (stream-json, transcript, app-server, exec, rollout, legacy, events, run, export).
+    #[arg(long)]
+    pub dialect: Option<String>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t)]
+    pub emit: Emit,
+    /// Print compact JSON on one line.
+    #[arg(long)]
+    pub compact: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let dialect = match &args.dialect {
+        Some(d) => Some(Dialect::parse(d, args.provider).map_err(anyhow::Error::msg)?),
+        None => None,
+    };
+    let stream = load_stream(&args.path)?;
+    let mut opts = NormalizeOptions { provider: args.provider, dialect };
+    if opts.dialect.is_none() {
+        if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
+            let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
+            opts.provider.get_or_insert(p);
+            opts.dialect = Dialect::parse(d, Some(p)).ok();
+        }
+    }
+    let input = stream.input();
+    let mut doc = normalize(&input, opts).with_context(|| format!("{}", args.path.display()))?;
+    for note in &stream.notes {
+        doc.diagnostics.insert(0, Diagnostic { line: 0, level: DiagnosticLevel::Error, message: note.clone() });
+    }
+    let value = match args.emit {
+        Emit::Parts => serde_json::to_value(&doc)?,
+        Emit::Acp => serde_json::to_value(acp_frames(&doc.parts))?,
+        Emit::Legacy => serde_json::to_value(legacy_parts(&doc.parts))?,
+    };
+    let mut out = io::stdout().lock();
+    if args.compact {
+        serde_json::to_writer(&mut out, &value)?;
+    } else {
+        serde_json::to_writer_pretty(&mut out, &value)?;
+    }
+    writeln!(out)?;
+    Ok(exit::SUCCESS)
+}

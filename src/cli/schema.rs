@@ -1,0 +1,24 @@
+//! `toolnorm schema [--ts]`: the normalized output document's JSON Schema, or TypeScript.
+
+use std::io::{self, Write};
+
+use crate::exit;
+use crate::model::NormalizedDocument;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print TypeScript declarations instead of JSON Schema.
+    #[arg(long)]
+    pub ts: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let schema = schemars::schema_for!(NormalizedDocument);
+    let mut out = io::stdout().lock();
+    if args.ts {
+        anyhow::bail!("--ts is not ready yet");
+    }
+    serde_json::to_writer_pretty(&mut out, &schema)?;
+    writeln!(out)?;
+    Ok(exit::SUCCESS)
+}

@@ -1,0 +1,28 @@
+//! toolnorm: a fixture recorder and conformance harness for tool-call normalization across coding
+//! agents (Claude Code, Codex, OpenCode).
+//!
+//! The core — [`model`], [`providers`], [`rules`], [`verify::compare`] — is pure and does no I/O.
+//! The shells around it — [`cli`], [`corpus`] I/O and the recorder, [`report`] writers,
+//! [`scenario`] — read and write files, processes and sockets.
+
+pub mod cli;
+pub mod corpus;
+pub mod model;
+pub mod providers;
+pub mod report;
+pub mod rules;
+pub mod scenario;
+pub mod verify;
+
+pub use model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};
+pub use providers::{Dialect, Input, NormalizeOptions, Provider, normalize};
+
+/// Process exit codes.
+pub mod exit {
+    /// Everything conforms.
+    pub const SUCCESS: u8 = 0;
+    /// A conformance failure: a diff, an unexpected violation, an orphan, a stale known failure.
+    pub const FAILURE: u8 = 1;
+    /// toolnorm itself failed: bad usage, unreadable input, an internal error.
+    pub const ERROR: u8 = 2;
+}

@@ -1,0 +1,13 @@
+//! The contract's types: `NormalizedToolPart` and friends, the normalized output document, and the
+//! derived views (ACP frames, legacy UI parts). Pure data, no I/O.
+
+mod document;
+mod part;
+mod views;
+
+pub use document::{Diagnostic, DiagnosticLevel, NormalizedDocument, PartEvent, SCHEMA_VERSION};
+pub use part::{
+    Attachment, McpRef, NormalizedToolPart, TimeValue, Timing, ToolError, ToolKind, ToolMetadata,
+    ToolState,
+};
+pub use views::{AcpFrame, LegacyState, LegacyToolPart, acp_frames, legacy_parts};

@@ -1,0 +1,100 @@
+//! Views derived from the parts: the ACP frames the engine emits on the compatibility path, and
+//! the legacy UI `ToolPart` with its old `calling / output-available / output-error` states.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{NormalizedToolPart, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
+
+/// The UI's pre-rename state names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum LegacyState {
+    Calling,
+    OutputAvailable,
+    OutputError,
+}
+
+impl From<ToolState> for LegacyState {
+    /// Total by construction: every new state has exactly one legacy name.
+    fn from(state: ToolState) -> Self {
+        match state {
+            ToolState::Started | ToolState::Running => LegacyState::Calling,
+            ToolState::Complete => LegacyState::OutputAvailable,
+            ToolState::Error => LegacyState::OutputError,
+        }
+    }
+}
+
+/// An ACP-style tool call frame (contract "Compatibility path", step 2). Every field is always
+/// present so a consumer never has to guess: `rawOutput` and `error` are `null` when absent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpFrame {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub kind: ToolKind,
+    pub title: String,
+    pub raw_input: Value,
+    pub raw_output: Option<Value>,
+    pub error: Option<ToolError>,
+    pub metadata: ToolMetadata,
+    pub timing: Timing,
+    pub status: LegacyState,
+}
+
+impl From<&NormalizedToolPart> for AcpFrame {
+    fn from(part: &NormalizedToolPart) -> Self {
+        AcpFrame {
+            tool_call_id: part.id.clone(),
+            tool_name: part.name.clone(),
+            kind: part.kind,
+            title: part.title.clone(),
+            raw_input: part.input.clone(),
+            raw_output: part.output.clone(),
+            error: part.error.clone(),
+            metadata: part.metadata.clone().unwrap_or_default(),
+            timing: part.timing.clone().unwrap_or_default(),
+            status: part.state.into(),
+        }
+    }
+}
+
+/// The UI's existing `ToolPart`, fed from the new fields while the renderer still speaks the old
+/// state names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyToolPart {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub title: String,
+    pub state: LegacyState,
+    pub input: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_text: Option<String>,
+}
+
+impl From<&NormalizedToolPart> for LegacyToolPart {
+    fn from(part: &NormalizedToolPart) -> Self {
+        LegacyToolPart {
+            tool_call_id: part.id.clone(),
+            tool_name: part.name.clone(),
+            title: part.title.clone(),
+            state: part.state.into(),
+            input: part.input.clone(),
+            output: part.output.clone(),
+            error_text: part.error.as_ref().map(|e| e.message.clone()),
+        }
+    }
+}
+
+pub fn acp_frames(parts: &[NormalizedToolPart]) -> Vec<AcpFrame> {
+    parts.iter().map(AcpFrame::from).collect()
+}
+
+pub fn legacy_parts(parts: &[NormalizedToolPart]) -> Vec<LegacyToolPart> {
+    parts.iter().map(LegacyToolPart::from).collect()
+}

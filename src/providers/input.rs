@@ -1,0 +1,115 @@
+//! Splitting a raw stream into numbered lines: CRLF, a BOM, blank lines, a last line without a
+//! newline and bytes that are not UTF-8 are all handled here, once, for every dialect.
+
+use std::borrow::Cow;
+
+/// Which way a recorded line travelled. Plain files and pipe recordings only hold lines from the
+/// agent; proxy recordings also hold what the client sent to the agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Direction {
+    #[default]
+    FromAgent,
+    ToAgent,
+}
+
+/// One line of the raw stream, without its line terminator.
+#[derive(Clone, Copy, Debug)]
+pub struct RawLine<'a> {
+    /// 1-based line number in the stream as `toolnorm cat` prints it.
+    pub number: u32,
+    pub bytes: &'a [u8],
+    pub direction: Direction,
+    /// The line had no terminating newline (the last line of a cut-short stream).
+    pub unterminated: bool,
+}
+
+impl<'a> RawLine<'a> {
+    /// True for lines holding only white space.
+    pub fn is_blank(&self) -> bool {
+        self.bytes.iter().all(|b| b.is_ascii_whitespace())
+    }
+
+    /// The line as text; bytes that are not UTF-8 become U+FFFD (the caller reports that).
+    pub fn text(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.bytes)
+    }
+
+    pub fn is_utf8(&self) -> bool {
+        std::str::from_utf8(self.bytes).is_ok()
+    }
+}
+
+/// A raw stream ready for a dialect: the whole buffer (for whole-document dialects such as
+/// `opencode export`) and its lines.
+#[derive(Debug)]
+pub struct Input<'a> {
+    pub bytes: &'a [u8],
+    pub lines: Vec<RawLine<'a>>,
+}
+
+impl<'a> Input<'a> {
+    /// Split a plain buffer (every line from the agent).
+    pub fn from_bytes(bytes: &'a [u8]) -> Self {
+        Input { bytes, lines: split_lines(bytes) }
+    }
+
+    /// Build from already-separated lines (a corpus fixture); `bytes` is the concatenated stream.
+    pub fn from_lines(bytes: &'a [u8], lines: Vec<RawLine<'a>>) -> Self {
+        Input { bytes, lines }
+    }
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Split on `\n`, dropping a trailing `\r` and a leading BOM. Blank lines keep their number.
+pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
+    let mut lines = Vec::new();
+    let mut rest = bytes;
+    let mut number = 0u32;
+    while !rest.is_empty() {
+        number += 1;
+        let (mut line, unterminated) = match memchr::memchr(b'\n', rest) {
+            Some(i) => {
+                let l = &rest[..i];
+                rest = &rest[i + 1..];
+                (l, false)
+            }
+            None => {
+                let l = rest;
+                rest = &[];
+                (l, true)
+            }
+        };
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        if line.starts_with(BOM) {
+            line = &line[BOM.len()..];
+        }
+        lines.push(RawLine { number, bytes: line, direction: Direction::FromAgent, unterminated });
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_crlf_bom_and_unterminated_last_line() {
+        let lines = split_lines(b"\xEF\xBB\xBF{\"a\":1}\r\n\n{\"b\":2}");
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].bytes, b"{\"a\":1}");
+        assert!(lines[1].is_blank());
+        assert_eq!(lines[2].number, 3);
+        assert!(lines[2].unterminated);
+        assert!(!lines[0].unterminated);
+    }
+
+    #[test]
+    fn invalid_utf8_is_kept_and_flagged() {
+        let lines = split_lines(b"{\"a\":\"\xff\"}\n");
+        assert!(!lines[0].is_utf8());
+        assert!(lines[0].text().contains('\u{FFFD}'));
+    }
+}

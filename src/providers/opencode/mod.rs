@@ -1,0 +1,8 @@
+//! opencode dialects.
+
+use super::{Dialect, Input, PartStore};
+
+pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
+    let _ = (dialect, input);
+    store.warn(0, "opencode normalizer is being built");
+}

@@ -1,0 +1,368 @@
+//! Human titles, shared by every provider so the same action reads the same everywhere. Titles are
+//! action text in the present participle ("Running npm test", "Reading src/app.rs (lines 6–9)"),
+//! one line, at most [`MAX_TITLE`] characters, never raw JSON and never just the raw tool name.
+//! The contract's title table is reproduced exactly (see the tests).
+
+use serde_json::Value;
+
+use crate::model::ToolKind;
+
+/// Longest title, in characters, ellipsis included.
+pub const MAX_TITLE: usize = 100;
+
+/// Collapse all white space (newlines included) to single spaces and cut to `max` characters with
+/// an ellipsis.
+pub fn clip(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0usize;
+    for word in text.split_whitespace() {
+        if count > 0 {
+            out.push(' ');
+            count += 1;
+        }
+        for ch in word.chars() {
+            out.push(ch);
+            count += 1;
+            if count > max {
+                let cut: String = out.chars().take(max - 1).collect();
+                return format!("{}…", cut.trim_end());
+            }
+        }
+    }
+    out
+}
+
+/// Finish a title: single line, bounded, never empty.
+pub fn finish(title: &str, fallback: &str) -> String {
+    let t = clip(title, MAX_TITLE);
+    if t.is_empty() { clip(fallback, MAX_TITLE) } else { t }
+}
+
+/// `https://www.apnews.com/hub` → `apnews.com`. Anything that is not a URL comes back trimmed.
+pub fn host(url: &str) -> String {
+    let s = url.trim();
+    let after_scheme = s.split_once("://").map_or(s, |(_, r)| r);
+    let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or(after_scheme);
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let h = authority.strip_prefix("www.").unwrap_or(authority);
+    if h.is_empty() { s.to_owned() } else { h.to_owned() }
+}
+
+/// A path as a person wants to see it: relative to `cwd` when it lies inside it.
+pub fn display_path(path: &str, cwd: Option<&str>) -> String {
+    if let Some(cwd) = cwd {
+        let cwd = cwd.trim_end_matches('/');
+        if !cwd.is_empty() {
+            if let Some(rest) = path.strip_prefix(cwd) {
+                if let Some(rel) = rest.strip_prefix('/') {
+                    if !rel.is_empty() {
+                        return rel.to_owned();
+                    }
+                }
+                if rest.is_empty() {
+                    return ".".to_owned();
+                }
+            }
+        }
+    }
+    path.to_owned()
+}
+
+/// Strip a shell wrapper: `/bin/bash -lc 'ls -1'` → `ls -1`, `["bash","-lc","ls"]` → `ls`.
+pub fn unwrap_shell(command: &str) -> String {
+    let c = command.trim();
+    for shell in ["/bin/bash", "/usr/bin/bash", "bash", "/bin/zsh", "zsh", "/bin/sh", "sh"] {
+        for flag in ["-lc", "-c"] {
+            let prefix = format!("{shell} {flag} ");
+            if let Some(rest) = c.strip_prefix(&prefix) {
+                return unquote(rest.trim());
+            }
+        }
+    }
+    c.to_owned()
+}
+
+/// Shell argv (rollouts) as one command line, the wrapper removed.
+pub fn argv_command(argv: &[Value]) -> String {
+    let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+    if words.len() == 3 && matches!(words[1], "-lc" | "-c") {
+        return words[2].to_owned();
+    }
+    words.join(" ")
+}
+
+fn unquote(s: &str) -> String {
+    let b = s.as_bytes();
+    if b.len() >= 2 && b[0] == b'\'' && b[b.len() - 1] == b'\'' {
+        return s[1..s.len() - 1].replace("'\\''", "'");
+    }
+    if b.len() >= 2 && b[0] == b'"' && b[b.len() - 1] == b'"' {
+        return s[1..s.len() - 1].replace("\\\"", "\"").replace("\\\\", "\\");
+    }
+    s.to_owned()
+}
+
+/// `getVisibleJiraProjects`, `browser_tabs_new`, `resolve-library-id` → lower-case words.
+pub fn words(identifier: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for ch in identifier.chars() {
+        if ch == '_' || ch == '-' || ch == '.' || ch.is_whitespace() {
+            if !out.ends_with(' ') && !out.is_empty() {
+                out.push(' ');
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_uppercase() && prev_lower && !out.ends_with(' ') {
+            out.push(' ');
+        }
+        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
+        out.extend(ch.to_lowercase());
+    }
+    out.trim().to_owned()
+}
+
+/// First letter upper-cased.
+pub fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+pub fn shell(command: &str) -> String {
+    let cmd = unwrap_shell(command);
+    let first = cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    if first.is_empty() {
+        return "Running a shell command".to_owned();
+    }
+    let more = cmd.lines().filter(|l| !l.trim().is_empty()).count() > 1;
+    finish(&format!("Running {first}{}", if more { " …" } else { "" }), "Running a shell command")
+}
+
+/// `offset` is the first line (1-based as the providers count), `limit` the number of lines.
+pub fn read(path: &str, offset: Option<u64>, limit: Option<u64>) -> String {
+    let range = match (offset, limit) {
+        (Some(o), Some(l)) if l > 0 => format!(" (lines {}–{})", o.max(1), o.max(1) + l - 1),
+        (Some(o), None) => format!(" (from line {})", o.max(1)),
+        (None, Some(l)) if l > 0 => format!(" (lines 1–{l})"),
+        _ => String::new(),
+    };
+    finish(&format!("Reading {path}{range}"), "Reading a file")
+}
+
+pub fn write(path: &str) -> String {
+    finish(&format!("Writing {path}"), "Writing a file")
+}
+
+pub fn create(path: &str) -> String {
+    finish(&format!("Creating {path}"), "Creating a file")
+}
+
+pub fn edit(path: &str) -> String {
+    finish(&format!("Editing {path}"), "Editing a file")
+}
+
+pub fn delete(path: &str) -> String {
+    finish(&format!("Deleting {path}"), "Deleting a file")
+}
+
+/// Several files changed by one patch.
+pub fn edit_files(paths: &[String]) -> String {
+    match paths {
+        [] => "Editing files".to_owned(),
+        [one] => edit(one),
+        _ => finish(&format!("Editing {}", paths.join(", ")), "Editing files"),
+    }
+}
+
+pub fn list(path: &str) -> String {
+    finish(&format!("Listing {path}"), "Listing files")
+}
+
+pub fn glob(pattern: &str, scope: Option<&str>) -> String {
+    match scope.filter(|s| !s.is_empty() && *s != ".") {
+        Some(s) => finish(&format!("Finding files matching {pattern} in {s}"), "Finding files"),
+        None => finish(&format!("Finding files matching {pattern}"), "Finding files"),
+    }
+}
+
+pub fn grep(pattern: &str, scope: Option<&str>) -> String {
+    match scope.filter(|s| !s.is_empty() && *s != ".") {
+        Some(s) => finish(&format!("Searching for \"{pattern}\" in {s}"), "Searching files"),
+        None => finish(&format!("Searching for \"{pattern}\""), "Searching files"),
+    }
+}
+
+/// Contract: `Searching Reuters top news`.
+pub fn web_search(query: &str) -> String {
+    if query.trim().is_empty() {
+        return "Searching the web".to_owned();
+    }
+    finish(&format!("Searching {}", query.trim()), "Searching the web")
+}
+
+/// Contract: `Opening apnews.com`.
+pub fn open_page(url: &str) -> String {
+    if url.trim().is_empty() {
+        return "Opening a web page".to_owned();
+    }
+    finish(&format!("Opening {}", host(url)), "Opening a web page")
+}
+
+/// Contract: `Finding "Updated" on apnews.com`.
+pub fn find_in_page(pattern: &str, url: Option<&str>) -> String {
+    match url.filter(|u| !u.trim().is_empty()) {
+        Some(u) => finish(&format!("Finding \"{pattern}\" on {}", host(u)), "Finding in page"),
+        None => finish(&format!("Finding \"{pattern}\""), "Finding in page"),
+    }
+}
+
+pub fn fetch(url: &str) -> String {
+    if url.trim().is_empty() {
+        return "Fetching a web page".to_owned();
+    }
+    finish(&format!("Fetching {}", host(url)), "Fetching a web page")
+}
+
+/// Contract: OpenCode `task` with description → the description itself.
+pub fn subagent(description: Option<&str>, prompt: Option<&str>) -> String {
+    if let Some(d) = description.filter(|d| !d.trim().is_empty()) {
+        return finish(&capitalize(d.trim()), "Running a subagent");
+    }
+    if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
+        return finish(&format!("Subagent: {}", p.trim()), "Running a subagent");
+    }
+    "Running a subagent".to_owned()
+}
+
+pub fn todo(total: usize, done: usize) -> String {
+    match total {
+        0 => "Updating the todo list".to_owned(),
+        1 => format!("Updating the todo list (1 item, {done} done)"),
+        n => format!("Updating the todo list ({n} items, {done} done)"),
+    }
+}
+
+pub fn question(first: Option<&str>, count: usize) -> String {
+    match (first.filter(|q| !q.trim().is_empty()), count) {
+        (Some(q), 0 | 1) => finish(&format!("Asking: {}", q.trim()), "Asking a question"),
+        (Some(q), n) => finish(&format!("Asking {n} questions: {}", q.trim()), "Asking questions"),
+        (None, 0 | 1) => "Asking a question".to_owned(),
+        (None, n) => format!("Asking {n} questions"),
+    }
+}
+
+pub fn view_image(path: &str) -> String {
+    finish(&format!("Viewing image {path}"), "Viewing an image")
+}
+
+/// A tool nothing identifies: its name in words, as a sentence.
+pub fn unknown_tool(name: &str) -> String {
+    let w = words(name);
+    if w.is_empty() {
+        return "Using a tool".to_owned();
+    }
+    finish(&format!("Using {w}"), "Using a tool")
+}
+
+/// Kind of an MCP tool: browser automation (`browser_*`) is `browser`, the rest `mcp`.
+pub fn mcp_kind(_server: &str, tool: &str) -> ToolKind {
+    if tool.starts_with("browser_") || tool.starts_with("browser-") {
+        ToolKind::Browser
+    } else {
+        ToolKind::Mcp
+    }
+}
+
+fn arg_str<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).filter(|s| !s.trim().is_empty())
+}
+
+/// MCP tools: the amalgm actions by name (contract table), other tools from their server and tool
+/// words: `Jira: get visible jira projects`.
+pub fn mcp(server: &str, tool: &str, args: &Value) -> String {
+    match tool {
+        "browser_snapshot" => return "Reading browser page".to_owned(),
+        "browser_navigate" => return "Opening browser page".to_owned(),
+        "browser_tabs_new" => return "Opening browser tab".to_owned(),
+        "artifacts_register" => {
+            return match arg_str(args, &["name", "title"]) {
+                Some(n) => finish(&format!("Registering artifact {}", n.trim()), "Registering artifact"),
+                None => "Registering artifact".to_owned(),
+            };
+        }
+        _ => {}
+    }
+    let server_words = capitalize(&words(server));
+    let tool_words = words(tool);
+    let detail = arg_str(args, &["url", "query", "path", "file_path", "name", "title"]);
+    let base = if server_words.is_empty() {
+        capitalize(&tool_words)
+    } else {
+        format!("{server_words}: {tool_words}")
+    };
+    match detail {
+        Some(d) => finish(&format!("{base} {}", d.trim()), "Calling an MCP tool"),
+        None => finish(&base, "Calling an MCP tool"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn contract_title_table() {
+        assert_eq!(web_search("Reuters top news"), "Searching Reuters top news");
+        assert_eq!(open_page("https://apnews.com/hub/ap-top-news"), "Opening apnews.com");
+        assert_eq!(
+            find_in_page("Updated", Some("https://www.apnews.com/hub/ap-top-news")),
+            "Finding \"Updated\" on apnews.com"
+        );
+        assert_eq!(mcp("amalgm", "browser_snapshot", &json!({})), "Reading browser page");
+        assert_eq!(mcp("amalgm", "browser_navigate", &json!({"url":"x"})), "Opening browser page");
+        assert_eq!(
+            mcp("amalgm", "artifacts_register", &json!({"name":"Spotify Clone"})),
+            "Registering artifact Spotify Clone"
+        );
+        assert_eq!(mcp("amalgm", "browser_tabs_new", &json!({})), "Opening browser tab");
+        assert_eq!(
+            subagent(Some("Research Northern India politics"), None),
+            "Research Northern India politics"
+        );
+    }
+
+    #[test]
+    fn clip_bounds_and_single_line() {
+        let long = "a ".repeat(200);
+        let c = clip(&long, MAX_TITLE);
+        assert!(c.chars().count() <= MAX_TITLE);
+        assert!(c.ends_with('…'));
+        assert_eq!(clip("one\ntwo\t three", 100), "one two three");
+    }
+
+    #[test]
+    fn shell_unwraps_wrappers() {
+        assert_eq!(shell("/bin/bash -lc 'ls -1'"), "Running ls -1");
+        assert_eq!(shell("/bin/bash -lc \"sh -c 'exit 3'\""), "Running sh -c 'exit 3'");
+        assert_eq!(shell("cat <<EOF\nhi\nEOF"), "Running cat <<EOF …");
+    }
+
+    #[test]
+    fn words_split_identifiers() {
+        assert_eq!(words("getVisibleJiraProjects"), "get visible jira projects");
+        assert_eq!(words("resolve-library-id"), "resolve library id");
+        assert_eq!(mcp("jira", "getVisibleJiraProjects", &json!({})), "Jira: get visible jira projects");
+    }
+
+    #[test]
+    fn paths_relative_to_cwd() {
+        assert_eq!(display_path("/w/src/a.rs", Some("/w")), "src/a.rs");
+        assert_eq!(display_path("/other/a.rs", Some("/w")), "/other/a.rs");
+        assert_eq!(read("a.rs", Some(6), Some(4)), "Reading a.rs (lines 6–9)");
+    }
+}
