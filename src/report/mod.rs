@@ -1,1 +1,5 @@
-//! (being built)
+//! Report writers: one renderer per format over a finished [`Report`]. Renderers compute nothing.
+
+pub mod model;
+
+pub use model::*;
