@@ -1,0 +1,3 @@
+//! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
+
+mod util;

@@ -1,0 +1,45 @@
+//! Shared helpers: the binary under test, a temp dir, the shared sample folder.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `toolnorm` binary built for this test run.
+pub fn toolnorm() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_toolnorm"))
+}
+
+/// Run toolnorm with `args` in `dir`.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    toolnorm().args(args).current_dir(dir).env_remove("CI").output().expect("failed to run toolnorm")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/fixtures` beside the project, if present. Tests that need the reference-only samples
+/// skip with a printed reason when it is absent.
+pub fn shared_fixtures() -> Option<PathBuf> {
+    let p = root().join("../shared/fixtures");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping: ../shared/fixtures is absent");
+        None
+    }
+}
+
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("failed to create a temp dir")
+}
