@@ -991,6 +991,25 @@ fn bad_lines_are_diagnosed_and_skipped() {
 }
 
 #[test]
+fn tool_progress_marks_running_and_subagent_lines_carry_parent() {
+    let doc = sj(&[
+        json!({"type":"stream_event","session_id":"s","parent_tool_use_id":null,"event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"a","name":"Bash","input":{}}}}),
+        json!({"type":"tool_progress","tool_use_id":"a","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":3,"session_id":"s"}),
+        json!({"type":"assistant","session_id":"s","parent_tool_use_id":"ag","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"b","name":"Read","input":{"file_path":"/x"}}]}}),
+    ]);
+    assert_eq!(part(&doc, "a").state, ToolState::Running);
+    assert_eq!(
+        part(&doc, "b")
+            .metadata
+            .as_ref()
+            .unwrap()
+            .parent_tool_use_id
+            .as_deref(),
+        Some("ag")
+    );
+}
+
+#[test]
 fn server_tool_use_blocks() {
     let doc = sj(&[
         json!({"type":"assistant","session_id":"s","parent_tool_use_id":null,"message":{"id":"m","role":"assistant","content":[

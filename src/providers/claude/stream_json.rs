@@ -1,10 +1,11 @@
 //! `claude -p --output-format stream-json --verbose` lines: `system` (init cwd, `task_*`),
 //! `assistant` / `user` (with `parent_tool_use_id` for subagent lines), `stream_event` (partial
-//! messages) and the final `result` (permission denials, error subtypes).
+//! messages), `tool_progress` and the final `result` (permission denials, error subtypes).
 
 use super::session::{Ctx, Session};
 use super::wire::Line;
-use crate::providers::PartStore;
+use crate::model::ToolState;
+use crate::providers::{PartStore, PartUpdate};
 
 pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
     let parent = line.parent_tool_use_id.get();
@@ -49,6 +50,18 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
                 }
                 "content_block_stop" => session.stream_block_stop(ctx, index, store),
                 _ => {}
+            }
+        }
+        "tool_progress" => {
+            // A tool reporting progress is executing.
+            if let Some(id) = line.tool_use_id.get().filter(|id| store.contains(id)) {
+                store.upsert(
+                    number,
+                    PartUpdate {
+                        state: Some(ToolState::Running),
+                        ..PartUpdate::new(id)
+                    },
+                );
             }
         }
         "result" => result(session, number, line, store),

@@ -491,13 +491,13 @@ mod tests {
     #[test]
     fn lenient_fields_tolerate_unexpected_types() {
         let l: Line<'_> = serde_json::from_str(
-            r#"{"type":"user","timestamp":12,"message":"not an object","is_error":"yes","usage":[1]}"#,
+            r#"{"type":"user","timestamp":12,"message":"not an object","isSidechain":"yes","usage":[1]}"#,
         )
         .unwrap();
         assert_eq!(l.ty(), "user");
         assert!(l.timestamp.get().is_none());
         assert!(l.message.get().is_none());
-        assert!(!l.is_error.is_true());
+        assert!(!l.is_sidechain.is_true());
     }
 
     #[test]
