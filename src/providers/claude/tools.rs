@@ -409,7 +409,7 @@ mod tests {
                 "Grep",
                 json!({"pattern": "def ", "path": "/home/dev/app/src", "output_mode": "content"}),
                 ToolKind::FileRead,
-                "Searching for \"def \" in src",
+                "Searching for \"def\" in src",
             ),
             (
                 "Grep",
