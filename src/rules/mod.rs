@@ -35,3 +35,24 @@ pub trait Rule: Sync {
     fn explain(&self) -> &'static str;
     fn check(&self, cx: &RuleContext<'_>) -> Vec<Finding>;
 }
+
+/// Every rule, in code order. Codes are never reused.
+pub fn registry() -> &'static [&'static dyn Rule] {
+    &[]
+}
+
+/// Look a rule up by code (case-insensitive).
+pub fn by_code(code: &str) -> Option<&'static dyn Rule> {
+    registry().iter().copied().find(|r| r.code().eq_ignore_ascii_case(code))
+}
+
+/// Run every rule on one fixture. Findings come back in registry order, each with its rule.
+pub fn check_all(cx: &RuleContext<'_>) -> Vec<(&'static dyn Rule, Finding)> {
+    let mut out = Vec::new();
+    for rule in registry() {
+        for f in rule.check(cx) {
+            out.push((*rule, f));
+        }
+    }
+    out
+}
