@@ -22,11 +22,17 @@ const SAMPLES: &[(&str, &str)] = &[
 
 fn sample_path(provider: &str, name: &str) -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let fixture = root.join("corpus").join(provider).join(format!("{name}.jsonl.zst"));
+    let fixture = root
+        .join("corpus")
+        .join(provider)
+        .join(format!("{name}.jsonl.zst"));
     if fixture.is_file() {
         return Some(fixture);
     }
-    let shared = root.join("../shared/fixtures").join(provider).join(format!("{name}.jsonl"));
+    let shared = root
+        .join("../shared/fixtures")
+        .join(provider)
+        .join(format!("{name}.jsonl"));
     shared.is_file().then_some(shared)
 }
 
@@ -45,18 +51,22 @@ fn bench(c: &mut Criterion) {
                 normalize(&input, NormalizeOptions::default()).expect("sample normalizes")
             })
         });
-        group.bench_with_input(BenchmarkId::new("serde_json-value-floor", name), &stream, |b, s| {
-            b.iter(|| {
-                let input = s.input();
-                let mut n = 0usize;
-                for line in &input.lines {
-                    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line.bytes) {
-                        n += v.is_object() as usize;
+        group.bench_with_input(
+            BenchmarkId::new("serde_json-value-floor", name),
+            &stream,
+            |b, s| {
+                b.iter(|| {
+                    let input = s.input();
+                    let mut n = 0usize;
+                    for line in &input.lines {
+                        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line.bytes) {
+                            n += v.is_object() as usize;
+                        }
                     }
-                }
-                n
-            })
-        });
+                    n
+                })
+            },
+        );
     }
     group.finish();
 }
