@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand};
 
 use crate::exit;
 
+pub mod cat;
+pub mod corpus;
+pub mod import;
 pub mod normalize;
+pub mod record;
 pub mod schema;
 
 #[derive(Debug, Parser)]
@@ -29,6 +33,14 @@ pub enum Command {
     Normalize(normalize::Args),
     /// Print the JSON Schema (or TypeScript declarations) of the normalized output.
     Schema(schema::Args),
+    /// Record a live provider stream into the corpus while passing it through.
+    Record(record::Args),
+    /// Import existing session files (transcripts, rollouts, exports) into the corpus.
+    Import(import::Args),
+    /// Print a fixture's recorded stream (or its header).
+    Cat(cat::Args),
+    /// Corpus-wide commands: lint for secrets, list fixtures.
+    Corpus(corpus::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -48,6 +60,10 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Record(a) => record::run(a),
+        Command::Import(a) => import::run(a),
+        Command::Cat(a) => cat::run(a),
+        Command::Corpus(a) => corpus::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -2,3 +2,5 @@
 
 mod normalize;
 mod util;
+mod import;
+mod record;
