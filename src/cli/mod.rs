@@ -9,10 +9,16 @@ use clap::{Parser, Subcommand};
 use crate::exit;
 
 pub mod normalize;
+pub mod rules;
 pub mod schema;
 
 #[derive(Debug, Parser)]
-#[command(name = "toolnorm", version, about = "Fixture recorder and conformance harness for tool-call normalization across coding agents", propagate_version = true)]
+#[command(
+    name = "toolnorm",
+    version,
+    about = "Fixture recorder and conformance harness for tool-call normalization across coding agents",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -24,6 +30,8 @@ pub enum Command {
     Normalize(normalize::Args),
     /// Print the JSON Schema (or TypeScript declarations) of the normalized output.
     Schema(schema::Args),
+    /// List the conformance rules, or explain one (`--explain TN010`).
+    Rules(rules::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -31,7 +39,11 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::ERROR } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::ERROR
+            } else {
+                exit::SUCCESS
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -39,6 +51,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Rules(a) => rules::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -54,5 +67,8 @@ pub fn main() -> ExitCode {
 
 /// A closed stdout (`toolnorm … | head`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }
