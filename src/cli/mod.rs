@@ -13,6 +13,7 @@ pub mod corpus;
 pub mod import;
 pub mod normalize;
 pub mod record;
+pub mod rules;
 pub mod schema;
 
 #[derive(Debug, Parser)]
@@ -41,6 +42,8 @@ pub enum Command {
     Cat(cat::Args),
     /// Corpus-wide commands: lint for secrets, list fixtures.
     Corpus(corpus::Args),
+    /// List the conformance rules, or explain one (`--explain TN010`).
+    Rules(rules::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -64,6 +67,7 @@ pub fn main() -> ExitCode {
         Command::Import(a) => import::run(a),
         Command::Cat(a) => cat::run(a),
         Command::Corpus(a) => corpus::run(a),
+        Command::Rules(a) => rules::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
