@@ -5,3 +5,4 @@ mod rules;
 mod util;
 mod import;
 mod record;
+mod html_browser;
