@@ -43,7 +43,10 @@ pub fn registry() -> &'static [&'static dyn Rule] {
 
 /// Look a rule up by code (case-insensitive).
 pub fn by_code(code: &str) -> Option<&'static dyn Rule> {
-    registry().iter().copied().find(|r| r.code().eq_ignore_ascii_case(code))
+    registry()
+        .iter()
+        .copied()
+        .find(|r| r.code().eq_ignore_ascii_case(code))
 }
 
 /// Run every rule on one fixture. Findings come back in registry order, each with its rule.
