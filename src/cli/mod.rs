@@ -14,7 +14,12 @@ pub mod import;
 pub mod normalize;
 pub mod record;
 pub mod rules;
+pub mod accept;
+pub mod normalize;
+pub mod report;
+pub mod review;
 pub mod schema;
+pub mod verify;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -44,6 +49,14 @@ pub enum Command {
     Corpus(corpus::Args),
     /// List the conformance rules, or explain one (`--explain TN010`).
     Rules(rules::Args),
+    /// The CI gate: normalize every fixture, diff against expected outputs, check every rule.
+    Verify(verify::Args),
+    /// Write fixtures' actual outputs over their expected files (after review).
+    Accept(accept::Args),
+    /// Walk pending outputs of failing fixtures: accept, reject or skip each.
+    Review(review::Args),
+    /// Work with verify reports (merge shards).
+    Report(report::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -68,6 +81,10 @@ pub fn main() -> ExitCode {
         Command::Cat(a) => cat::run(a),
         Command::Corpus(a) => corpus::run(a),
         Command::Rules(a) => rules::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Accept(a) => accept::run(a),
+        Command::Review(a) => review::run(a),
+        Command::Report(a) => report::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

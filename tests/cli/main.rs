@@ -6,3 +6,4 @@ mod util;
 mod import;
 mod record;
 mod html_browser;
+mod verify;
