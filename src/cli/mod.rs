@@ -8,7 +8,9 @@ use clap::{Parser, Subcommand};
 
 use crate::exit;
 
+pub mod mcp_fixture_server;
 pub mod normalize;
+pub mod scenario;
 pub mod schema;
 
 #[derive(Debug, Parser)]
@@ -24,6 +26,11 @@ pub enum Command {
     Normalize(normalize::Args),
     /// Print the JSON Schema (or TypeScript declarations) of the normalized output.
     Schema(schema::Args),
+    /// Run, list or drift-check the live scenarios of the real agent CLIs.
+    Scenario(scenario::Args),
+    /// Serve the fixture `amalgm` MCP server on stdio (used by live scenarios).
+    #[command(name = "mcp-fixture-server")]
+    McpFixtureServer(mcp_fixture_server::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -39,6 +46,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Scenario(a) => scenario::run(a),
+        Command::McpFixtureServer(a) => mcp_fixture_server::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,3 +1,4 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
 mod util;
+mod scenario;
