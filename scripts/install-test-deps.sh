@@ -29,3 +29,12 @@ $SUDO apt-get update -q
 # Ubuntu ships chromium as a snap stub; Debian ships the real package.
 $SUDO apt-get install -y -q --no-install-recommends chromium fonts-dejavu-core
 echo "install-test-deps: installed $(chromium --version 2>/dev/null || echo chromium)"
+# System packages the test and scenario tooling needs (Debian/Ubuntu, as root).
+set -eu
+
+# ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline);
+# the live scenarios `opencode-*-search` need it.
+if ! command -v rg >/dev/null 2>&1; then
+    apt-get update
+    apt-get install -y ripgrep
+fi

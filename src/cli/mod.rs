@@ -18,6 +18,9 @@ pub mod accept;
 pub mod normalize;
 pub mod report;
 pub mod review;
+pub mod mcp_fixture_server;
+pub mod normalize;
+pub mod scenario;
 pub mod schema;
 pub mod verify;
 
@@ -57,6 +60,11 @@ pub enum Command {
     Review(review::Args),
     /// Work with verify reports (merge shards).
     Report(report::Args),
+    /// Run, list or drift-check the live scenarios of the real agent CLIs.
+    Scenario(scenario::Args),
+    /// Serve the fixture `amalgm` MCP server on stdio (used by live scenarios).
+    #[command(name = "mcp-fixture-server")]
+    McpFixtureServer(mcp_fixture_server::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -85,6 +93,8 @@ pub fn main() -> ExitCode {
         Command::Accept(a) => accept::run(a),
         Command::Review(a) => review::run(a),
         Command::Report(a) => report::run(a),
+        Command::Scenario(a) => scenario::run(a),
+        Command::McpFixtureServer(a) => mcp_fixture_server::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

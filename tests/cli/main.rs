@@ -7,3 +7,4 @@ mod import;
 mod record;
 mod html_browser;
 mod verify;
+mod scenario;
