@@ -8,18 +8,16 @@ use clap::{Parser, Subcommand};
 
 use crate::exit;
 
+pub mod accept;
 pub mod cat;
 pub mod corpus;
 pub mod import;
-pub mod normalize;
-pub mod record;
-pub mod rules;
-pub mod accept;
-pub mod normalize;
-pub mod report;
-pub mod review;
 pub mod mcp_fixture_server;
 pub mod normalize;
+pub mod record;
+pub mod report;
+pub mod review;
+pub mod rules;
 pub mod scenario;
 pub mod schema;
 pub mod verify;
