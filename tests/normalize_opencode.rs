@@ -501,6 +501,13 @@ fn run_format_json_lines() {
 
 #[test]
 fn export_document() {
+    let mut search = tool_part(
+        "prt_3",
+        "call_3",
+        "websearch",
+        json!({"status":"running","input":{"query":"Reuters top news"},"time":{"start":5}}),
+    );
+    search["messageID"] = json!("msg_b");
     let doc = json!({
         "info": {"id":"ses_a","directory":"/w","title":"t","version":"1.18.33"},
         "messages": [
@@ -510,7 +517,7 @@ fn export_document() {
                 tool_part("prt_2","call_2","bash",json!({"status":"running","input":{"command":"sleep 100"},"time":{"start":3}}))
             ]},
             {"info":{"id":"msg_b","sessionID":"ses_a","role":"assistant","error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}},"parts":[
-                tool_part("prt_3","call_3","websearch",json!({"status":"running","input":{"query":"Reuters top news"},"time":{"start":5}}))
+                search
             ]}
         ]
     });

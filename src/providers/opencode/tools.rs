@@ -125,7 +125,15 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         }
     }
     let input = ctx.input;
-    let path = |keys: &[&str]| str_arg(input, keys).map(|p| titles::display_path(p, ctx.cwd));
+    // A search scope equal to the session directory is left out (`.`, which the helpers drop).
+    let scope = |keys: &[&str]| str_arg(input, keys).map(|p| titles::display_path(p, ctx.cwd));
+    // The session directory itself reads better in words than as `.`.
+    let path = |keys: &[&str]| {
+        str_arg(input, keys).map(|p| match titles::display_path(p, ctx.cwd) {
+            d if d == "." => "the working directory".to_owned(),
+            d => d,
+        })
+    };
     match ctx.tool {
         "bash" => match str_arg(input, &["command"]) {
             Some(cmd) => titles::shell(cmd),
@@ -144,12 +152,12 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         "patch" | "apply_patch" => patch_title(str_arg(input, &["patchText", "patch", "input"]), ctx.cwd),
         "list" => path(&["path"]).map_or_else(|| "Listing files".to_owned(), |p| titles::list(&p)),
         "glob" => match str_arg(input, &["pattern"]) {
-            Some(p) => titles::glob(p, path(&["path"]).as_deref()),
+            Some(p) => titles::glob(p, scope(&["path"]).as_deref()),
             None => "Finding files".to_owned(),
         },
         "grep" => match str_arg(input, &["pattern"]) {
             Some(p) => {
-                let scope = match (path(&["path"]), str_arg(input, &["include"])) {
+                let scope = match (scope(&["path"]), str_arg(input, &["include"])) {
                     (Some(dir), Some(inc)) => Some(format!("{dir} ({inc})")),
                     (Some(dir), None) => Some(dir),
                     (None, Some(inc)) => Some(inc.to_owned()),
@@ -290,6 +298,7 @@ mod tests {
             ("glob", json!({"pattern":"**/*.md","path":"/w/docs"}), ToolKind::FileRead, "Finding files matching **/*.md in docs"),
             ("grep", json!({"pattern":"TODO","path":"/w/src","include":"*.js"}), ToolKind::FileRead, "Searching for \"TODO\" in src (*.js)"),
             ("list", json!({"path":"/w/src"}), ToolKind::FileRead, "Listing src"),
+            ("list", json!({"path":"/w"}), ToolKind::FileRead, "Listing the working directory"),
             ("webfetch", json!({"url":"https://www.example.com/a","format":"markdown"}), ToolKind::Browser, "Fetching example.com"),
             ("websearch", json!({"query":"Reuters top news"}), ToolKind::WebSearch, "Searching Reuters top news"),
             ("codesearch", json!({"query":"tokio select"}), ToolKind::WebSearch, "Searching code for tokio select"),
