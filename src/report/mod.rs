@@ -1,7 +1,12 @@
 //! Report writers: one renderer per format over a finished [`Report`]. Renderers compute nothing.
 
+pub mod html;
 pub mod json;
+pub mod junit;
+pub mod markdown;
 pub mod model;
+#[doc(hidden)]
+pub mod sample;
 pub mod terminal;
 
 use std::fs;
@@ -31,13 +36,9 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, WriteError
     write_one(dir, "report.json", &mut written, |out| {
         json::render(report, out)
     })?;
-    // MERGE(wt-html): junit.xml, summary.md and index.html are rendered by `junit::render`,
-    // `markdown::render` and `html::render` (src/report/{junit,markdown,html}.rs, written on the
-    // wt-html branch). Once it is merged, add `pub mod html; pub mod junit; pub mod markdown;`
-    // above and these three calls here:
-    //     write_one(dir, "junit.xml", &mut written, |out| junit::render(report, out))?;
-    //     write_one(dir, "summary.md", &mut written, |out| markdown::render(report, out))?;
-    //     write_one(dir, "index.html", &mut written, |out| html::render(report, out))?;
+    write_one(dir, "junit.xml", &mut written, |out| junit::render(report, out))?;
+    write_one(dir, "summary.md", &mut written, |out| markdown::render(report, out))?;
+    write_one(dir, "index.html", &mut written, |out| html::render(report, out))?;
     Ok(written)
 }
 
