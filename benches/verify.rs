@@ -21,13 +21,18 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn samples(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     for provider in ["claude", "codex", "opencode"] {
-        let Ok(dir) = fs::read_dir(root.join(provider)) else { continue };
+        let Ok(dir) = fs::read_dir(root.join(provider)) else {
+            continue;
+        };
         let mut files: Vec<PathBuf> = dir.flatten().map(|e| e.path()).collect();
         files.sort();
         for f in files {
@@ -44,13 +49,20 @@ fn samples(root: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Build the corpus; returns (fixture files, raw bytes).
-fn build_corpus(corpus: &Path, samples: &[(String, Vec<u8>)], count: u64, total: u64) -> (Vec<PathBuf>, u64) {
+fn build_corpus(
+    corpus: &Path,
+    samples: &[(String, Vec<u8>)],
+    count: u64,
+    total: u64,
+) -> (Vec<PathBuf>, u64) {
     let avg = total / count.max(1);
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut files = Vec::new();
     let mut raw = 0u64;
     for i in 0..count {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         let frac = (state >> 33) as f64 / (1u64 << 31) as f64;
         let target = (avg as f64 * (0.2 + 1.6 * frac)) as usize;
         let (provider, sample) = &samples[i as usize % samples.len()];
@@ -67,14 +79,20 @@ fn build_corpus(corpus: &Path, samples: &[(String, Vec<u8>)], count: u64, total:
 
 /// The floor: decompress and parse every line as a `serde_json::Value`, on `jobs` threads.
 fn floor(files: &[PathBuf], jobs: usize) -> Duration {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .unwrap();
     let started = Instant::now();
     let lines: usize = pool.install(|| {
         files
             .par_iter()
             .map(|f| {
                 let mut bytes = Vec::new();
-                zstd::Decoder::new(fs::File::open(f).unwrap()).unwrap().read_to_end(&mut bytes).unwrap();
+                zstd::Decoder::new(fs::File::open(f).unwrap())
+                    .unwrap()
+                    .read_to_end(&mut bytes)
+                    .unwrap();
                 bytes
                     .split(|b| *b == b'\n')
                     .filter(|l| !l.is_empty())
@@ -104,19 +122,31 @@ fn toolnorm(dir: &Path, args: &[&str]) -> Run {
         Command::new(bin)
     };
     let started = Instant::now();
-    let out = cmd.args(args).current_dir(dir).env_remove("CI").output().expect("run toolnorm");
+    let out = cmd
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CI")
+        .output()
+        .expect("run toolnorm");
     let wall = started.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let peak_rss_kb = stderr
         .lines()
         .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
         .and_then(|v| v.trim().parse().ok());
-    Run { wall, peak_rss_kb, exit: out.status.code() }
+    Run {
+        wall,
+        peak_rss_kb,
+        exit: out.status.code(),
+    }
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument that is not ours means another bench runs.
-    if std::env::args().skip(1).any(|a| a != "--bench" && !a.starts_with('-') && a != "verify") {
+    if std::env::args()
+        .skip(1)
+        .any(|a| a != "--bench" && !a.starts_with('-') && a != "verify")
+    {
         return;
     }
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
@@ -131,8 +161,15 @@ fn main() {
     let dir = tmp.path();
     let started = Instant::now();
     let (files, raw) = build_corpus(&dir.join("corpus"), &samples, count, total);
-    let compressed: u64 = files.iter().map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
-    let largest = files.iter().map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0)).max().unwrap_or(0);
+    let compressed: u64 = files
+        .iter()
+        .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+        .sum();
+    let largest = files
+        .iter()
+        .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+        .max()
+        .unwrap_or(0);
     println!(
         "corpus: {} fixtures from {} samples, {:.1} MB raw, {:.1} MB zstd, largest file {:.1} MB zstd (built in {:.1?})",
         files.len(),
@@ -143,21 +180,36 @@ fn main() {
         started.elapsed()
     );
     let accept = toolnorm(dir, &["accept", "--jobs", "2"]);
-    println!("accept --jobs 2: {:.2?} (exit {:?})", accept.wall, accept.exit);
+    println!(
+        "accept --jobs 2: {:.2?} (exit {:?})",
+        accept.wall, accept.exit
+    );
 
     let mb = raw as f64 / 1e6;
     let mut times = Vec::new();
     for jobs in [1usize, 2] {
         // Warm the page cache for both sides equally.
         let floor_time = floor(&files, jobs);
-        let run = toolnorm(dir, &["verify", "--jobs", &jobs.to_string(), "--reports", "reports"]);
+        let run = toolnorm(
+            dir,
+            &[
+                "verify",
+                "--jobs",
+                &jobs.to_string(),
+                "--reports",
+                "reports",
+            ],
+        );
         let secs = run.wall.as_secs_f64();
         println!(
             "verify --jobs {jobs}: {:.2?} (exit {:?}), {:.1} MB/s per core, peak RSS {}; floor {:.2?} ({:.1} MB/s per core); verify/floor = {:.2}",
             run.wall,
             run.exit,
             mb / secs / jobs as f64,
-            run.peak_rss_kb.map_or_else(|| "unknown".to_owned(), |kb| format!("{:.1} MB", kb as f64 / 1024.0)),
+            run.peak_rss_kb.map_or_else(
+                || "unknown".to_owned(),
+                |kb| format!("{:.1} MB", kb as f64 / 1024.0)
+            ),
             floor_time,
             mb / floor_time.as_secs_f64() / jobs as f64,
             secs / floor_time.as_secs_f64(),

@@ -392,7 +392,8 @@ mod tests {
             orphans: vec![Orphan {
                 kind: crate::report::OrphanKind::MissingFixture,
                 subject: "codex/gone.json".to_owned(),
-                message: "expected file codex/gone.json has no fixture codex/gone.jsonl.zst".to_owned(),
+                message: "expected file codex/gone.json has no fixture codex/gone.jsonl.zst"
+                    .to_owned(),
             }],
             summary: Summary {
                 fixtures: 3,
