@@ -316,3 +316,114 @@ fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Res
         if s.strict { "; strict" } else { "" },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::report::{MatrixCell, Orphan, RuleInfo, Summary, Violation};
+    use crate::verify::compare::{canonical_json, compare};
+
+    fn fixture(provider: &str, name: &str, status: Status) -> FixtureResult {
+        FixtureResult {
+            provider: provider.to_owned(),
+            name: name.to_owned(),
+            path: format!("{provider}/{name}.jsonl.zst"),
+            dialect: Some("exec".to_owned()),
+            status,
+            diff: None,
+            violations: Vec::new(),
+            message: None,
+            raw_lines: BTreeMap::new(),
+            fixed: Vec::new(),
+            parts: 1,
+            raw_bytes: 100,
+            duration_ms: 7,
+        }
+    }
+
+    fn violation(rule: &str, known: bool) -> Violation {
+        Violation {
+            rule: rule.to_owned(),
+            rule_name: "UnpairedToolResult".to_owned(),
+            provider: "codex".to_owned(),
+            fixture: "codex/b".to_owned(),
+            line: Some(4),
+            part_id: Some("item_1".to_owned()),
+            message: "result without a call".to_owned(),
+            known,
+            reason: known.then(|| "upstream bug".to_owned()),
+        }
+    }
+
+    fn sample() -> Report {
+        let old = canonical_json(&json!({"parts": [{"id": "item_1", "title": "Run ls"}]}));
+        let new = canonical_json(&json!({"parts": [{"id": "item_1", "title": "Run ls -la"}]}));
+        let mut failing = fixture("codex", "b", Status::Fail);
+        failing.diff = compare(old.as_bytes(), &new);
+        failing.violations = vec![violation("TN002", false)];
+        let mut xfail = fixture("claude", "a", Status::Xfail);
+        xfail.violations = vec![violation("TN002", true)];
+        let mut error = fixture("opencode", "c", Status::Error);
+        error.message = Some("opencode/c.jsonl.zst: not a zstd frame".to_owned());
+        error.dialect = None;
+        let rules = vec![RuleInfo {
+            code: "TN002".to_owned(),
+            name: "UnpairedToolResult".to_owned(),
+            summary: "every result has a call".to_owned(),
+        }];
+        let cell = |provider: &str, violations, known| MatrixCell {
+            provider: provider.to_owned(),
+            rule: "TN002".to_owned(),
+            checked: 1,
+            violations,
+            known,
+        };
+        Report {
+            report_version: 1,
+            toolnorm_version: "0.1.0".to_owned(),
+            shard: None,
+            rules,
+            fixtures: vec![xfail, failing, error],
+            matrix: vec![cell("claude", 0, 1), cell("codex", 1, 0)],
+            orphans: vec![Orphan {
+                kind: crate::report::OrphanKind::MissingFixture,
+                subject: "codex/gone.json".to_owned(),
+                message: "expected file codex/gone.json has no fixture codex/gone.jsonl.zst"
+                    .to_owned(),
+            }],
+            summary: Summary {
+                fixtures: 3,
+                failed: 1,
+                errored: 1,
+                xfailed: 1,
+                violations: 1,
+                known_violations: 1,
+                orphans: 1,
+                exit_code: 1,
+                duration_ms: 1234,
+                ..Summary::default()
+            },
+        }
+    }
+
+    #[test]
+    fn renders_matrix_failures_orphans_and_summary() {
+        let mut out = Vec::new();
+        render(&sample(), &mut out, false, Some("reports")).unwrap();
+        insta::assert_snapshot!(String::from_utf8(out).unwrap());
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let mut plain = Vec::new();
+        render(&sample(), &mut plain, false, None).unwrap();
+        assert!(!plain.contains(&0x1b));
+        let mut coloured = Vec::new();
+        render(&sample(), &mut coloured, true, None).unwrap();
+        assert!(coloured.contains(&0x1b));
+    }
+}

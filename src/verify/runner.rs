@@ -63,19 +63,9 @@ impl FixtureFile {
     }
 }
 
-/// Fixture file extensions, longest first.
-const FIXTURE_EXTENSIONS: [&str; 2] = [".jsonl.zst", ".jsonl"];
-
-fn strip_fixture_ext(name: &str) -> Option<&str> {
-    FIXTURE_EXTENSIONS
-        .iter()
-        .find_map(|ext| name.strip_suffix(ext))
-        .filter(|n| !n.is_empty())
-}
-
-/// Every fixture under `root` (`<provider>/<name>.jsonl.zst` or `.jsonl`, names may hold folders),
-/// sorted by path. Hidden files and files at the root (a README) are not fixtures. An unreadable
-/// root or folder is an error: the gate cannot say anything about a corpus it cannot read.
+/// Every fixture under `root` (`<provider>/<name>.jsonl.zst`), sorted by path, as the corpus lists
+/// them (one walker for every command). The root itself must be a readable folder: the gate cannot
+/// say anything about a corpus it cannot read.
 pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureFile>, VerifyError> {
     let meta = fs::metadata(root).map_err(|source| VerifyError::Corpus {
         path: root.to_owned(),
@@ -87,46 +77,26 @@ pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureFile>, VerifyError> {
             source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
         });
     }
-    let mut out = Vec::new();
-    let walker = walkdir::WalkDir::new(root)
-        .min_depth(1)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter();
-    for entry in walker.filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.')) {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(root).to_owned();
-            VerifyError::Corpus {
-                path,
-                source: e
-                    .into_io_error()
-                    .unwrap_or_else(|| io::Error::other("walk failed")),
-            }
-        })?;
-        if !entry.file_type().is_file() || entry.depth() < 2 {
-            continue;
-        }
-        let rel_path = entry.path().strip_prefix(root).unwrap_or(entry.path());
-        let parts: Vec<String> = rel_path
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let rel = parts.join("/");
-        let Some((provider, rest)) = rel.split_once('/') else {
-            continue;
-        };
-        let Some(name) = strip_fixture_ext(rest) else {
-            continue;
-        };
-        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-        out.push(FixtureFile {
-            path: entry.path().to_owned(),
-            provider: provider.to_owned(),
-            name: name.to_owned(),
-            rel: rel.clone(),
-            size,
-        });
-    }
+    fs::read_dir(root).map_err(|source| VerifyError::Corpus {
+        path: root.to_owned(),
+        source,
+    })?;
+    let mut out: Vec<FixtureFile> = crate::corpus::list_fixtures(root)
+        .into_iter()
+        .filter(|e| !e.provider.starts_with('.'))
+        .map(|e| FixtureFile {
+            rel: format!(
+                "{}/{}{}",
+                e.provider,
+                e.name,
+                crate::corpus::format::FIXTURE_SUFFIX
+            ),
+            path: e.path,
+            provider: e.provider,
+            name: e.name,
+            size: e.size,
+        })
+        .collect();
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
 }
@@ -457,13 +427,5 @@ mod tests {
     fn clip_counts_what_it_cut() {
         assert_eq!(clip("abc", 5), "abc");
         assert_eq!(clip("héllo", 2), "hé… (3 more bytes)");
-    }
-
-    #[test]
-    fn fixture_names_drop_the_extension() {
-        assert_eq!(strip_fixture_ext("a.jsonl.zst"), Some("a"));
-        assert_eq!(strip_fixture_ext("sub/a.jsonl"), Some("sub/a"));
-        assert_eq!(strip_fixture_ext("README.md"), None);
-        assert_eq!(strip_fixture_ext(".jsonl"), None);
     }
 }

@@ -25,18 +25,26 @@ const OPENCODE: &str = r#"{"type":"step_start","timestamp":1,"sessionID":"ses_1"
 {"type":"tool_use","timestamp":2,"sessionID":"ses_1","part":{"id":"prt_1","type":"tool","callID":"call_1","tool":"bash","state":{"status":"completed","input":{"command":"ls","description":"List"},"output":"a\n","title":"List","metadata":{},"time":{"start":1,"end":2}}}}
 "#;
 
-/// A corpus of four fixtures (one zstd-compressed) and nothing else.
+/// Write `text` as the fixture `corpus/<provider>/<name>.jsonl.zst`, as `import` would.
+fn fixture_file(dir: &Path, provider: &str, name: &str, text: &str) {
+    use toolnorm::corpus::format::new_header;
+    use toolnorm::corpus::redact::{RedactOptions, Redactor};
+    use toolnorm::corpus::{Dir, fixture_path, write_fixture};
+    let redactor = Redactor::new(&RedactOptions::default()).unwrap();
+    let lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i as u64, Dir::Agent, l.as_bytes(), true));
+    let path = fixture_path(&dir.join("corpus"), provider, name);
+    write_fixture(&path, new_header(provider, name), lines, &redactor, true).unwrap();
+}
+
+/// A corpus of four fixtures and nothing else.
 fn corpus(dir: &Path) {
-    write(&dir.join("corpus/claude/basic.jsonl"), CLAUDE.as_bytes());
-    write(
-        &dir.join("corpus/claude/sub/nested.jsonl"),
-        CLAUDE.replace("ls", "pwd").as_bytes(),
-    );
-    write(&dir.join("corpus/codex/exec.jsonl"), CODEX.as_bytes());
-    write(
-        &dir.join("corpus/opencode/run.jsonl.zst"),
-        &zstd::encode_all(OPENCODE.as_bytes(), 3).unwrap(),
-    );
+    fixture_file(dir, "claude", "basic", CLAUDE);
+    fixture_file(dir, "claude", "second", &CLAUDE.replace("ls", "pwd"));
+    fixture_file(dir, "codex", "exec", CODEX);
+    fixture_file(dir, "opencode", "run", OPENCODE);
 }
 
 fn write(path: &Path, bytes: &[u8]) {
@@ -81,7 +89,7 @@ fn a_passing_corpus_exits_0_and_writes_every_report() {
     let d = dir.path();
     accepted_corpus(d);
     assert!(d.join("expected/opencode/run.json").is_file());
-    assert!(d.join("expected/claude/sub/nested.json").is_file());
+    assert!(d.join("expected/claude/second.json").is_file());
     let o = run_in(d, &["verify"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     for file in ["report.json", "junit.xml", "summary.md", "index.html"] {
@@ -107,9 +115,9 @@ fn a_passing_corpus_exits_0_and_writes_every_report() {
     assert_eq!(
         paths,
         [
-            "claude/basic.jsonl",
-            "claude/sub/nested.jsonl",
-            "codex/exec.jsonl",
+            "claude/basic.jsonl.zst",
+            "claude/second.jsonl.zst",
+            "codex/exec.jsonl.zst",
             "opencode/run.jsonl.zst"
         ]
     );
@@ -161,7 +169,7 @@ fn one_changed_expected_value_fails_and_shows_in_every_report() {
     assert!(out.contains("Edited by a reviewer"), "{out}");
 
     let report = report_json(d, "reports");
-    let f = fixture(&report, "codex/exec.jsonl");
+    let f = fixture(&report, "codex/exec.jsonl.zst");
     assert_eq!(f["status"], "fail");
     assert_eq!(f["diff"]["changedPaths"], serde_json::json!([pointer]));
     assert!(f["diff"]["unified"].as_str().unwrap().contains("-"), "{f}");
@@ -171,7 +179,7 @@ fn one_changed_expected_value_fails_and_shows_in_every_report() {
             .unwrap()
             .contains("Edited by a reviewer")
     );
-    assert_eq!(fixture(&report, "claude/basic.jsonl")["status"], "pass");
+    assert_eq!(fixture(&report, "claude/basic.jsonl.zst")["status"], "pass");
     assert_eq!(report["summary"]["failed"], 1);
 
     for file in ["junit.xml", "summary.md", "index.html"] {
@@ -241,12 +249,12 @@ fn orphans_both_ways_fail_the_gate() {
     assert_eq!(
         kinds,
         [
-            ("missing-expected", "codex/exec.jsonl"),
+            ("missing-expected", "codex/exec.jsonl.zst"),
             ("missing-fixture", "opencode/gone.json"),
             ("unused-expectation", "codex/nothing-* TN001"),
         ]
     );
-    assert_eq!(fixture(&report, "codex/exec.jsonl")["status"], "fail");
+    assert_eq!(fixture(&report, "codex/exec.jsonl.zst")["status"], "fail");
     assert!(d.join("reports/pending/codex/exec.json").is_file());
     let out = stdout(&o);
     assert!(out.contains("ORPHAN no fixture"), "{out}");
@@ -287,7 +295,7 @@ fn a_listed_failure_that_passes_is_xpass_and_fails_only_when_strict() {
     let report = report_json(d, "reports");
     assert_eq!(o.status.code(), Some(0));
     // A rule this fixture does not violate: listing it is stale.
-    let violated: Vec<&str> = fixture(&report, "codex/exec.jsonl")["violations"]
+    let violated: Vec<&str> = fixture(&report, "codex/exec.jsonl.zst")["violations"]
         .as_array()
         .unwrap()
         .iter()
@@ -314,7 +322,7 @@ fn a_listed_failure_that_passes_is_xpass_and_fails_only_when_strict() {
     let o = run_in(d, &["verify", "--no-strict"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let report = report_json(d, "reports");
-    let f = fixture(&report, "codex/exec.jsonl");
+    let f = fixture(&report, "codex/exec.jsonl.zst");
     assert_eq!(f["status"], "xpass");
     assert_eq!(f["fixed"], serde_json::json!([code]));
     assert!(
@@ -456,10 +464,7 @@ fn shards_partition_the_corpus_and_merge_into_the_unsharded_report() {
     let d = dir.path();
     accepted_corpus(d);
     for i in 0..5 {
-        write(
-            &d.join(format!("corpus/codex/extra-{i}.jsonl")),
-            CODEX.repeat(i + 1).as_bytes(),
-        );
+        fixture_file(d, "codex", &format!("extra-{i}"), &CODEX.repeat(i + 1));
     }
     // One failure and one orphan, so merging has something to recompute.
     change_one_expected_value(&d.join("expected/claude/basic.json"));
