@@ -8,8 +8,12 @@ use clap::{Parser, Subcommand};
 
 use crate::exit;
 
-pub mod mcp_fixture_server;
+pub mod cat;
+pub mod corpus;
+pub mod import;
 pub mod normalize;
+pub mod record;
+pub mod mcp_fixture_server;
 pub mod scenario;
 pub mod schema;
 
@@ -26,6 +30,14 @@ pub enum Command {
     Normalize(normalize::Args),
     /// Print the JSON Schema (or TypeScript declarations) of the normalized output.
     Schema(schema::Args),
+    /// Record a live provider stream into the corpus while passing it through.
+    Record(record::Args),
+    /// Import existing session files (transcripts, rollouts, exports) into the corpus.
+    Import(import::Args),
+    /// Print a fixture's recorded stream (or its header).
+    Cat(cat::Args),
+    /// Corpus-wide commands: lint for secrets, list fixtures.
+    Corpus(corpus::Args),
     /// Run, list or drift-check the live scenarios of the real agent CLIs.
     Scenario(scenario::Args),
     /// Serve the fixture `amalgm` MCP server on stdio (used by live scenarios).
@@ -46,6 +58,10 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Record(a) => record::run(a),
+        Command::Import(a) => import::run(a),
+        Command::Cat(a) => cat::run(a),
+        Command::Corpus(a) => corpus::run(a),
         Command::Scenario(a) => scenario::run(a),
         Command::McpFixtureServer(a) => mcp_fixture_server::run(a),
     };

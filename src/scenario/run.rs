@@ -319,10 +319,25 @@ fn record_args(fixture: &Path, header: &Header, opts: &RunOptions, scratch: &Scr
         "--scenario".to_owned(),
         header.scenario.to_owned(),
         "--cli".to_owned(),
-        format!("{}@{}", header.cli.display(), header.version),
+        header.cli.display().to_owned(),
+        "--cli-version".to_owned(),
+        header.version.to_owned(),
     ];
-    for (path, to) in [(&scratch.work, "~/work"), (&scratch.home, "~"), (&scratch.root, "~/scratch")] {
-        a.push("--redact-path".to_owned());
+    // Scratch paths fold like home paths; the most specific prefix first.
+    let mut maps = vec![
+        (scratch.work.clone(), "~/work".to_owned()),
+        (scratch.home.clone(), "~".to_owned()),
+        (scratch.root.clone(), "~/scratch".to_owned()),
+    ];
+    // The CLI cache and the toolnorm binary live under the real user's folders: fold them too.
+    if let Ok(cache) = npm::cache_root() {
+        maps.push((cache, "~/.cache/toolnorm/clis".to_owned()));
+    }
+    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        maps.push((dir, "~/toolnorm-bin".to_owned()));
+    }
+    for (path, to) in maps {
+        a.push("--map-path".to_owned());
         a.push(format!("{}={to}", path.display()));
     }
     if opts.force {
