@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::model_server::{ModelServer, Script};
 use super::npm;
-use super::process::wait_until;
+use super::process::{kill_group, spawn_group, wait_until};
 use super::spec::{Agent, Cli, Scenario};
 
 /// How `scenario run` records.
@@ -363,7 +363,7 @@ fn record_wrapped(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: 
         c
     };
     c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut child = spawn_group(&mut c).with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
     let status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
@@ -411,7 +411,7 @@ fn record_app_server(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixtur
         c
     };
     c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut child = spawn_group(&mut c).with_context(|| format!("failed to start {}", agent.program.display()))?;
     let err = collect(child.stderr.take());
     let mut raw_lines = Vec::new();
     let driven = drive_app_server(&mut child, &scratch.work, &s.prompt, limit, &mut raw_lines);
@@ -495,10 +495,11 @@ fn record_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &P
     let mut c = base_command(&agent.program, agent, scratch);
     c.args(&agent.args).arg("--port").arg(port.to_string());
     c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut serve = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut serve = spawn_group(&mut c).with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(serve.stdout.take());
     let err = collect(serve.stderr.take());
     let result = drive_serve(exe, agent, scratch, fixture, header, opts, s, port, limit);
+    kill_group(&serve);
     let _ = serve.kill();
     let _ = serve.wait();
     let stderr = [out.join().unwrap_or_default(), err.join().unwrap_or_default()].concat();
@@ -527,7 +528,7 @@ fn drive_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Pa
         let mut c = base_command(exe, agent, scratch);
         c.args(record_args(fixture, header, opts, scratch)).arg("--sse").arg(&events_url).arg("--until").arg("session.idle");
         c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-        (Some(c.spawn().context("failed to start toolnorm record --sse")?), None)
+        (Some(spawn_group(&mut c).context("failed to start toolnorm record --sse")?), None)
     };
     // Give the subscriber time to connect before anything happens.
     thread::sleep(Duration::from_millis(700));
