@@ -78,6 +78,10 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
 
     let provider_dir = opts.corpus.join(s.agent.provider());
     fs::create_dir_all(&provider_dir).with_context(|| format!("failed to create {}", provider_dir.display()))?;
+    // The recorder runs in the scratch workspace: it must get an absolute corpus path.
+    let corpus = opts.corpus.canonicalize().with_context(|| format!("failed to resolve {}", opts.corpus.display()))?;
+    let opts = &RunOptions { corpus, ..opts.clone() };
+    let provider_dir = opts.corpus.join(s.agent.provider());
     let fixture = provider_dir.join(format!("{}.{}", s.fixture_name(), if opts.raw { "jsonl" } else { "jsonl.zst" }));
     if fixture.exists() && !opts.force {
         bail!("{} exists (use --force to re-record)", fixture.display());
@@ -123,6 +127,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         let _ = fs::remove_dir_all(&scratch.root);
     }
     result?;
+    if !fixture.exists() {
+        bail!("the recording ended but {} was not written", fixture.display());
+    }
 
     let mut problems = Vec::new();
     for want in &s.expect_sent {
