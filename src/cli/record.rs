@@ -55,6 +55,12 @@ pub struct Args {
     /// The agent CLI's version, when the stream does not announce it.
     #[arg(long, value_name = "VERSION")]
     pub cli_version: Option<String>,
+    /// The agent CLI's name, written in the header (e.g. claude-code).
+    #[arg(long, value_name = "NAME")]
+    pub cli: Option<String>,
+    /// The live scenario this recording comes from, written in the header.
+    #[arg(long, value_name = "NAME")]
+    pub scenario: Option<String>,
     /// Stop recording (never the passthrough) when this many MiB wait for the writer.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_LAG_BYTES >> 20, hide = true)]
     pub max_lag_mib: usize,
@@ -87,6 +93,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut header = new_header(args.provider.as_str(), &name);
     header.dialect = dialect;
     header.cli_version = args.cli_version.clone();
+    header.cli = args.cli.clone();
+    header.scenario = args.scenario.clone();
     // The command as a string list, with the home directory folded like everything else.
     let mut state = redactor.state();
     header.command = args

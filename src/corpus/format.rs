@@ -61,6 +61,12 @@ pub struct Header {
     /// For imports: the source file, relative to the home directory as `~/...` when under it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The live scenario that produced the recording (`toolnorm scenario run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// The agent CLI's name (`claude-code`, `codex-cli`, `opencode`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli: Option<String>,
     /// How the fixture was made: `pipe`, `wrap`, `proxy`, `sse` or `import`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::model_server::{ModelServer, Script};
 use super::npm;
-use super::process::wait_until;
+use super::process::{kill_group, spawn_group, wait_until};
 use super::spec::{Agent, Cli, Scenario};
 
 /// How `scenario run` records.
@@ -78,6 +78,10 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
 
     let provider_dir = opts.corpus.join(s.agent.provider());
     fs::create_dir_all(&provider_dir).with_context(|| format!("failed to create {}", provider_dir.display()))?;
+    // The recorder runs in the scratch workspace: it must get an absolute corpus path.
+    let corpus = opts.corpus.canonicalize().with_context(|| format!("failed to resolve {}", opts.corpus.display()))?;
+    let opts = &RunOptions { corpus, ..opts.clone() };
+    let provider_dir = opts.corpus.join(s.agent.provider());
     let fixture = provider_dir.join(format!("{}.{}", s.fixture_name(), if opts.raw { "jsonl" } else { "jsonl.zst" }));
     if fixture.exists() && !opts.force {
         bail!("{} exists (use --force to re-record)", fixture.display());
@@ -123,6 +127,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         let _ = fs::remove_dir_all(&scratch.root);
     }
     result?;
+    if !fixture.exists() {
+        bail!("the recording ended but {} was not written", fixture.display());
+    }
 
     let mut problems = Vec::new();
     for want in &s.expect_sent {
@@ -319,10 +326,25 @@ fn record_args(fixture: &Path, header: &Header, opts: &RunOptions, scratch: &Scr
         "--scenario".to_owned(),
         header.scenario.to_owned(),
         "--cli".to_owned(),
-        format!("{}@{}", header.cli.display(), header.version),
+        header.cli.display().to_owned(),
+        "--cli-version".to_owned(),
+        header.version.to_owned(),
     ];
-    for (path, to) in [(&scratch.work, "~/work"), (&scratch.home, "~"), (&scratch.root, "~/scratch")] {
-        a.push("--redact-path".to_owned());
+    // Scratch paths fold like home paths; the most specific prefix first.
+    let mut maps = vec![
+        (scratch.work.clone(), "~/work".to_owned()),
+        (scratch.home.clone(), "~".to_owned()),
+        (scratch.root.clone(), "~/scratch".to_owned()),
+    ];
+    // The CLI cache and the toolnorm binary live under the real user's folders: fold them too.
+    if let Ok(cache) = npm::cache_root() {
+        maps.push((cache, "~/.cache/toolnorm/clis".to_owned()));
+    }
+    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        maps.push((dir, "~/toolnorm-bin".to_owned()));
+    }
+    for (path, to) in maps {
+        a.push("--map-path".to_owned());
         a.push(format!("{}={to}", path.display()));
     }
     if opts.force {
@@ -348,7 +370,7 @@ fn record_wrapped(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: 
         c
     };
     c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut child = spawn_group(&mut c).with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
     let status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
@@ -396,7 +418,7 @@ fn record_app_server(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixtur
         c
     };
     c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut child = spawn_group(&mut c).with_context(|| format!("failed to start {}", agent.program.display()))?;
     let err = collect(child.stderr.take());
     let mut raw_lines = Vec::new();
     let driven = drive_app_server(&mut child, &scratch.work, &s.prompt, limit, &mut raw_lines);
@@ -480,10 +502,11 @@ fn record_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &P
     let mut c = base_command(&agent.program, agent, scratch);
     c.args(&agent.args).arg("--port").arg(port.to_string());
     c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut serve = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut serve = spawn_group(&mut c).with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(serve.stdout.take());
     let err = collect(serve.stderr.take());
     let result = drive_serve(exe, agent, scratch, fixture, header, opts, s, port, limit);
+    kill_group(&serve);
     let _ = serve.kill();
     let _ = serve.wait();
     let stderr = [out.join().unwrap_or_default(), err.join().unwrap_or_default()].concat();
@@ -512,7 +535,7 @@ fn drive_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Pa
         let mut c = base_command(exe, agent, scratch);
         c.args(record_args(fixture, header, opts, scratch)).arg("--sse").arg(&events_url).arg("--until").arg("session.idle");
         c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-        (Some(c.spawn().context("failed to start toolnorm record --sse")?), None)
+        (Some(spawn_group(&mut c).context("failed to start toolnorm record --sse")?), None)
     };
     // Give the subscriber time to connect before anything happens.
     thread::sleep(Duration::from_millis(700));

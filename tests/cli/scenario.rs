@@ -114,7 +114,9 @@ fn anthropic_messages_follow_the_script_turn_by_turn() {
     let tool_use: Vec<Value> = calls.iter().map(|(id, n, i)| json!({"type": "tool_use", "id": id, "name": n, "input": i})).collect();
     let results: Vec<Value> = calls.iter().map(|(id, _, _)| json!({"type": "tool_result", "tool_use_id": id, "content": "ok"})).collect();
     let mut history = first["messages"].as_array().unwrap().clone();
-    history.push(json!({"role": "assistant", "content": [{"type": "text", "text": text}].into_iter().chain(tool_use).collect::<Vec<_>>()}));
+    let mut content = vec![json!({"type": "text", "text": text})];
+    content.extend(tool_use);
+    history.push(json!({"role": "assistant", "content": content}));
     history.push(json!({"role": "user", "content": results}));
     let second = json!({"model": "m", "stream": true, "tools": tools, "messages": history});
     let (text, calls, _) = anthropic_reply(&post_sse(&server, "/v1/messages", &second));
@@ -277,8 +279,12 @@ fn mcp_fixture_server_speaks_json_rpc_over_stdio() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
+    // An array sends several messages, one per line, and reads one reply.
     let mut ask = |msg: Value| -> Value {
-        writeln!(stdin, "{msg}").unwrap();
+        match &msg {
+            Value::Array(many) => many.iter().for_each(|m| writeln!(stdin, "{m}").unwrap()),
+            one => writeln!(stdin, "{one}").unwrap(),
+        }
         stdin.flush().unwrap();
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
@@ -290,8 +296,10 @@ fn mcp_fixture_server_speaks_json_rpc_over_stdio() {
     assert_eq!(init["result"]["serverInfo"]["name"], "amalgm");
 
     // A notification gets no answer: the next line read belongs to tools/list.
-    writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
-    let list = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let list = ask(json!([
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    ]));
     assert_eq!(list["id"], 2);
     let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["browser_navigate", "browser_snapshot", "browser_tabs_new", "artifacts_register"]);
@@ -309,8 +317,13 @@ fn mcp_fixture_server_speaks_json_rpc_over_stdio() {
 
     let unknown = ask(json!({"jsonrpc": "2.0", "id": 6, "method": "nope"}));
     assert_eq!(unknown["error"]["code"], -32601);
-    let garbage = ask(json!("not an object"));
-    assert!(garbage.get("error").is_some() || garbage.get("result").is_some() || garbage.is_null());
+    drop(ask);
+    writeln!(stdin, "{{not json").unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let bad: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(bad["error"]["code"], -32700, "a line that is not JSON gets a parse error");
 
     drop(stdin);
     let status = child.wait().unwrap();
