@@ -8,7 +8,12 @@ use crate::providers::PartStore;
 
 pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
     let parent = line.parent_tool_use_id.get();
-    let ctx = Ctx { line: number, timestamp: line.timestamp.get(), parent, sidechain: parent.is_some() };
+    let ctx = Ctx {
+        line: number,
+        timestamp: line.timestamp.get(),
+        parent,
+        sidechain: parent.is_some(),
+    };
     match line.ty() {
         "assistant" => {
             if let Some(msg) = line.message.get() {
@@ -34,7 +39,11 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
                 "content_block_delta" => {
                     if let Some(d) = ev.delta.get() {
                         if d.ty.get() == Some("input_json_delta") {
-                            session.stream_input_delta(parent, index, d.partial_json.get().unwrap_or(""));
+                            session.stream_input_delta(
+                                parent,
+                                index,
+                                d.partial_json.get().unwrap_or(""),
+                            );
                         }
                     }
                 }
@@ -52,8 +61,15 @@ fn system(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
         "init" => session.set_cwd(line.cwd.get()),
         sub @ ("task_started" | "task_progress" | "task_updated" | "task_notification") => {
             let patch = line.patch.get();
-            let status = line.status.get().or_else(|| patch.and_then(|p| p.status.get()));
-            let duration = line.usage.get().and_then(|u| u.duration_ms.millis()).or(line.duration_ms.millis());
+            let status = line
+                .status
+                .get()
+                .or_else(|| patch.and_then(|p| p.status.get()));
+            let duration = line
+                .usage
+                .get()
+                .and_then(|u| u.duration_ms.millis())
+                .or(line.duration_ms.millis());
             session.task(
                 number,
                 sub,
@@ -75,17 +91,30 @@ fn result(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
     if line.parent_tool_use_id.get().is_some() {
         return;
     }
-    for denial in line.permission_denials.iter().flatten().filter_map(|d| d.get()) {
+    for denial in line
+        .permission_denials
+        .iter()
+        .flatten()
+        .filter_map(|d| d.get())
+    {
         if let Some(id) = denial.tool_use_id.get() {
             session.permission_denied(number, id, denial.tool_name.get(), denial.tool_input, store);
         }
     }
     match line.subtype() {
         "error_during_execution" => {
-            store.abort_open(number, "The turn was interrupted before the tool finished", "interrupted");
+            store.abort_open(
+                number,
+                "The turn was interrupted before the tool finished",
+                "interrupted",
+            );
         }
         sub if sub.starts_with("error") => {
-            store.abort_open(number, &format!("The turn ended ({sub}) before the tool finished"), "aborted");
+            store.abort_open(
+                number,
+                &format!("The turn ended ({sub}) before the tool finished"),
+                "aborted",
+            );
         }
         _ => {}
     }

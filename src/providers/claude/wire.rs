@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 /// Implements the "anything else is absent" half of a lenient visitor.
@@ -84,7 +84,9 @@ pub(crate) struct LNum(pub Option<f64>);
 impl LNum {
     /// The value as whole non-negative milliseconds.
     pub(crate) fn millis(self) -> Option<u64> {
-        self.0.filter(|v| v.is_finite() && *v >= 0.0).map(|v| v.round() as u64)
+        self.0
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .map(|v| v.round() as u64)
     }
 }
 
@@ -502,9 +504,13 @@ mod tests {
     fn content_is_string_or_blocks_and_borrows() {
         let text = r#"{"content":"plain"}"#;
         let b: Block<'_> = serde_json::from_str(text).unwrap();
-        assert!(matches!(b.content, Some(Content::Text(Cow::Borrowed("plain")))));
+        assert!(matches!(
+            b.content,
+            Some(Content::Text(Cow::Borrowed("plain")))
+        ));
         let b: Block<'_> =
-            serde_json::from_str(r#"{"content":[{"type":"text","text":"a\nb"},{"type":"image"}]}"#).unwrap();
+            serde_json::from_str(r#"{"content":[{"type":"text","text":"a\nb"},{"type":"image"}]}"#)
+                .unwrap();
         assert_eq!(b.content.as_ref().unwrap().blocks().count(), 2);
     }
 }
