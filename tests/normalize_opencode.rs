@@ -781,3 +781,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn experimental_runner_events_are_noted_once() {
+    let d = run(&lines(&[
+        json!({"id":"evt_1","type":"session.next.tool.called","properties":{"sessionID":"ses_a","callID":"c1","tool":"bash"}}),
+        json!({"id":"evt_2","type":"session.next.tool.success","properties":{"sessionID":"ses_a","callID":"c1"}}),
+    ]));
+    assert_eq!(d.dialect, "events");
+    assert!(d.parts.is_empty());
+    assert_eq!(d.diagnostics.len(), 1);
+    assert_eq!(d.diagnostics[0].level, DiagnosticLevel::Info);
+}

@@ -217,6 +217,8 @@ pub(super) struct Tracker {
     /// `part.id` → the store id chosen for it.
     ids: HashMap<String, String>,
     owners: HashMap<String, Owner>,
+    /// An info diagnostic about `session.next.tool.*` events was given.
+    pub noted_next_tool: bool,
 }
 
 impl Tracker {
@@ -227,6 +229,7 @@ impl Tracker {
             call_owner: HashMap::new(),
             ids: HashMap::new(),
             owners: HashMap::new(),
+            noted_next_tool: false,
         }
     }
 
