@@ -121,7 +121,10 @@ impl MetaWire<'_> {
     }
 
     pub fn interrupted(&self) -> bool {
-        self.interrupted.as_ref().and_then(Value::as_bool).unwrap_or(false)
+        self.interrupted
+            .as_ref()
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
     }
 }
 
@@ -149,7 +152,10 @@ pub(super) struct ErrorDataWire<'a> {
 
 impl ErrorWire<'_> {
     pub fn is_abort(&self) -> bool {
-        matches!(self.name.as_deref(), Some("MessageAbortedError" | "AbortError"))
+        matches!(
+            self.name.as_deref(),
+            Some("MessageAbortedError" | "AbortError")
+        )
     }
 
     /// `UnknownError: Unexpected server error…`, one line.
@@ -174,10 +180,16 @@ fn mixes_sessions(bytes: &[u8]) -> bool {
     for at in memchr::memmem::find_iter(bytes, KEY) {
         let mut rest = &bytes[at + KEY.len()..];
         rest = rest.trim_ascii_start();
-        let Some(r) = rest.strip_prefix(b":") else { continue };
+        let Some(r) = rest.strip_prefix(b":") else {
+            continue;
+        };
         let r = r.trim_ascii_start();
-        let Some(r) = r.strip_prefix(b"\"") else { continue };
-        let Some(end) = memchr::memchr(b'"', r) else { continue };
+        let Some(r) = r.strip_prefix(b"\"") else {
+            continue;
+        };
+        let Some(end) = memchr::memchr(b'"', r) else {
+            continue;
+        };
         let value = &r[..end];
         match first {
             None => first = Some(value),
@@ -205,6 +217,8 @@ pub(super) struct Tracker {
     /// `part.id` → the store id chosen for it.
     ids: HashMap<String, String>,
     owners: HashMap<String, Owner>,
+    /// An info diagnostic about `session.next.tool.*` events was given.
+    pub noted_next_tool: bool,
 }
 
 impl Tracker {
@@ -215,12 +229,18 @@ impl Tracker {
             call_owner: HashMap::new(),
             ids: HashMap::new(),
             owners: HashMap::new(),
+            noted_next_tool: false,
         }
     }
 
     /// The store id of a part: `callID`, or `part.id` when there is no callID or another part
     /// already owns that callID.
-    fn store_id(&mut self, line: u32, part: &PartWire<'_>, store: &mut PartStore) -> Option<String> {
+    fn store_id(
+        &mut self,
+        line: u32,
+        part: &PartWire<'_>,
+        store: &mut PartStore,
+    ) -> Option<String> {
         let part_id = part.id.as_deref().filter(|s| !s.is_empty());
         if let Some(pid) = part_id {
             if let Some(known) = self.ids.get(pid) {
@@ -229,20 +249,22 @@ impl Tracker {
         }
         let call_id = part.call_id.as_deref().filter(|s| !s.is_empty());
         let chosen = match (call_id, part_id) {
-            (Some(call), Some(pid)) => match self.call_owner.get(call) {
-                Some(owner) if owner != pid => {
-                    store.info(
+            (Some(call), Some(pid)) => {
+                match self.call_owner.get(call) {
+                    Some(owner) if owner != pid => {
+                        store.info(
                         line,
                         format!("callID {call} reused by part {pid}; that call is keyed by its part id"),
                     );
-                    pid.to_owned()
+                        pid.to_owned()
+                    }
+                    Some(_) => call.to_owned(),
+                    None => {
+                        self.call_owner.insert(call.to_owned(), pid.to_owned());
+                        call.to_owned()
+                    }
                 }
-                Some(_) => call.to_owned(),
-                None => {
-                    self.call_owner.insert(call.to_owned(), pid.to_owned());
-                    call.to_owned()
-                }
-            },
+            }
             (Some(call), None) => call.to_owned(),
             (None, Some(pid)) => pid.to_owned(),
             (None, None) => return None,
@@ -277,7 +299,10 @@ impl Tracker {
         let state: StateWire<'_> = match part.state.map(|s| serde_json::from_str(s.get())) {
             Some(Ok(s)) => s,
             Some(Err(e)) => {
-                store.warn(line, format!("{tool} part {id}: state is not a ToolState: {e}"));
+                store.warn(
+                    line,
+                    format!("{tool} part {id}: state is not a ToolState: {e}"),
+                );
                 return;
             }
             None => StateWire {
@@ -316,7 +341,9 @@ impl Tracker {
         update.kind = Some(class.kind);
         update.title = Some(title);
         // A pending part's input is always `{}` and says nothing; keep whatever is known.
-        if state.status.as_deref() != Some("pending") || state.input.is_some_and(|i| i.get() != "{}") {
+        if state.status.as_deref() != Some("pending")
+            || state.input.is_some_and(|i| i.get() != "{}")
+        {
             update.input = Some(input);
         }
 
@@ -326,7 +353,9 @@ impl Tracker {
             ..ToolMetadata::default()
         };
         if let Some(req) = class.requested_tool.as_deref() {
-            metadata.extra.insert("requestedTool".into(), Value::from(req));
+            metadata
+                .extra
+                .insert("requestedTool".into(), Value::from(req));
         }
         if self.mixed_sessions {
             metadata.session_id = part.session_id.as_deref().map(str::to_owned);
@@ -344,14 +373,23 @@ impl Tracker {
             metadata.exit_code = meta.exit_code();
         }
         if meta.interrupted() {
-            metadata.extra.insert("interrupted".into(), Value::Bool(true));
+            metadata
+                .extra
+                .insert("interrupted".into(), Value::Bool(true));
         }
         if let Some(t) = state.time.and_then(|t| t.compacted) {
-            metadata.extra.insert("compactedAt".into(), Value::from(t as i64));
+            metadata
+                .extra
+                .insert("compactedAt".into(), Value::from(t as i64));
         }
-        if let Some(pm) = part.metadata.and_then(|m| serde_json::from_str::<PartMetaWire>(m.get()).ok()) {
+        if let Some(pm) = part
+            .metadata
+            .and_then(|m| serde_json::from_str::<PartMetaWire>(m.get()).ok())
+        {
             if pm.provider_executed.as_ref().and_then(Value::as_bool) == Some(true) {
-                metadata.extra.insert("providerExecuted".into(), Value::Bool(true));
+                metadata
+                    .extra
+                    .insert("providerExecuted".into(), Value::Bool(true));
             }
         }
         if let Some(atts) = state.attachments.as_ref().filter(|a| !a.is_empty()) {
@@ -371,7 +409,10 @@ impl Tracker {
             Some("pending") => update.state = Some(ToolState::Started),
             Some("running") => update.state = Some(ToolState::Running),
             Some("completed") => {
-                let output = state.output.map(raw_to_value).unwrap_or(Value::String(String::new()));
+                let output = state
+                    .output
+                    .map(raw_to_value)
+                    .unwrap_or(Value::String(String::new()));
                 match meta.exit_code().filter(|c| *c != 0 && tool == "bash") {
                     Some(code) => {
                         update.state = Some(ToolState::Error);
@@ -486,7 +527,11 @@ fn tool_error(raw: Option<&RawValue>, meta: &MetaWire<'_>) -> ToolError {
     };
     let message = crate::providers::titles::clip(message, 300);
     let details = (stripped.trim() != message).then(|| Value::String(stripped.to_owned()));
-    ToolError { message, code: code.map(str::to_owned), details }
+    ToolError {
+        message,
+        code: code.map(str::to_owned),
+        details,
+    }
 }
 
 /// The first line that says something: markdown headings that only say "Error" are skipped
@@ -507,7 +552,9 @@ mod tests {
         assert!(!mixes_sessions(br#"{"sessionID":"a"} {"sessionID": "a"}"#));
         assert!(mixes_sessions(br#"{"sessionID":"a"} {"sessionID": "b"}"#));
         // Escaped inside a string: not a key.
-        assert!(!mixes_sessions(br#"{"sessionID":"a","t":"{\"sessionID\":\"b\"}"}"#));
+        assert!(!mixes_sessions(
+            br#"{"sessionID":"a","t":"{\"sessionID\":\"b\"}"}"#
+        ));
     }
 
     #[test]

@@ -24,7 +24,9 @@ struct Line<'a> {
 
 pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
     for line in &input.lines {
-        let Some(text) = line_text(line, store) else { continue };
+        let Some(text) = line_text(line, store) else {
+            continue;
+        };
         let l: Line<'_> = match serde_json::from_str(&text) {
             Ok(l) => l,
             Err(err) => {
@@ -38,9 +40,13 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
                 None => store.warn(line.number, "tool_use line without a part"),
             },
             Some("error") => match l.error {
-                Some(e) if e.is_abort() => {
-                    tracker.abort(line.number, l.session_id.as_deref(), None, "The session was aborted", store)
-                }
+                Some(e) if e.is_abort() => tracker.abort(
+                    line.number,
+                    l.session_id.as_deref(),
+                    None,
+                    "The session was aborted",
+                    store,
+                ),
                 Some(e) => store.info(line.number, format!("session error: {}", e.summary())),
                 None => store.info(line.number, "session error without details"),
             },
