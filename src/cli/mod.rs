@@ -16,7 +16,12 @@ pub mod record;
 pub mod schema;
 
 #[derive(Debug, Parser)]
-#[command(name = "toolnorm", version, about = "Fixture recorder and conformance harness for tool-call normalization across coding agents", propagate_version = true)]
+#[command(
+    name = "toolnorm",
+    version,
+    about = "Fixture recorder and conformance harness for tool-call normalization across coding agents",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -43,7 +48,11 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::ERROR } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::ERROR
+            } else {
+                exit::SUCCESS
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -70,5 +79,8 @@ pub fn main() -> ExitCode {
 
 /// A closed stdout (`toolnorm … | head`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }
