@@ -16,12 +16,7 @@ pub mod record;
 pub mod schema;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "toolnorm",
-    version,
-    about = "Fixture recorder and conformance harness for tool-call normalization across coding agents",
-    propagate_version = true
-)]
+#[command(name = "toolnorm", version, about = "Fixture recorder and conformance harness for tool-call normalization across coding agents", propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -48,11 +43,7 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                exit::ERROR
-            } else {
-                exit::SUCCESS
-            };
+            let code = if e.use_stderr() { exit::ERROR } else { exit::SUCCESS };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -79,8 +70,5 @@ pub fn main() -> ExitCode {
 
 /// A closed stdout (`toolnorm … | head`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    })
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
 }

@@ -42,9 +42,7 @@ impl ToolState {
 }
 
 /// The UI's small taxonomy for icons and grouping. Not the provider's tool name.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
     WebSearch,
