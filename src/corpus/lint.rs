@@ -38,21 +38,34 @@ pub fn lint_corpus(root: &Path, detector: &Redactor) -> LintReport {
                 Ok(fx) => {
                     let header = serde_json::to_vec(&fx.header).unwrap_or_default();
                     for f in detector.find(&header) {
-                        findings.push(LintFinding { path: e.path.clone(), line: 0, kind: f.kind });
+                        findings.push(LintFinding {
+                            path: e.path.clone(),
+                            line: 0,
+                            kind: f.kind,
+                        });
                     }
                     for (i, line) in fx.lines.iter().enumerate() {
                         for f in detector.find(&line.bytes) {
-                            findings.push(LintFinding { path: e.path.clone(), line: i as u64 + 1, kind: f.kind });
+                            findings.push(LintFinding {
+                                path: e.path.clone(),
+                                line: i as u64 + 1,
+                                kind: f.kind,
+                            });
                         }
                     }
                     problems.extend(fx.notes.into_iter().map(|n| (e.path.clone(), n)));
                 }
-                Err(err) => problems.push((e.path.clone(), format!("{:#}", anyhow::Error::new(err)))),
+                Err(err) => {
+                    problems.push((e.path.clone(), format!("{:#}", anyhow::Error::new(err))))
+                }
             }
             (findings, problems)
         })
         .collect();
-    let mut report = LintReport { fixtures: entries.len(), ..LintReport::default() };
+    let mut report = LintReport {
+        fixtures: entries.len(),
+        ..LintReport::default()
+    };
     for (f, p) in results {
         report.findings.extend(f);
         report.problems.extend(p);
