@@ -8,17 +8,27 @@ use clap::{Parser, Subcommand};
 
 use crate::exit;
 
+pub mod accept;
 pub mod cat;
 pub mod corpus;
 pub mod import;
+pub mod mcp_fixture_server;
 pub mod normalize;
 pub mod record;
-pub mod mcp_fixture_server;
+pub mod report;
+pub mod review;
+pub mod rules;
 pub mod scenario;
 pub mod schema;
+pub mod verify;
 
 #[derive(Debug, Parser)]
-#[command(name = "toolnorm", version, about = "Fixture recorder and conformance harness for tool-call normalization across coding agents", propagate_version = true)]
+#[command(
+    name = "toolnorm",
+    version,
+    about = "Fixture recorder and conformance harness for tool-call normalization across coding agents",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -38,6 +48,16 @@ pub enum Command {
     Cat(cat::Args),
     /// Corpus-wide commands: lint for secrets, list fixtures.
     Corpus(corpus::Args),
+    /// List the conformance rules, or explain one (`--explain TN010`).
+    Rules(rules::Args),
+    /// The CI gate: normalize every fixture, diff against expected outputs, check every rule.
+    Verify(verify::Args),
+    /// Write fixtures' actual outputs over their expected files (after review).
+    Accept(accept::Args),
+    /// Walk pending outputs of failing fixtures: accept, reject or skip each.
+    Review(review::Args),
+    /// Work with verify reports (merge shards).
+    Report(report::Args),
     /// Run, list or drift-check the live scenarios of the real agent CLIs.
     Scenario(scenario::Args),
     /// Serve the fixture `amalgm` MCP server on stdio (used by live scenarios).
@@ -50,7 +70,11 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::ERROR } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::ERROR
+            } else {
+                exit::SUCCESS
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -62,6 +86,11 @@ pub fn main() -> ExitCode {
         Command::Import(a) => import::run(a),
         Command::Cat(a) => cat::run(a),
         Command::Corpus(a) => corpus::run(a),
+        Command::Rules(a) => rules::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Accept(a) => accept::run(a),
+        Command::Review(a) => review::run(a),
+        Command::Report(a) => report::run(a),
         Command::Scenario(a) => scenario::run(a),
         Command::McpFixtureServer(a) => mcp_fixture_server::run(a),
     };
@@ -79,5 +108,8 @@ pub fn main() -> ExitCode {
 
 /// A closed stdout (`toolnorm … | head`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }

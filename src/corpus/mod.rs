@@ -43,7 +43,11 @@ impl LoadedStream {
                 (start, start + l.bytes.len(), l.direction, !l.unterminated)
             })
             .collect();
-        LoadedStream { bytes, spans, ..LoadedStream::default() }
+        LoadedStream {
+            bytes,
+            spans,
+            ..LoadedStream::default()
+        }
     }
 
     pub fn input(&self) -> Input<'_> {
@@ -66,7 +70,9 @@ impl LoadedStream {
 pub fn load_stream(path: &Path) -> anyhow::Result<LoadedStream> {
     if path == Path::new("-") {
         let mut buf = Vec::new();
-        io::stdin().read_to_end(&mut buf).context("failed to read stdin")?;
+        io::stdin()
+            .read_to_end(&mut buf)
+            .context("failed to read stdin")?;
         return Ok(LoadedStream::from_plain(buf));
     }
     let bytes = fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;

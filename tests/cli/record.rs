@@ -376,34 +376,24 @@ fn proxy_records_both_directions_in_order() {
     assert_eq!(fx.header.mode.as_deref(), Some("proxy"));
 }
 
-/// A one-shot SSE server on 127.0.0.1: `body` then, if `hold`, an open connection.
+/// A one-shot SSE server on 127.0.0.1: `body`, then an open connection if `hold`, else a close.
+/// Plain TCP, so every byte is on the wire at once (no chunk buffering in between).
 fn sse_server(body: &'static str, hold: bool) -> (String, std::thread::JoinHandle<()>) {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/event", server.server_addr().to_ip().unwrap());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/event", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
-        if let Ok(req) = server.recv() {
-            struct Body {
-                data: std::io::Cursor<&'static [u8]>,
-                hold: bool,
-            }
-            impl Read for Body {
-                fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-                    let n = self.data.read(buf)?;
-                    if n == 0 && self.hold {
-                        std::thread::sleep(Duration::from_secs(30));
-                    }
-                    Ok(n)
-                }
-            }
-            let header = tiny_http::Header::from_bytes("Content-Type", "text/event-stream").unwrap();
-            let resp = tiny_http::Response::new(
-                tiny_http::StatusCode(200),
-                vec![header],
-                Body { data: std::io::Cursor::new(body.as_bytes()), hold },
-                None,
-                None,
-            );
-            let _ = req.respond(resp);
+        let Ok((mut conn, _)) = listener.accept() else { return };
+        let mut req = Vec::new();
+        let mut byte = [0u8; 1];
+        while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+            req.push(byte[0]);
+        }
+        assert!(req.starts_with(b"GET /event "), "{}", String::from_utf8_lossy(&req));
+        let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n");
+        let _ = conn.write_all(body.as_bytes());
+        let _ = conn.flush();
+        if hold {
+            std::thread::sleep(Duration::from_secs(30));
         }
     });
     (url, handle)

@@ -19,7 +19,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
 
 use super::format::{Dir, Header, Trailer, now_rfc3339};
 use super::redact::{RedactState, Redactor};
-use super::writer::{FRAME_INTERVAL, FixtureWriter};
+use super::writer::FixtureWriter;
 use crate::providers::{Input, Provider};
 
 /// Chunks in flight between the passthrough and the writer thread…
@@ -28,6 +28,8 @@ const QUEUE_CHUNKS: usize = 8192;
 pub const DEFAULT_MAX_LAG_BYTES: usize = 256 << 20;
 /// Lines the writer keeps to detect the dialect and learn the CLI version.
 const SNIFF_LINES: usize = 64;
+/// How often a quiet writer wakes to close a frame that has waited `writer::FRAME_INTERVAL`.
+const WAKE: std::time::Duration = std::time::Duration::from_millis(50);
 
 enum Msg {
     Chunk { t: u64, dir: Dir, data: Vec<u8> },
@@ -229,7 +231,7 @@ impl WriterLoop {
     /// Runs until told to finish; returns the number of lines written.
     fn run(&mut self, rx: Receiver<Msg>) -> u64 {
         loop {
-            match rx.recv_timeout(FRAME_INTERVAL) {
+            match rx.recv_timeout(WAKE) {
                 Ok(Msg::Chunk { t, dir, data }) => {
                     self.shared.in_flight.fetch_sub(data.len(), Ordering::Relaxed);
                     self.chunk(t, dir, &data);
