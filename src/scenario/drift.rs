@@ -28,7 +28,9 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
     let (name, version) = spec.rsplit_once('@').filter(|(n, v)| !n.is_empty() && !v.is_empty()).with_context(|| {
         format!("--cli {spec:?}: expected NAME@VERSION, e.g. claude@2.1.198, codex@0.172.0, opencode@1.18.34")
     })?;
-    let cli = Cli::parse(name).with_context(|| format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex or opencode)"))?;
+    let cli = Cli::parse(name).with_context(|| {
+        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex or opencode)")
+    })?;
     Ok((cli, version.to_owned()))
 }
 
@@ -38,7 +40,13 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
     let chosen: Vec<&Scenario> = all
         .iter()
         .filter(|s| s.agent.cli() == cli)
-        .filter(|s| opts.names.is_empty() || opts.names.iter().any(|n| n.strip_prefix("live-").unwrap_or(n) == s.name))
+        .filter(|s| {
+            opts.names.is_empty()
+                || opts
+                    .names
+                    .iter()
+                    .any(|n| n.strip_prefix("live-").unwrap_or(n) == s.name)
+        })
         .collect();
     if chosen.is_empty() {
         bail!("no scenario of {} matches", cli.display());
@@ -46,7 +54,8 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
     let temp = std::env::temp_dir().join(format!("toolnorm-drift-{}", std::process::id()));
     let corpus = opts.corpus.clone().unwrap_or_else(|| temp.join("corpus"));
     let expected = temp.join("expected");
-    fs::create_dir_all(&expected).with_context(|| format!("failed to create {}", expected.display()))?;
+    fs::create_dir_all(&expected)
+        .with_context(|| format!("failed to create {}", expected.display()))?;
 
     let run_opts = RunOptions {
         corpus: corpus.clone(),
@@ -70,11 +79,16 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
                 if from.exists() {
                     let to = expected.join(&rel);
                     if let Some(p) = to.parent() {
-                        fs::create_dir_all(p).with_context(|| format!("failed to create {}", p.display()))?;
+                        fs::create_dir_all(p)
+                            .with_context(|| format!("failed to create {}", p.display()))?;
                     }
-                    fs::copy(&from, &to).with_context(|| format!("failed to copy {}", from.display()))?;
+                    fs::copy(&from, &to)
+                        .with_context(|| format!("failed to copy {}", from.display()))?;
                 } else {
-                    eprintln!("  note: no expected output {} yet; verify reports it as new", from.display());
+                    eprintln!(
+                        "  note: no expected output {} yet; verify reports it as new",
+                        from.display()
+                    );
                 }
                 recorded += 1;
             }
@@ -82,7 +96,10 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
         }
     }
     if recorded == 0 {
-        bail!("no scenario could be re-recorded with {}@{version}", cli.display());
+        bail!(
+            "no scenario could be re-recorded with {}@{version}",
+            cli.display()
+        );
     }
     let exe = std::env::current_exe().context("failed to locate the toolnorm executable")?;
     let status = Command::new(exe)
@@ -100,7 +117,11 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
     } else {
         let _ = fs::remove_dir_all(&expected);
     }
-    eprintln!("drift report for {}@{version}: {}", cli.display(), opts.reports.display());
+    eprintln!(
+        "drift report for {}@{version}: {}",
+        cli.display(),
+        opts.reports.display()
+    );
     Ok(match status.code() {
         Some(0) => exit::SUCCESS,
         Some(1) => exit::FAILURE,

@@ -10,7 +10,11 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub enum Finished {
     /// `output` is stdout followed by stderr.
-    Exited { success: bool, code: Option<i32>, output: Vec<u8> },
+    Exited {
+        success: bool,
+        code: Option<i32>,
+        output: Vec<u8>,
+    },
     TimedOut,
 }
 
@@ -24,7 +28,11 @@ pub fn run_with_timeout(mut cmd: Command, limit: Duration) -> io::Result<Finishe
         Some(status) => {
             let mut output = out.join().unwrap_or_default();
             output.extend(err.join().unwrap_or_default());
-            Ok(Finished::Exited { success: status.success(), code: status.code(), output })
+            Ok(Finished::Exited {
+                success: status.success(),
+                code: status.code(),
+                output,
+            })
         }
         None => Ok(Finished::TimedOut),
     }
@@ -39,7 +47,9 @@ pub fn spawn_group(cmd: &mut Command) -> io::Result<Child> {
 
 /// Kill every process left in `child`'s group (the child was started with [`spawn_group`]).
 pub fn kill_group(child: &Child) {
-    let Ok(pgid) = libc::pid_t::try_from(child.id()) else { return };
+    let Ok(pgid) = libc::pid_t::try_from(child.id()) else {
+        return;
+    };
     // SAFETY: getpgrp has no preconditions.
     let ours = unsafe { libc::getpgrp() };
     // Never signal our own group (or the special groups 0 and 1).
@@ -54,7 +64,10 @@ pub fn kill_group(child: &Child) {
 
 /// Wait for `child` until `limit`; on timeout kill its process group (and reap it) and return
 /// `None`. Either way, what the child left running in its group is ended.
-pub fn wait_until(child: &mut Child, limit: Duration) -> io::Result<Option<std::process::ExitStatus>> {
+pub fn wait_until(
+    child: &mut Child,
+    limit: Duration,
+) -> io::Result<Option<std::process::ExitStatus>> {
     let deadline = Instant::now() + limit;
     loop {
         if let Some(status) = child.try_wait()? {
