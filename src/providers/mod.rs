@@ -230,12 +230,12 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
         }
     }
     let mut votes: Vec<(Dialect, usize)> = Vec::new();
-    let mut seen = 0;
-    for line in input.lines.iter().filter(|l| !l.is_blank()) {
-        if seen >= SNIFF_LINES {
-            break;
-        }
-        seen += 1;
+    for line in input
+        .lines
+        .iter()
+        .filter(|l| !l.is_blank())
+        .take(SNIFF_LINES)
+    {
         let text = line.text();
         let json = text
             .trim()
@@ -253,7 +253,7 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
             }
         }
     }
-    votes.sort_by(|a, b| b.1.cmp(&a.1));
+    votes.sort_by_key(|v| std::cmp::Reverse(v.1));
     match votes.first() {
         Some((d, _)) => Ok(*d),
         None => Err(NormalizeError::Undetectable(match provider {
@@ -277,6 +277,12 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
         return Some(Dialect::OpencodeEvents);
     }
     if v.get("properties").is_some() && ty.contains('.') {
+        return Some(Dialect::OpencodeEvents);
+    }
+    // Plugin event-hook logs of OpenCode events name the type `event_type`.
+    if v.get("properties").is_some()
+        && v.get("event_type").and_then(Value::as_str).is_some_and(|t| t.contains('.'))
+    {
         return Some(Dialect::OpencodeEvents);
     }
     if sse && ty.contains('.') {
