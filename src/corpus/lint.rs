@@ -26,10 +26,13 @@ pub struct LintReport {
     pub problems: Vec<(PathBuf, String)>,
 }
 
+/// The findings and problems of one fixture.
+type Scanned = (Vec<LintFinding>, Vec<(PathBuf, String)>);
+
 /// Scan every fixture under `root`.
 pub fn lint_corpus(root: &Path, detector: &Redactor) -> LintReport {
     let entries = list_fixtures(root);
-    let results: Vec<(Vec<LintFinding>, Vec<(PathBuf, String)>)> = entries
+    let results: Vec<Scanned> = entries
         .par_iter()
         .map(|e| {
             let mut findings = Vec::new();

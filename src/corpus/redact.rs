@@ -137,7 +137,7 @@ impl Redactor {
             paths.push((from.clone(), to.clone(), "path"));
         }
         // Longest first, so a scratch dir inside the home wins over the home itself.
-        paths.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         for (from, to, kind) in paths {
             let from = from.trim_end_matches(['/', '\\']).to_owned();
             if from.is_empty() {
