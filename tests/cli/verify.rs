@@ -205,6 +205,10 @@ fn one_changed_expected_value_fails_and_shows_in_every_report() {
     // The actual output waits for review; accepting it restores the old value.
     let pending = read(&d.join("reports/pending/claude/basic.json"));
     assert!(pending.contains(&old) && !pending.contains("EditedByAReviewer"));
+    // --fail-fast: with one worker, fixtures run in order and nothing starts after the failure.
+    let o = run_in(d, &["verify", "--fail-fast", "--jobs", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(report_json(d, "reports")["summary"]["fixtures"], 1);
     let o = run_in(d, &["accept", "--filter", "claude/*"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(
