@@ -833,7 +833,7 @@ mod tests {
         assert!(open[..open.find('>').expect("tag end")].contains(" open"));
         let pass = html.split("id=\"fixture-claude-live-coding\"").nth(1).expect("present");
         assert!(!pass[..pass.find('>').expect("tag end")].contains(" open"));
-        assert!(html.contains("<details class=\"big\"><summary>1,200 changed lines \u{2014} show</summary>"));
+        assert!(html.contains("<details class=\"big\"><summary>600 changed lines \u{2014} show</summary>"));
         assert!(html.contains("href=\"#violations-claude-TN013\""));
         assert!(html.contains("id=\"violations-claude-TN013\""));
     }

@@ -1,11 +1,12 @@
 //! `junit.xml` in nextest's JUnit shape (via `quick-junit`): one `<testsuite>` per provider, one
-//! `<testcase>` per fixture (`classname` the provider, `name` the fixture), plus a `orphans` suite.
+//! `<testcase>` per fixture (`classname` the provider, `name` the fixture), plus an `orphans` suite.
 //!
 //! How statuses map, so CI dashboards count what the gate counts:
 //!
 //! - `pass` → success.
-//! - `fail` → `<failure type="conformance">`: the message names what failed; the text carries the
-//!   changed JSON pointers, invisible differences, the violations and the unified diff.
+//! - `fail` → `<failure type="conformance">`: the message names what failed (and why, e.g. no
+//!   expected file); the text carries the changed JSON pointers, invisible differences, the
+//!   violations and the unified diff.
 //! - `error` → `<error type="error">` with the reason (the fixture could not be read or normalized).
 //! - `xfail` → `<skipped type="xfail">` with the expectations' reasons. Like pytest's JUnit output:
 //!   a known failure is neither a pass (it still fails) nor a failure (it does not fail the gate),
@@ -66,14 +67,15 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
         Status::Pass => TestCaseStatus::success(),
         Status::Fail => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_type("conformance").set_message(fail_message(f)).set_description(details(f));
+            s.set_type("conformance").set_message(fail_message(f));
+            describe(&mut s, f);
             s
         }
         Status::Error => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
             s.set_type("error")
-                .set_message(f.message.as_deref().unwrap_or("the fixture could not be normalized"))
-                .set_description(details(f));
+                .set_message(f.message.as_deref().unwrap_or("the fixture could not be normalized"));
+            describe(&mut s, f);
             s
         }
         Status::Xfail => {
@@ -85,8 +87,8 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
                 .map(|v| format!("{} {}: {}", v.rule, v.rule_name, v.reason.as_deref().unwrap_or("no reason given")))
                 .collect();
             s.set_type("xfail")
-                .set_message(format!("known failure: {}", reasons.join("; ")))
-                .set_description(details(f));
+                .set_message(format!("known failure: {}", reasons.join("; ")));
+            describe(&mut s, f);
             s
         }
         Status::Xpass if strict => {
@@ -141,10 +143,6 @@ fn fail_message(f: &FixtureResult) -> String {
 /// The failure's text: changed pointers, invisible differences, violations, then the diff.
 fn details(f: &FixtureResult) -> String {
     let mut s = String::new();
-    if let Some(m) = &f.message {
-        s.push_str(m);
-        s.push_str("\n\n");
-    }
     if let Some(d) = &f.diff {
         if !d.changed_paths.is_empty() {
             s.push_str("changed:\n");
@@ -180,6 +178,14 @@ fn details(f: &FixtureResult) -> String {
         }
     }
     s
+}
+
+/// Set the failure text only when there is one: an empty element says nothing.
+fn describe(status: &mut TestCaseStatus, f: &FixtureResult) {
+    let text = details(f);
+    if !text.trim().is_empty() {
+        status.set_description(text);
+    }
 }
 
 #[cfg(test)]

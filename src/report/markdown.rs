@@ -34,15 +34,17 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "## {verdict}")?;
     writeln!(out)?;
 
-    let mut totals = vec![
-        format!("**{} fixtures**:", s.fixtures),
-        format!("{} passed", s.passed),
-        format!("{} failed", s.failed),
-        format!("{} errors", s.errored),
-        format!("{} xfail", s.xfailed),
-        format!("{} xpass", s.xpassed),
-    ]
-    .join(" ");
+    let mut totals = format!("**{} fixtures**: ", s.fixtures);
+    totals.push_str(
+        &[
+            format!("{} passed", s.passed),
+            format!("{} failed", s.failed),
+            format!("{} {}", s.errored, if s.errored == 1 { "error" } else { "errors" }),
+            format!("{} xfail", s.xfailed),
+            format!("{} xpass", s.xpassed),
+        ]
+        .join(" · "),
+    );
     totals.push_str(&format!(
         " · {} violations ({} known) · {} orphans · {} · {}",
         s.violations,
@@ -300,11 +302,10 @@ pub(crate) fn text(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '\n' | '\r' | '\t' => out.push(' '),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '#' | '!' | '|' | '~' | '{' | '}' | '+' | '-' | '.'
-            | '"' | '\'' | '=' | ':' | '@' | '$' | '%' | '^' => {
-                // Only the markdown-significant ones need it, but escaping all ASCII punctuation
-                // that CommonMark allows to be escaped is simplest to audit. `:` and `@` stop
-                // GitHub's bare-URL and mention autolinks.
+            // Inline markdown syntax: emphasis, code, links and images, table cells, headings
+            // (`#`), strikethrough, GitHub math (`$`) and mentions (`@`). Line-start syntax
+            // (`-`, `+`, `1.`, `>`) cannot occur: provider text never starts a line.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '!' | '|' | '~' | '$' | '@' => {
                 out.push('\\');
                 out.push(c);
             }
