@@ -495,7 +495,6 @@ mod tests {
         assert_eq!(l.ty(), "user");
         assert!(l.timestamp.get().is_none());
         assert!(l.message.get().is_none());
-        assert!(!l.is_error.is_true());
     }
 
     #[test]
