@@ -442,6 +442,14 @@ fn record_args(
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     maps.push((PathBuf::from(slug), "-work".to_owned()));
+    // OpenCode's session `path` is the workspace without its leading `/`.
+    let relative = scratch
+        .work
+        .display()
+        .to_string()
+        .trim_start_matches('/')
+        .to_owned();
+    maps.push((PathBuf::from(relative), "work".to_owned()));
     // The CLI cache and the toolnorm binary live under the real user's folders: fold them too.
     if let Ok(cache) = npm::cache_root() {
         maps.push((cache, "~/.cache/toolnorm/clis".to_owned()));
