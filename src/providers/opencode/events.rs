@@ -171,11 +171,14 @@ fn event(line: u32, env: &Envelope<'_>, store: &mut PartStore, tracker: &mut Tra
         }
         // The experimental `packages/core` runner's tool events: parts stay the source of truth,
         // but a stream made only of these would otherwise come out silently empty.
-        t if t.starts_with("session.next.tool.") => {
-            if !tracker.noted_next_tool {
-                tracker.noted_next_tool = true;
-                store.info(line, format!("`{t}` and the other session.next.tool.* events are not read; tool calls come from message.part.updated"));
-            }
+        t if t.starts_with("session.next.tool.") && !tracker.noted_next_tool => {
+            tracker.noted_next_tool = true;
+            store.info(
+                line,
+                format!(
+                    "`{t}` and the other session.next.tool.* events are not read; tool calls come from message.part.updated"
+                ),
+            );
         }
         // Everything else (heartbeats, server.connected, deltas, status, diffs, permissions, the
         // experimental session.next.* runner events) carries no tool state the parts lack.
