@@ -44,15 +44,17 @@ pub(super) struct PartWire<'a> {
     pub call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub tool: Option<Cow<'a, str>>,
+    /// Typed in place: a second pass over a state (bash output, file contents) would cost more
+    /// than the rest of the line.
     #[serde(borrow, default)]
-    pub state: Option<&'a RawValue>,
+    pub state: Option<StateWire<'a>>,
     /// `part.metadata`: provider metadata, `{providerExecuted: true}`.
     #[serde(borrow, default)]
     pub metadata: Option<&'a RawValue>,
 }
 
 /// `ToolState` in any of its four variants.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct StateWire<'a> {
     #[serde(borrow, default)]
     pub status: Option<Cow<'a, str>>,
@@ -65,7 +67,7 @@ pub(super) struct StateWire<'a> {
     #[serde(borrow, default)]
     pub error: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    pub metadata: Option<&'a RawValue>,
+    pub metadata: Option<MetaWire<'a>>,
     #[serde(default)]
     pub time: Option<TimeWire>,
     #[serde(borrow, default)]
@@ -275,14 +277,6 @@ impl Tracker {
         Some(chosen)
     }
 
-    /// Parse a raw part and apply it when it is a tool part; other parts are ignored.
-    pub fn apply_raw(&mut self, line: u32, raw: &RawValue, store: &mut PartStore) {
-        match serde_json::from_str::<PartWire<'_>>(raw.get()) {
-            Ok(part) => self.apply(line, &part, store),
-            Err(e) => store.warn(line, format!("part is not an OpenCode Part: {e}")),
-        }
-    }
-
     /// Apply one snapshot of a part.
     pub fn apply(&mut self, line: u32, part: &PartWire<'_>, store: &mut PartStore) {
         if part.ty.as_deref() != Some("tool") {
@@ -296,30 +290,10 @@ impl Tracker {
             store.warn(line, format!("{tool} part without callID or id"));
             return;
         };
-        let state: StateWire<'_> = match part.state.map(|s| serde_json::from_str(s.get())) {
-            Some(Ok(s)) => s,
-            Some(Err(e)) => {
-                store.warn(
-                    line,
-                    format!("{tool} part {id}: state is not a ToolState: {e}"),
-                );
-                return;
-            }
-            None => StateWire {
-                status: None,
-                input: None,
-                output: None,
-                title: None,
-                error: None,
-                metadata: None,
-                time: None,
-                attachments: None,
-            },
-        };
-        let meta: MetaWire<'_> = state
-            .metadata
-            .and_then(|m| serde_json::from_str(m.get()).ok())
-            .unwrap_or_default();
+        let no_state = StateWire::default();
+        let state = part.state.as_ref().unwrap_or(&no_state);
+        let no_meta = MetaWire::default();
+        let meta = state.metadata.as_ref().unwrap_or(&no_meta);
         let input: Value = match state.input.map(|i| serde_json::from_str::<Value>(i.get())) {
             Some(Ok(v)) if v.is_object() => v,
             Some(Ok(Value::Null)) | None => Value::Object(Default::default()),
@@ -332,7 +306,7 @@ impl Tracker {
             class: &class,
             input: &input,
             provider_title: state.title.as_deref(),
-            meta: &meta,
+            meta,
             cwd: self.cwd.as_deref(),
         });
 
@@ -430,7 +404,7 @@ impl Tracker {
             }
             Some("error") => {
                 update.state = Some(ToolState::Error);
-                update.error = Some(tool_error(state.error, &meta));
+                update.error = Some(tool_error(state.error, meta));
             }
             Some(other) => {
                 store.info(line, format!("{tool} part {id}: unknown status `{other}`"));
