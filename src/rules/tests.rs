@@ -745,7 +745,11 @@ fn raw_scan_finds_calls_in_the_real_samples() {
             continue;
         };
         let scan = super::raw_calls::scan(&input, dialect);
-        let failed = scan.calls.iter().filter(|c| c.failed_line.is_some()).count();
+        let failed = scan
+            .calls
+            .iter()
+            .filter(|c| c.failed_line.is_some())
+            .count();
         eprintln!(
             "{:<70} {:<12} calls {:>3} failed {:>2} turn-ends {:>2}",
             path.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
