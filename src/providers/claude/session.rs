@@ -87,7 +87,8 @@ impl Session {
         let Some(content) = &msg.content else { return };
         for block in content.blocks() {
             match block.ty() {
-                "tool_use" | "server_tool_use" | "mcp_tool_use" => {
+                // `tool_use`, `server_tool_use`, `mcp_tool_use` and any newer `*_tool_use` block.
+                ty if ty.ends_with("tool_use") => {
                     self.tool_use(ctx, block, false, store);
                 }
                 ty if ty.ends_with("_tool_result") => {
@@ -428,7 +429,7 @@ impl Session {
         block: &Block<'_>,
         store: &mut PartStore,
     ) {
-        if !matches!(block.ty(), "tool_use" | "server_tool_use" | "mcp_tool_use") {
+        if !block.ty().ends_with("tool_use") {
             return;
         }
         let Some(id) = block.id.get() else { return };
