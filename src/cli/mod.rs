@@ -8,11 +8,27 @@ use clap::{Parser, Subcommand};
 
 use crate::exit;
 
+pub mod accept;
+pub mod cat;
+pub mod corpus;
+pub mod import;
+pub mod mcp_fixture_server;
 pub mod normalize;
+pub mod record;
+pub mod report;
+pub mod review;
+pub mod rules;
+pub mod scenario;
 pub mod schema;
+pub mod verify;
 
 #[derive(Debug, Parser)]
-#[command(name = "toolnorm", version, about = "Fixture recorder and conformance harness for tool-call normalization across coding agents", propagate_version = true)]
+#[command(
+    name = "toolnorm",
+    version,
+    about = "Fixture recorder and conformance harness for tool-call normalization across coding agents",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -24,6 +40,29 @@ pub enum Command {
     Normalize(normalize::Args),
     /// Print the JSON Schema (or TypeScript declarations) of the normalized output.
     Schema(schema::Args),
+    /// Record a live provider stream into the corpus while passing it through.
+    Record(record::Args),
+    /// Import existing session files (transcripts, rollouts, exports) into the corpus.
+    Import(import::Args),
+    /// Print a fixture's recorded stream (or its header).
+    Cat(cat::Args),
+    /// Corpus-wide commands: lint for secrets, list fixtures.
+    Corpus(corpus::Args),
+    /// List the conformance rules, or explain one (`--explain TN010`).
+    Rules(rules::Args),
+    /// The CI gate: normalize every fixture, diff against expected outputs, check every rule.
+    Verify(verify::Args),
+    /// Write fixtures' actual outputs over their expected files (after review).
+    Accept(accept::Args),
+    /// Walk pending outputs of failing fixtures: accept, reject or skip each.
+    Review(review::Args),
+    /// Work with verify reports (merge shards).
+    Report(report::Args),
+    /// Run, list or drift-check the live scenarios of the real agent CLIs.
+    Scenario(scenario::Args),
+    /// Serve the fixture `amalgm` MCP server on stdio (used by live scenarios).
+    #[command(name = "mcp-fixture-server")]
+    McpFixtureServer(mcp_fixture_server::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -31,7 +70,11 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::ERROR } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::ERROR
+            } else {
+                exit::SUCCESS
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -39,6 +82,17 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Record(a) => record::run(a),
+        Command::Import(a) => import::run(a),
+        Command::Cat(a) => cat::run(a),
+        Command::Corpus(a) => corpus::run(a),
+        Command::Rules(a) => rules::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::Accept(a) => accept::run(a),
+        Command::Review(a) => review::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Scenario(a) => scenario::run(a),
+        Command::McpFixtureServer(a) => mcp_fixture_server::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -54,5 +108,8 @@ pub fn main() -> ExitCode {
 
 /// A closed stdout (`toolnorm … | head`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }

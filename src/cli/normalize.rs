@@ -45,7 +45,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         None => None,
     };
     let stream = load_stream(&args.path)?;
-    let mut opts = NormalizeOptions { provider: args.provider, dialect };
+    let mut opts = NormalizeOptions {
+        provider: args.provider,
+        dialect,
+    };
     if opts.dialect.is_none() {
         if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
             let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
@@ -56,7 +59,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let input = stream.input();
     let mut doc = normalize(&input, opts).with_context(|| format!("{}", args.path.display()))?;
     for note in &stream.notes {
-        doc.diagnostics.insert(0, Diagnostic { line: 0, level: DiagnosticLevel::Error, message: note.clone() });
+        doc.diagnostics.insert(
+            0,
+            Diagnostic {
+                line: 0,
+                level: DiagnosticLevel::Error,
+                message: note.clone(),
+            },
+        );
     }
     let value = match args.emit {
         Emit::Parts => serde_json::to_value(&doc)?,

@@ -13,11 +13,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let schema = schemars::schema_for!(NormalizedDocument);
     let mut out = io::stdout().lock();
     if args.ts {
-        anyhow::bail!("--ts is not ready yet");
+        out.write_all(crate::model::typescript_declarations().as_bytes())?;
+        return Ok(exit::SUCCESS);
     }
+    let schema = schemars::schema_for!(NormalizedDocument);
     serde_json::to_writer_pretty(&mut out, &schema)?;
     writeln!(out)?;
     Ok(exit::SUCCESS)

@@ -2,6 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{NormalizedToolPart, ToolState};
 
@@ -12,7 +13,7 @@ use super::{NormalizedToolPart, ToolState};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One change to a part: which raw line caused it and the state the part is in afterwards.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PartEvent {
     /// 1-based line of the raw stream.
@@ -21,7 +22,7 @@ pub struct PartEvent {
     pub state: ToolState,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum DiagnosticLevel {
     /// Something was skipped that a normalizer should know about (unknown event type).
@@ -33,7 +34,7 @@ pub enum DiagnosticLevel {
 }
 
 /// What could not be normalized, with the raw line it came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     /// 1-based raw line; 0 when it concerns the whole stream.
@@ -43,7 +44,7 @@ pub struct Diagnostic {
 }
 
 /// The normalized output of one raw stream.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct NormalizedDocument {
     pub schema_version: u32,

@@ -3,6 +3,7 @@
 
 mod document;
 mod part;
+mod typescript;
 mod views;
 
 pub use document::{Diagnostic, DiagnosticLevel, NormalizedDocument, PartEvent, SCHEMA_VERSION};
@@ -10,4 +11,5 @@ pub use part::{
     Attachment, McpRef, NormalizedToolPart, TimeValue, Timing, ToolError, ToolKind, ToolMetadata,
     ToolState,
 };
+pub use typescript::declarations as typescript_declarations;
 pub use views::{AcpFrame, LegacyState, LegacyToolPart, acp_frames, legacy_parts};

@@ -4,11 +4,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use super::{NormalizedToolPart, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
 
 /// The UI's pre-rename state names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum LegacyState {
     Calling,
@@ -29,7 +30,7 @@ impl From<ToolState> for LegacyState {
 
 /// An ACP-style tool call frame (contract "Compatibility path", step 2). Every field is always
 /// present so a consumer never has to guess: `rawOutput` and `error` are `null` when absent.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AcpFrame {
     pub tool_call_id: String,
@@ -63,7 +64,8 @@ impl From<&NormalizedToolPart> for AcpFrame {
 
 /// The UI's existing `ToolPart`, fed from the new fields while the renderer still speaks the old
 /// state names.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
 #[serde(rename_all = "camelCase")]
 pub struct LegacyToolPart {
     pub tool_call_id: String,

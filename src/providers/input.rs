@@ -50,7 +50,10 @@ pub struct Input<'a> {
 impl<'a> Input<'a> {
     /// Split a plain buffer (every line from the agent).
     pub fn from_bytes(bytes: &'a [u8]) -> Self {
-        Input { bytes, lines: split_lines(bytes) }
+        Input {
+            bytes,
+            lines: split_lines(bytes),
+        }
     }
 
     /// Build from already-separated lines (a corpus fixture); `bytes` is the concatenated stream.
@@ -86,7 +89,12 @@ pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
         if line.starts_with(BOM) {
             line = &line[BOM.len()..];
         }
-        lines.push(RawLine { number, bytes: line, direction: Direction::FromAgent, unterminated });
+        lines.push(RawLine {
+            number,
+            bytes: line,
+            direction: Direction::FromAgent,
+            unterminated,
+        });
     }
     lines
 }

@@ -19,7 +19,9 @@ use crate::model::NormalizedDocument;
 pub use input::{Direction, Input, RawLine, split_lines};
 pub use store::{PartStore, PartUpdate, Upserted};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
     Claude,
@@ -47,7 +49,11 @@ impl Provider {
                 Dialect::CodexRollout,
                 Dialect::CodexLegacy,
             ],
-            Provider::Opencode => &[Dialect::OpencodeEvents, Dialect::OpencodeRun, Dialect::OpencodeExport],
+            Provider::Opencode => &[
+                Dialect::OpencodeEvents,
+                Dialect::OpencodeRun,
+                Dialect::OpencodeExport,
+            ],
         }
     }
 }
@@ -65,7 +71,9 @@ impl FromStr for Provider {
             "claude" | "claude-code" => Ok(Provider::Claude),
             "codex" => Ok(Provider::Codex),
             "opencode" => Ok(Provider::Opencode),
-            other => Err(format!("unknown provider `{other}` (expected claude, codex or opencode)")),
+            other => Err(format!(
+                "unknown provider `{other}` (expected claude, codex or opencode)"
+            )),
         }
     }
 }
@@ -109,10 +117,13 @@ impl Dialect {
     pub fn provider(self) -> Provider {
         match self {
             Dialect::ClaudeStreamJson | Dialect::ClaudeTranscript => Provider::Claude,
-            Dialect::CodexAppServer | Dialect::CodexExec | Dialect::CodexRollout | Dialect::CodexLegacy => {
-                Provider::Codex
+            Dialect::CodexAppServer
+            | Dialect::CodexExec
+            | Dialect::CodexRollout
+            | Dialect::CodexLegacy => Provider::Codex,
+            Dialect::OpencodeEvents | Dialect::OpencodeRun | Dialect::OpencodeExport => {
+                Provider::Opencode
             }
-            Dialect::OpencodeEvents | Dialect::OpencodeRun | Dialect::OpencodeExport => Provider::Opencode,
         }
     }
 
@@ -144,7 +155,10 @@ impl Dialect {
                     .filter(|d| provider.is_none_or(|p| d.provider() == p))
                     .map(|d| d.as_str())
                     .collect();
-                Err(format!("unknown dialect `{name}` (expected one of: {})", known.join(", ")))
+                Err(format!(
+                    "unknown dialect `{name}` (expected one of: {})",
+                    known.join(", ")
+                ))
             }
         }
     }
@@ -162,7 +176,11 @@ pub enum NormalizeError {
     #[error("could not detect the dialect: {0}")]
     Undetectable(String),
     #[error("dialect `{dialect}` belongs to {actual}, not {requested}")]
-    Mismatch { dialect: &'static str, actual: Provider, requested: Provider },
+    Mismatch {
+        dialect: &'static str,
+        actual: Provider,
+        requested: Provider,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -172,10 +190,17 @@ pub struct NormalizeOptions {
 }
 
 /// Normalize one raw stream. Bad lines become diagnostics; only an undetectable dialect is an error.
-pub fn normalize(input: &Input<'_>, opts: NormalizeOptions) -> Result<NormalizedDocument, NormalizeError> {
+pub fn normalize(
+    input: &Input<'_>,
+    opts: NormalizeOptions,
+) -> Result<NormalizedDocument, NormalizeError> {
     let dialect = match (opts.dialect, opts.provider) {
         (Some(d), Some(p)) if d.provider() != p => {
-            return Err(NormalizeError::Mismatch { dialect: d.as_str(), actual: d.provider(), requested: p });
+            return Err(NormalizeError::Mismatch {
+                dialect: d.as_str(),
+                actual: d.provider(),
+                requested: p,
+            });
         }
         (Some(d), _) => d,
         (None, p) => detect(input, p)?,
@@ -205,15 +230,20 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
         }
     }
     let mut votes: Vec<(Dialect, usize)> = Vec::new();
-    let mut seen = 0;
-    for line in input.lines.iter().filter(|l| !l.is_blank()) {
-        if seen >= SNIFF_LINES {
-            break;
-        }
-        seen += 1;
+    for line in input
+        .lines
+        .iter()
+        .filter(|l| !l.is_blank())
+        .take(SNIFF_LINES)
+    {
         let text = line.text();
-        let json = text.trim().strip_prefix("data:").map_or(text.trim(), str::trim_start);
-        let Ok(v) = serde_json::from_str::<Value>(json) else { continue };
+        let json = text
+            .trim()
+            .strip_prefix("data:")
+            .map_or(text.trim(), str::trim_start);
+        let Ok(v) = serde_json::from_str::<Value>(json) else {
+            continue;
+        };
         if let Some(d) = sniff(&v, text.trim_start().starts_with("data:")) {
             if allowed(d) {
                 match votes.iter_mut().find(|(x, _)| *x == d) {
@@ -223,7 +253,7 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
             }
         }
     }
-    votes.sort_by(|a, b| b.1.cmp(&a.1));
+    votes.sort_by_key(|v| std::cmp::Reverse(v.1));
     match votes.first() {
         Some((d, _)) => Ok(*d),
         None => Err(NormalizeError::Undetectable(match provider {
@@ -249,11 +279,19 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
     if v.get("properties").is_some() && ty.contains('.') {
         return Some(Dialect::OpencodeEvents);
     }
+    // Plugin event-hook logs of OpenCode events name the type `event_type`.
+    if v.get("properties").is_some()
+        && v.get("event_type").and_then(Value::as_str).is_some_and(|t| t.contains('.'))
+    {
+        return Some(Dialect::OpencodeEvents);
+    }
     if sse && ty.contains('.') {
         return Some(Dialect::OpencodeEvents);
     }
-    if matches!(ty, "tool_use" | "step_start" | "step_finish" | "text" | "reasoning" | "error")
-        && (v.get("sessionID").is_some() || v.get("part").is_some())
+    if matches!(
+        ty,
+        "tool_use" | "step_start" | "step_finish" | "text" | "reasoning" | "error"
+    ) && (v.get("sessionID").is_some() || v.get("part").is_some())
     {
         return Some(Dialect::OpencodeRun);
     }
@@ -266,7 +304,10 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
         return Some(Dialect::CodexLegacy);
     }
     if v.get("payload").is_some()
-        && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+        && matches!(
+            ty,
+            "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"
+        )
     {
         return Some(Dialect::CodexRollout);
     }
@@ -275,19 +316,35 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
     }
     let claude_type = matches!(
         ty,
-        "system" | "assistant" | "user" | "result" | "stream_event" | "tool_progress" | "tool_use_summary"
-            | "rate_limit_event" | "summary" | "file-history-snapshot" | "queue-operation" | "progress"
+        "system"
+            | "assistant"
+            | "user"
+            | "result"
+            | "stream_event"
+            | "tool_progress"
+            | "tool_use_summary"
+            | "rate_limit_event"
+            | "summary"
+            | "file-history-snapshot"
+            | "queue-operation"
+            | "progress"
             | "attachment"
     );
     if claude_type {
         let transcript = v.get("sessionId").is_some()
             || v.get("parentUuid").is_some()
             || v.get("isSidechain").is_some()
-            || matches!(ty, "summary" | "file-history-snapshot" | "queue-operation" | "progress");
+            || matches!(
+                ty,
+                "summary" | "file-history-snapshot" | "queue-operation" | "progress"
+            );
         if transcript {
             return Some(Dialect::ClaudeTranscript);
         }
-        if v.get("session_id").is_some() || v.get("parent_tool_use_id").is_some() || v.get("message").is_some() {
+        if v.get("session_id").is_some()
+            || v.get("parent_tool_use_id").is_some()
+            || v.get("message").is_some()
+        {
             return Some(Dialect::ClaudeStreamJson);
         }
     }
@@ -305,7 +362,10 @@ pub(crate) fn line_text<'a>(line: &RawLine<'a>, store: &mut PartStore) -> Option
         Err(e) => {
             store.warn(
                 line.number,
-                format!("invalid UTF-8 at byte {}; replaced with U+FFFD", e.valid_up_to()),
+                format!(
+                    "invalid UTF-8 at byte {}; replaced with U+FFFD",
+                    e.valid_up_to()
+                ),
             );
             Some(String::from_utf8_lossy(line.bytes))
         }

@@ -31,7 +31,10 @@ pub struct PartUpdate {
 
 impl PartUpdate {
     pub fn new(id: impl Into<String>) -> Self {
-        PartUpdate { id: id.into(), ..PartUpdate::default() }
+        PartUpdate {
+            id: id.into(),
+            ..PartUpdate::default()
+        }
     }
 }
 
@@ -202,7 +205,11 @@ impl PartStore {
             changed |= merge_metadata(&mut part.metadata, m);
         }
         if created || changed {
-            self.events.push(PartEvent { line, part_id: part.id.clone(), state: part.state });
+            self.events.push(PartEvent {
+                line,
+                part_id: part.id.clone(),
+                state: part.state,
+            });
         }
         if created {
             Upserted::Created
@@ -216,8 +223,12 @@ impl PartStore {
     /// The provider said the turn was aborted or interrupted: every part still started or running
     /// becomes `error` with `message`.
     pub fn abort_open(&mut self, line: u32, message: &str, code: &str) {
-        let open: Vec<String> =
-            self.parts.iter().filter(|p| !p.state.is_terminal()).map(|p| p.id.clone()).collect();
+        let open: Vec<String> = self
+            .parts
+            .iter()
+            .filter(|p| !p.state.is_terminal())
+            .map(|p| p.id.clone())
+            .collect();
         for id in open {
             let mut u = PartUpdate::new(id);
             u.state = Some(ToolState::Error);
@@ -231,7 +242,11 @@ impl PartStore {
     }
 
     pub fn diagnostic(&mut self, line: u32, level: DiagnosticLevel, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic { line, level, message: message.into() });
+        self.diagnostics.push(Diagnostic {
+            line,
+            level,
+            message: message.into(),
+        });
     }
 
     pub fn warn(&mut self, line: u32, message: impl Into<String>) {
@@ -269,14 +284,27 @@ mod tests {
     #[test]
     fn upsert_is_idempotent_and_state_never_moves_back() {
         let mut s = PartStore::new();
-        assert_eq!(s.upsert(1, named("a", ToolState::Running)), Upserted::Created);
-        assert_eq!(s.upsert(2, named("a", ToolState::Running)), Upserted::Unchanged);
-        assert_eq!(s.upsert(3, named("a", ToolState::Started)), Upserted::Unchanged);
+        assert_eq!(
+            s.upsert(1, named("a", ToolState::Running)),
+            Upserted::Created
+        );
+        assert_eq!(
+            s.upsert(2, named("a", ToolState::Running)),
+            Upserted::Unchanged
+        );
+        assert_eq!(
+            s.upsert(3, named("a", ToolState::Started)),
+            Upserted::Unchanged
+        );
         let mut done = named("a", ToolState::Complete);
         done.output = Some(Value::from("ok"));
         assert_eq!(s.upsert(4, done), Upserted::Changed);
         let mut err = named("a", ToolState::Error);
-        err.error = Some(ToolError { message: "x".into(), code: None, details: None });
+        err.error = Some(ToolError {
+            message: "x".into(),
+            code: None,
+            details: None,
+        });
         assert_eq!(s.upsert(5, err), Upserted::Unchanged);
         let p = s.get("a").unwrap();
         assert_eq!(p.state, ToolState::Complete);
@@ -298,6 +326,9 @@ mod tests {
         s.abort_open(2, "the turn was interrupted", "interrupted");
         let p = s.get("a").unwrap();
         assert_eq!(p.state, ToolState::Error);
-        assert_eq!(p.error.as_ref().unwrap().code.as_deref(), Some("interrupted"));
+        assert_eq!(
+            p.error.as_ref().unwrap().code.as_deref(),
+            Some("interrupted")
+        );
     }
 }

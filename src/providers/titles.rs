@@ -35,17 +35,28 @@ pub fn clip(text: &str, max: usize) -> String {
 /// Finish a title: single line, bounded, never empty.
 pub fn finish(title: &str, fallback: &str) -> String {
     let t = clip(title, MAX_TITLE);
-    if t.is_empty() { clip(fallback, MAX_TITLE) } else { t }
+    if t.is_empty() {
+        clip(fallback, MAX_TITLE)
+    } else {
+        t
+    }
 }
 
 /// `https://www.apnews.com/hub` → `apnews.com`. Anything that is not a URL comes back trimmed.
 pub fn host(url: &str) -> String {
     let s = url.trim();
     let after_scheme = s.split_once("://").map_or(s, |(_, r)| r);
-    let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or(after_scheme);
+    let authority = after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or(after_scheme);
     let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let h = authority.strip_prefix("www.").unwrap_or(authority);
-    if h.is_empty() { s.to_owned() } else { h.to_owned() }
+    if h.is_empty() {
+        s.to_owned()
+    } else {
+        h.to_owned()
+    }
 }
 
 /// A path as a person wants to see it: relative to `cwd` when it lies inside it.
@@ -71,7 +82,15 @@ pub fn display_path(path: &str, cwd: Option<&str>) -> String {
 /// Strip a shell wrapper: `/bin/bash -lc 'ls -1'` → `ls -1`, `["bash","-lc","ls"]` → `ls`.
 pub fn unwrap_shell(command: &str) -> String {
     let c = command.trim();
-    for shell in ["/bin/bash", "/usr/bin/bash", "bash", "/bin/zsh", "zsh", "/bin/sh", "sh"] {
+    for shell in [
+        "/bin/bash",
+        "/usr/bin/bash",
+        "bash",
+        "/bin/zsh",
+        "zsh",
+        "/bin/sh",
+        "sh",
+    ] {
         for flag in ["-lc", "-c"] {
             let prefix = format!("{shell} {flag} ");
             if let Some(rest) = c.strip_prefix(&prefix) {
@@ -97,7 +116,9 @@ fn unquote(s: &str) -> String {
         return s[1..s.len() - 1].replace("'\\''", "'");
     }
     if b.len() >= 2 && b[0] == b'"' && b[b.len() - 1] == b'"' {
-        return s[1..s.len() - 1].replace("\\\"", "\"").replace("\\\\", "\\");
+        return s[1..s.len() - 1]
+            .replace("\\\"", "\"")
+            .replace("\\\\", "\\");
     }
     s.to_owned()
 }
@@ -134,12 +155,19 @@ pub fn capitalize(s: &str) -> String {
 
 pub fn shell(command: &str) -> String {
     let cmd = unwrap_shell(command);
-    let first = cmd.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let first = cmd
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     if first.is_empty() {
         return "Running a shell command".to_owned();
     }
     let more = cmd.lines().filter(|l| !l.trim().is_empty()).count() > 1;
-    finish(&format!("Running {first}{}", if more { " …" } else { "" }), "Running a shell command")
+    finish(
+        &format!("Running {first}{}", if more { " …" } else { "" }),
+        "Running a shell command",
+    )
 }
 
 /// `offset` is the first line (1-based as the providers count), `limit` the number of lines.
@@ -184,14 +212,23 @@ pub fn list(path: &str) -> String {
 
 pub fn glob(pattern: &str, scope: Option<&str>) -> String {
     match scope.filter(|s| !s.is_empty() && *s != ".") {
-        Some(s) => finish(&format!("Finding files matching {pattern} in {s}"), "Finding files"),
-        None => finish(&format!("Finding files matching {pattern}"), "Finding files"),
+        Some(s) => finish(
+            &format!("Finding files matching {pattern} in {s}"),
+            "Finding files",
+        ),
+        None => finish(
+            &format!("Finding files matching {pattern}"),
+            "Finding files",
+        ),
     }
 }
 
 pub fn grep(pattern: &str, scope: Option<&str>) -> String {
     match scope.filter(|s| !s.is_empty() && *s != ".") {
-        Some(s) => finish(&format!("Searching for \"{pattern}\" in {s}"), "Searching files"),
+        Some(s) => finish(
+            &format!("Searching for \"{pattern}\" in {s}"),
+            "Searching files",
+        ),
         None => finish(&format!("Searching for \"{pattern}\""), "Searching files"),
     }
 }
@@ -215,7 +252,10 @@ pub fn open_page(url: &str) -> String {
 /// Contract: `Finding "Updated" on apnews.com`.
 pub fn find_in_page(pattern: &str, url: Option<&str>) -> String {
     match url.filter(|u| !u.trim().is_empty()) {
-        Some(u) => finish(&format!("Finding \"{pattern}\" on {}", host(u)), "Finding in page"),
+        Some(u) => finish(
+            &format!("Finding \"{pattern}\" on {}", host(u)),
+            "Finding in page",
+        ),
         None => finish(&format!("Finding \"{pattern}\""), "Finding in page"),
     }
 }
@@ -249,7 +289,10 @@ pub fn todo(total: usize, done: usize) -> String {
 pub fn question(first: Option<&str>, count: usize) -> String {
     match (first.filter(|q| !q.trim().is_empty()), count) {
         (Some(q), 0 | 1) => finish(&format!("Asking: {}", q.trim()), "Asking a question"),
-        (Some(q), n) => finish(&format!("Asking {n} questions: {}", q.trim()), "Asking questions"),
+        (Some(q), n) => finish(
+            &format!("Asking {n} questions: {}", q.trim()),
+            "Asking questions",
+        ),
         (None, 0 | 1) => "Asking a question".to_owned(),
         (None, n) => format!("Asking {n} questions"),
     }
@@ -278,7 +321,9 @@ pub fn mcp_kind(_server: &str, tool: &str) -> ToolKind {
 }
 
 fn arg_str<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).filter(|s| !s.trim().is_empty())
+    keys.iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.trim().is_empty())
 }
 
 /// MCP tools: the amalgm actions by name (contract table), other tools from their server and tool
@@ -290,7 +335,10 @@ pub fn mcp(server: &str, tool: &str, args: &Value) -> String {
         "browser_tabs_new" => return "Opening browser tab".to_owned(),
         "artifacts_register" => {
             return match arg_str(args, &["name", "title"]) {
-                Some(n) => finish(&format!("Registering artifact {}", n.trim()), "Registering artifact"),
+                Some(n) => finish(
+                    &format!("Registering artifact {}", n.trim()),
+                    "Registering artifact",
+                ),
                 None => "Registering artifact".to_owned(),
             };
         }
@@ -298,7 +346,10 @@ pub fn mcp(server: &str, tool: &str, args: &Value) -> String {
     }
     let server_words = capitalize(&words(server));
     let tool_words = words(tool);
-    let detail = arg_str(args, &["url", "query", "path", "file_path", "name", "title"]);
+    let detail = arg_str(
+        args,
+        &["url", "query", "path", "file_path", "name", "title"],
+    );
     let base = if server_words.is_empty() {
         capitalize(&tool_words)
     } else {
@@ -318,18 +369,34 @@ mod tests {
     #[test]
     fn contract_title_table() {
         assert_eq!(web_search("Reuters top news"), "Searching Reuters top news");
-        assert_eq!(open_page("https://apnews.com/hub/ap-top-news"), "Opening apnews.com");
+        assert_eq!(
+            open_page("https://apnews.com/hub/ap-top-news"),
+            "Opening apnews.com"
+        );
         assert_eq!(
             find_in_page("Updated", Some("https://www.apnews.com/hub/ap-top-news")),
             "Finding \"Updated\" on apnews.com"
         );
-        assert_eq!(mcp("amalgm", "browser_snapshot", &json!({})), "Reading browser page");
-        assert_eq!(mcp("amalgm", "browser_navigate", &json!({"url":"x"})), "Opening browser page");
         assert_eq!(
-            mcp("amalgm", "artifacts_register", &json!({"name":"Spotify Clone"})),
+            mcp("amalgm", "browser_snapshot", &json!({})),
+            "Reading browser page"
+        );
+        assert_eq!(
+            mcp("amalgm", "browser_navigate", &json!({"url":"x"})),
+            "Opening browser page"
+        );
+        assert_eq!(
+            mcp(
+                "amalgm",
+                "artifacts_register",
+                &json!({"name":"Spotify Clone"})
+            ),
             "Registering artifact Spotify Clone"
         );
-        assert_eq!(mcp("amalgm", "browser_tabs_new", &json!({})), "Opening browser tab");
+        assert_eq!(
+            mcp("amalgm", "browser_tabs_new", &json!({})),
+            "Opening browser tab"
+        );
         assert_eq!(
             subagent(Some("Research Northern India politics"), None),
             "Research Northern India politics"
@@ -348,7 +415,10 @@ mod tests {
     #[test]
     fn shell_unwraps_wrappers() {
         assert_eq!(shell("/bin/bash -lc 'ls -1'"), "Running ls -1");
-        assert_eq!(shell("/bin/bash -lc \"sh -c 'exit 3'\""), "Running sh -c 'exit 3'");
+        assert_eq!(
+            shell("/bin/bash -lc \"sh -c 'exit 3'\""),
+            "Running sh -c 'exit 3'"
+        );
         assert_eq!(shell("cat <<EOF\nhi\nEOF"), "Running cat <<EOF …");
     }
 
@@ -356,7 +426,10 @@ mod tests {
     fn words_split_identifiers() {
         assert_eq!(words("getVisibleJiraProjects"), "get visible jira projects");
         assert_eq!(words("resolve-library-id"), "resolve library id");
-        assert_eq!(mcp("jira", "getVisibleJiraProjects", &json!({})), "Jira: get visible jira projects");
+        assert_eq!(
+            mcp("jira", "getVisibleJiraProjects", &json!({})),
+            "Jira: get visible jira projects"
+        );
     }
 
     #[test]

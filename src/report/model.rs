@@ -197,3 +197,58 @@ pub struct Report {
     pub orphans: Vec<Orphan>,
     pub summary: Summary,
 }
+
+impl Status {
+    /// The lowercase name used in every report (`pass`, `fail`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Error => "error",
+            Status::Xfail => "xfail",
+            Status::Xpass => "xpass",
+        }
+    }
+
+    /// Whether a fixture with this status fails the gate: failures and errors always do, a stale
+    /// known failure (`xpass`) only under `--strict`.
+    pub fn fails_gate(self, strict: bool) -> bool {
+        match self {
+            Status::Fail | Status::Error => true,
+            Status::Xpass => strict,
+            Status::Pass | Status::Xfail => false,
+        }
+    }
+}
+
+impl Report {
+    /// The rule's info by code, if the report lists it.
+    pub fn rule(&self, code: &str) -> Option<&RuleInfo> {
+        self.rules.iter().find(|r| r.code == code)
+    }
+
+    /// Providers in report order (fixtures are sorted by provider), each once, including
+    /// providers that appear only in the matrix.
+    pub fn providers(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for p in self
+            .fixtures
+            .iter()
+            .map(|f| f.provider.as_str())
+            .chain(self.matrix.iter().map(|c| c.provider.as_str()))
+        {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// The matrix cell of `provider` × `rule`, if the rule was checked there.
+    pub fn cell(&self, provider: &str, rule: &str) -> Option<&MatrixCell> {
+        self.matrix
+            .iter()
+            .find(|c| c.provider == provider && c.rule == rule)
+    }
+}

@@ -1,8 +1,40 @@
 //! Contract rules as checks over a fixture's raw stream and its normalized output, independent of
 //! the expected files. One file per rule; [`registry`] lists them all. Pure: no I/O.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use crate::model::NormalizedDocument;
 use crate::providers::{Dialect, Input, Provider};
+
+mod raw_calls;
+mod registry;
+mod support;
+
+mod acp_frame_incomplete;
+mod bad_title_shape;
+mod error_on_success;
+mod events_incoherent;
+mod failed_shown_complete;
+mod guessed_name;
+mod incoherent_kind;
+mod input_not_preserved;
+mod invented_timing;
+mod legacy_view_inconsistent;
+mod lost_call;
+mod mcp_identity;
+mod metadata_detail_lost;
+mod output_on_error;
+mod oversized_metadata;
+mod raw_name_title;
+mod running_after_turn_end;
+mod state_regressed;
+mod unstable_id;
+
+#[cfg(test)]
+mod tests;
+
+pub(crate) use raw_calls::RawScan;
 
 /// What a rule is checked against.
 pub struct RuleContext<'a> {
@@ -14,6 +46,35 @@ pub struct RuleContext<'a> {
     pub doc: &'a NormalizedDocument,
 }
 
+thread_local! {
+    /// The raw scan of the fixture [`check_all`] is checking on this thread, so that the rules
+    /// needing it share one scan instead of each re-reading the stream. Keyed by the address of
+    /// the `Input`, which stays alive (and so unique) for the whole `check_all` call.
+    static CURRENT_SCAN: RefCell<Option<(usize, Rc<RawScan>)>> = const { RefCell::new(None) };
+}
+
+impl RuleContext<'_> {
+    /// The independent scan of the raw stream (see `raw_calls`): shared within [`check_all`],
+    /// computed afresh when a single rule is run on its own.
+    pub(crate) fn raw(&self) -> Rc<RawScan> {
+        let key = std::ptr::from_ref(self.input) as usize;
+        let cached = CURRENT_SCAN.with(|c| match &*c.borrow() {
+            Some((k, scan)) if *k == key => Some(Rc::clone(scan)),
+            _ => None,
+        });
+        cached.unwrap_or_else(|| Rc::new(raw_calls::scan(self.input, self.dialect)))
+    }
+}
+
+/// Clears the thread's shared scan when [`check_all`] returns (or unwinds).
+struct ScanScope;
+
+impl Drop for ScanScope {
+    fn drop(&mut self) {
+        CURRENT_SCAN.with(|c| c.borrow_mut().take());
+    }
+}
+
 /// One violation found by one rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -21,6 +82,20 @@ pub struct Finding {
     pub line: Option<u32>,
     pub part_id: Option<String>,
     pub message: String,
+}
+
+impl Finding {
+    pub(crate) fn new(
+        line: Option<u32>,
+        part_id: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            line,
+            part_id: part_id.map(str::to_owned),
+            message: message.into(),
+        }
+    }
 }
 
 /// A conformance rule. Codes are stable and never reused.
@@ -34,4 +109,94 @@ pub trait Rule: Sync {
     /// The rule's full documentation (what it checks, why, an example), from its doc comment.
     fn explain(&self) -> &'static str;
     fn check(&self, cx: &RuleContext<'_>) -> Vec<Finding>;
+}
+
+/// Strip the one leading space rustdoc comments leave on every line (`/// text` is `" text"`).
+fn dedent(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for line in raw.lines() {
+        out.push_str(line.strip_prefix(' ').unwrap_or(line));
+        out.push('\n');
+    }
+    out.trim().to_owned() + "\n"
+}
+
+/// Declares a rule: a unit struct whose doc comment is its `explain()` text, with its code and
+/// summary, and the pure function that checks it. Capturing `#[doc]` attributes keeps the user
+/// documentation in exactly one place, the rule's own doc comment.
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:expr])*
+        pub(crate) struct $name:ident {
+            code: $code:literal,
+            summary: $summary:literal,
+            check: $check:path $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub(crate) struct $name;
+
+        impl $crate::rules::Rule for $name {
+            fn code(&self) -> &'static str {
+                $code
+            }
+            fn name(&self) -> &'static str {
+                stringify!($name)
+            }
+            fn summary(&self) -> &'static str {
+                $summary
+            }
+            fn explain(&self) -> &'static str {
+                static DOC: ::std::sync::OnceLock<String> = ::std::sync::OnceLock::new();
+                DOC.get_or_init(|| $crate::rules::dedent(concat!($($doc, "\n"),*)))
+            }
+            fn check(&self, cx: &$crate::rules::RuleContext<'_>) -> Vec<$crate::rules::Finding> {
+                $check(cx)
+            }
+        }
+    };
+}
+pub(crate) use declare_rule;
+
+/// Every rule, in code order. Codes are never reused.
+pub fn registry() -> &'static [&'static dyn Rule] {
+    registry::RULES
+}
+
+/// Look a rule up by code (case-insensitive).
+pub fn by_code(code: &str) -> Option<&'static dyn Rule> {
+    registry()
+        .iter()
+        .copied()
+        .find(|r| r.code().eq_ignore_ascii_case(code))
+}
+
+/// Run every rule on one fixture. Findings come back in registry order, each with its rule.
+pub fn check_all(cx: &RuleContext<'_>) -> Vec<(&'static dyn Rule, Finding)> {
+    let key = std::ptr::from_ref(cx.input) as usize;
+    let scan = Rc::new(raw_calls::scan(cx.input, cx.dialect));
+    CURRENT_SCAN.with(|c| *c.borrow_mut() = Some((key, scan)));
+    let _scope = ScanScope;
+    let mut out = Vec::new();
+    for rule in registry() {
+        for f in rule.check(cx) {
+            out.push((*rule, f));
+        }
+    }
+    out
+}
+
+/// Render a finding the way reports and snapshots show it: `CODE Name line N part ID: message`.
+pub fn render(rule: &dyn Rule, f: &Finding) -> String {
+    let mut s = format!("{} {}", rule.code(), rule.name());
+    if let Some(line) = f.line {
+        s.push_str(&format!(" line {line}"));
+    }
+    if let Some(id) = &f.part_id {
+        s.push_str(&format!(" part {id}"));
+    }
+    s.push_str(": ");
+    s.push_str(&f.message);
+    s
 }

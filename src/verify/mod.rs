@@ -1,1 +1,472 @@
-//! (being built)
+//! `verify`, the CI gate: normalize every fixture, compare with the reviewed expected outputs, run
+//! every rule, apply the known failures, find orphans, and build the one [`Report`] every renderer
+//! formats. [`compare`], [`expectations`] and [`shard`] are pure; [`runner`] does the file I/O.
+
+pub mod accept;
+pub mod compare;
+pub mod expectations;
+pub mod merge;
+pub mod review;
+pub mod runner;
+pub mod shard;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use globset::GlobMatcher;
+
+use crate::exit;
+use crate::providers::Provider;
+use crate::report::{
+    FixtureResult, MatrixCell, Orphan, OrphanKind, REPORT_VERSION, Report, RuleInfo, Status,
+    Summary,
+};
+use expectations::{Expectations, ExpectationsError, FixtureKey, fixture_glob, glob_selects};
+use runner::{CheckContext, FixtureFile, list_expected, list_fixtures, run_all};
+use shard::Shard;
+
+/// Why verify could not run at all (exit 2). Everything wrong with a fixture is in the report.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("failed to read the corpus {}: {source}", path.display())]
+    Corpus { path: PathBuf, source: io::Error },
+    #[error("failed to read the expected outputs {}: {source}", path.display())]
+    Expected { path: PathBuf, source: io::Error },
+    #[error("failed to read {}: {source}", path.display())]
+    ReadExpectations { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Expectations(#[from] ExpectationsError),
+    #[error("failed to write {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+    #[error("invalid --filter glob: {0}")]
+    Filter(#[from] globset::Error),
+    #[error("failed to start the worker threads: {0}")]
+    Pool(String),
+}
+
+/// Which fixtures a command works on: `--filter`, `--provider`, `--shard`.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub filter: Option<String>,
+    pub provider: Option<Provider>,
+    pub shard: Option<Shard>,
+}
+
+impl Selection {
+    fn matcher(&self) -> Result<Option<GlobMatcher>, VerifyError> {
+        Ok(match &self.filter {
+            Some(g) => Some(fixture_glob(g)?),
+            None => None,
+        })
+    }
+
+    fn selects(&self, glob: Option<&GlobMatcher>, key: FixtureKey<'_>) -> bool {
+        self.provider.is_none_or(|p| p.as_str() == key.provider)
+            && glob.is_none_or(|g| glob_selects(g, key))
+    }
+
+    /// The selected fixtures of a full listing, in listing order.
+    pub fn apply(&self, all: &[FixtureFile]) -> Result<Vec<FixtureFile>, VerifyError> {
+        let glob = self.matcher()?;
+        let mut picked: Vec<FixtureFile> = all
+            .iter()
+            .filter(|f| self.selects(glob.as_ref(), f.key()))
+            .cloned()
+            .collect();
+        if let Some(shard) = self.shard {
+            let sizes: Vec<(&str, u64)> = picked.iter().map(|f| (f.rel.as_str(), f.size)).collect();
+            let assigned = shard::assign(&sizes, shard.count);
+            let mut i = 0;
+            picked.retain(|_| {
+                let keep = assigned[i] == shard.index - 1;
+                i += 1;
+                keep
+            });
+        }
+        Ok(picked)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    pub corpus: PathBuf,
+    pub expected: PathBuf,
+    pub reports: PathBuf,
+    /// The expectations file; a missing file at the default path means no known failures.
+    pub expectations: PathBuf,
+    pub expectations_required: bool,
+    pub jobs: usize,
+    pub selection: Selection,
+    pub fail_fast: bool,
+    pub strict: bool,
+    /// Write failing fixtures' actual outputs under `<reports>/pending/`.
+    pub write_pending: bool,
+}
+
+/// Load the expectations file. A missing file is an empty list unless it was named explicitly.
+pub fn load_expectations(path: &Path, required: bool) -> Result<Expectations, VerifyError> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && !required => {
+            return Ok(Expectations::default());
+        }
+        Err(source) => {
+            return Err(VerifyError::ReadExpectations {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let codes: Vec<&str> = crate::rules::registry().iter().map(|r| r.code()).collect();
+    Ok(Expectations::parse(
+        &text,
+        &path.display().to_string(),
+        &codes,
+    )?)
+}
+
+/// Run the gate. `tick` is called after each fixture (the progress bar); `total` receives the
+/// number of fixtures selected before any is checked.
+pub fn verify(
+    opts: &VerifyOptions,
+    total: &dyn Fn(usize),
+    tick: &(dyn Fn(&FixtureResult) + Sync),
+) -> Result<Report, VerifyError> {
+    let started = Instant::now();
+    let all = list_fixtures(&opts.corpus)?;
+    let expectations = load_expectations(&opts.expectations, opts.expectations_required)?;
+    let selected = opts.selection.apply(&all)?;
+    total(selected.len());
+
+    // Orphans are judged against the whole corpus, so a filtered or sharded run never calls an
+    // entry or expected file orphaned because its fixture lives elsewhere.
+    let mut orphans = expectations.unused(all.iter().map(FixtureFile::key));
+    let glob = opts.selection.matcher()?;
+    let fixture_keys: BTreeSet<(&str, &str)> = all
+        .iter()
+        .map(|f| (f.provider.as_str(), f.name.as_str()))
+        .collect();
+    for (provider, name, rel) in list_expected(&opts.expected)? {
+        let key = FixtureKey {
+            provider: &provider,
+            name: &name,
+            path: &rel,
+        };
+        if !fixture_keys.contains(&(provider.as_str(), name.as_str()))
+            && opts.selection.selects(glob.as_ref(), key)
+        {
+            orphans.push(Orphan {
+                kind: OrphanKind::MissingFixture,
+                subject: format!("{provider}/{name}.json"),
+                message: format!(
+                    "expected file {provider}/{name}.json has no fixture {provider}/{name}.jsonl.zst: delete it or restore the fixture"
+                ),
+            });
+        }
+    }
+
+    let cx = CheckContext {
+        expected: &opts.expected,
+        reports: opts.write_pending.then_some(opts.reports.as_path()),
+        expectations: &expectations,
+    };
+    let fixtures = run_all(&selected, &cx, opts.jobs, opts.fail_fast, tick)?;
+    for f in &fixtures {
+        if f.status != Status::Error
+            && f.message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("no expected file"))
+        {
+            orphans.push(Orphan {
+                kind: OrphanKind::MissingExpected,
+                subject: f.path.clone(),
+                message: format!(
+                    "fixture {} has no expected file {}/{}.json: review it, then run toolnorm accept",
+                    f.path, f.provider, f.name
+                ),
+            });
+        }
+    }
+    let rules = crate::rules::registry()
+        .iter()
+        .map(|r| RuleInfo {
+            code: r.code().to_owned(),
+            name: r.name().to_owned(),
+            summary: r.summary().to_owned(),
+        })
+        .collect();
+    let mut report = build_report(
+        rules,
+        fixtures,
+        orphans,
+        opts.strict,
+        opts.selection.shard.map(|s| s.to_string()),
+    );
+    report.summary.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// Assemble a report from its parts: sort, then compute the matrix and the summary. Shared by
+/// `verify` and `report merge`, so a merged report is computed exactly like an unsharded one.
+pub fn build_report(
+    mut rules: Vec<RuleInfo>,
+    mut fixtures: Vec<FixtureResult>,
+    mut orphans: Vec<Orphan>,
+    strict: bool,
+    shard: Option<String>,
+) -> Report {
+    rules.sort_by(|a, b| a.code.cmp(&b.code));
+    fixtures.sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
+    orphans.sort_by(|a, b| (a.kind as u8, &a.subject).cmp(&(b.kind as u8, &b.subject)));
+    orphans.dedup();
+    let matrix = matrix(&rules, &fixtures);
+    let summary = summary(&fixtures, &orphans, strict);
+    Report {
+        report_version: REPORT_VERSION,
+        toolnorm_version: env!("CARGO_PKG_VERSION").to_owned(),
+        shard,
+        rules,
+        fixtures,
+        matrix,
+        orphans,
+        summary,
+    }
+}
+
+/// The provider × rule matrix over every provider that has fixtures.
+pub fn matrix(rules: &[RuleInfo], fixtures: &[FixtureResult]) -> Vec<MatrixCell> {
+    let providers: BTreeSet<&str> = fixtures.iter().map(|f| f.provider.as_str()).collect();
+    let mut cells = Vec::new();
+    for provider in providers {
+        let mine: Vec<&FixtureResult> = fixtures
+            .iter()
+            .filter(|f| f.provider == provider && f.status != Status::Error)
+            .collect();
+        let mut rules: Vec<&RuleInfo> = rules.iter().collect();
+        rules.sort_by(|a, b| a.code.cmp(&b.code));
+        for rule in rules {
+            let mut cell = MatrixCell {
+                provider: provider.to_owned(),
+                rule: rule.code.clone(),
+                checked: mine.len() as u32,
+                violations: 0,
+                known: 0,
+            };
+            for f in &mine {
+                let of_rule: Vec<_> = f
+                    .violations
+                    .iter()
+                    .filter(|v| v.rule == rule.code)
+                    .collect();
+                if of_rule.iter().any(|v| !v.known) {
+                    cell.violations += 1;
+                } else if !of_rule.is_empty() {
+                    cell.known += 1;
+                }
+            }
+            cells.push(cell);
+        }
+    }
+    cells
+}
+
+pub fn summary(fixtures: &[FixtureResult], orphans: &[Orphan], strict: bool) -> Summary {
+    let mut s = Summary {
+        fixtures: fixtures.len() as u32,
+        strict,
+        orphans: orphans.len() as u32,
+        ..Summary::default()
+    };
+    for f in fixtures {
+        match f.status {
+            Status::Pass => s.passed += 1,
+            Status::Fail => s.failed += 1,
+            Status::Error => s.errored += 1,
+            Status::Xfail => s.xfailed += 1,
+            Status::Xpass => s.xpassed += 1,
+        }
+        for v in &f.violations {
+            if v.known {
+                s.known_violations += 1;
+            } else {
+                s.violations += 1;
+            }
+        }
+    }
+    let failing = s.failed > 0 || s.errored > 0 || s.orphans > 0 || (strict && s.xpassed > 0);
+    s.exit_code = if failing {
+        exit::FAILURE
+    } else {
+        exit::SUCCESS
+    };
+    s
+}
+
+/// `CI` set to anything but empty, `0` or `false` turns strict mode on by default.
+pub fn strict_from_env(ci: Option<&str>) -> bool {
+    ci.is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::report::Violation;
+
+    fn fixture(
+        provider: &str,
+        name: &str,
+        status: Status,
+        violations: Vec<Violation>,
+    ) -> FixtureResult {
+        FixtureResult {
+            provider: provider.to_owned(),
+            name: name.to_owned(),
+            path: format!("{provider}/{name}.jsonl.zst"),
+            dialect: Some("stream-json".to_owned()),
+            status,
+            diff: None,
+            violations,
+            message: None,
+            raw_lines: BTreeMap::new(),
+            fixed: Vec::new(),
+            parts: 2,
+            raw_bytes: 10,
+            duration_ms: 3,
+        }
+    }
+
+    fn violation(rule: &str, known: bool) -> Violation {
+        Violation {
+            rule: rule.to_owned(),
+            rule_name: "Name".to_owned(),
+            provider: "claude".to_owned(),
+            fixture: "claude/x".to_owned(),
+            line: Some(2),
+            part_id: Some("toolu_1".to_owned()),
+            message: "m".to_owned(),
+            known,
+            reason: known.then(|| "why".to_owned()),
+        }
+    }
+
+    fn rules() -> Vec<RuleInfo> {
+        ["TN002", "TN001"]
+            .iter()
+            .map(|c| RuleInfo {
+                code: (*c).to_owned(),
+                name: "N".to_owned(),
+                summary: "s".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matrix_counts_fixtures_per_provider_and_rule() {
+        let fixtures = vec![
+            fixture("codex", "b", Status::Pass, vec![]),
+            fixture(
+                "claude",
+                "a",
+                Status::Fail,
+                vec![violation("TN001", false), violation("TN001", false)],
+            ),
+            fixture("claude", "c", Status::Xfail, vec![violation("TN002", true)]),
+            fixture("claude", "d", Status::Error, vec![]),
+        ];
+        let report = build_report(rules(), fixtures, vec![], false, None);
+        let cells: Vec<(&str, &str, u32, u32, u32)> = report
+            .matrix
+            .iter()
+            .map(|c| {
+                (
+                    c.provider.as_str(),
+                    c.rule.as_str(),
+                    c.checked,
+                    c.violations,
+                    c.known,
+                )
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("claude", "TN001", 2, 1, 0),
+                ("claude", "TN002", 2, 0, 1),
+                ("codex", "TN001", 1, 0, 0),
+                ("codex", "TN002", 1, 0, 0)
+            ]
+        );
+        assert_eq!(report.fixtures[0].name, "a");
+        assert_eq!(report.summary.violations, 2);
+        assert_eq!(report.summary.known_violations, 1);
+        assert_eq!(report.summary.exit_code, exit::FAILURE);
+    }
+
+    #[test]
+    fn xpass_fails_only_when_strict() {
+        let fixtures = vec![fixture("claude", "a", Status::Xpass, vec![])];
+        assert_eq!(
+            build_report(rules(), fixtures.clone(), vec![], false, None)
+                .summary
+                .exit_code,
+            0
+        );
+        assert_eq!(
+            build_report(rules(), fixtures, vec![], true, None)
+                .summary
+                .exit_code,
+            1
+        );
+    }
+
+    #[test]
+    fn report_json_round_trips_and_snapshots_without_durations() {
+        let fixtures = vec![
+            fixture("claude", "a", Status::Xfail, vec![violation("TN002", true)]),
+            fixture("codex", "b", Status::Pass, vec![]),
+        ];
+        let orphan = Orphan {
+            kind: OrphanKind::MissingFixture,
+            subject: "codex/gone.json".to_owned(),
+            message: "m".to_owned(),
+        };
+        let mut report = build_report(
+            rules(),
+            fixtures,
+            vec![orphan.clone(), orphan],
+            true,
+            Some("1/2".to_owned()),
+        );
+        report.summary.duration_ms = 99;
+        let mut text = Vec::new();
+        crate::report::json::render(&report, &mut text).unwrap();
+        let back: Report = serde_json::from_slice(&text).unwrap();
+        assert_eq!(back, report);
+        assert_eq!(
+            report.orphans.len(),
+            1,
+            "duplicate orphans (from shards) are merged"
+        );
+        insta::assert_json_snapshot!(report, {
+            ".fixtures[].durationMs" => "[duration]",
+            ".summary.durationMs" => "[duration]",
+            ".toolnormVersion" => "[version]",
+        });
+    }
+
+    #[test]
+    fn ci_env_turns_strict_on() {
+        assert!(!strict_from_env(None));
+        for off in ["", "0", "false", "FALSE"] {
+            assert!(!strict_from_env(Some(off)), "{off}");
+        }
+        for on in ["1", "true", "yes"] {
+            assert!(strict_from_env(Some(on)), "{on}");
+        }
+    }
+}

@@ -1,3 +1,10 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
+mod html_browser;
+mod import;
+mod normalize;
+mod record;
+mod rules;
+mod scenario;
 mod util;
+mod verify;

@@ -12,7 +12,12 @@ pub fn toolnorm() -> Command {
 
 /// Run toolnorm with `args` in `dir`.
 pub fn run_in(dir: &Path, args: &[&str]) -> Output {
-    toolnorm().args(args).current_dir(dir).env_remove("CI").output().expect("failed to run toolnorm")
+    toolnorm()
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CI")
+        .output()
+        .expect("failed to run toolnorm")
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -1,8 +1,30 @@
-//! claude dialects.
+//! Claude Code dialects: stream-json (`claude -p --output-format stream-json --verbose`, with or
+//! without partial messages) and session transcripts (`~/.claude/projects/**.jsonl`). Both share
+//! the block handling in [`session`]; each dialect file says which lines carry what.
+
+mod session;
+mod stream_json;
+mod tools;
+mod transcript;
+mod wire;
 
 use super::{Dialect, Input, PartStore};
 
 pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
-    let _ = (dialect, input);
-    store.warn(0, "claude normalizer is being built");
+    let mut session = session::Session::default();
+    for raw in &input.lines {
+        let Some(text) = super::line_text(raw, store) else {
+            continue;
+        };
+        match serde_json::from_str::<wire::Line<'_>>(&text) {
+            Ok(line) => match dialect {
+                Dialect::ClaudeTranscript => {
+                    transcript::line(&mut session, raw.number, &line, store)
+                }
+                _ => stream_json::line(&mut session, raw.number, &line, store),
+            },
+            Err(err) => super::report_bad_json(raw, &err, store),
+        }
+    }
+    session.finish(store);
 }

@@ -1,8 +1,548 @@
-//! opencode dialects.
+//! OpenCode dialects: the `/event` and `/global/event` SSE stream, `opencode run --format json` and
+//! `opencode export`. All three carry the same `ToolPart` snapshots (SDK `types.gen.ts`); the
+//! dialect files only unwrap their envelopes and hand every tool part to [`Tracker`], which turns
+//! a snapshot into a [`PartUpdate`].
 
-use super::{Dialect, Input, PartStore};
+mod events;
+mod export;
+mod run;
+mod tools;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{Dialect, Input, PartStore, PartUpdate};
+use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolMetadata, ToolState};
 
 pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
-    let _ = (dialect, input);
-    store.warn(0, "opencode normalizer is being built");
+    let mut tracker = Tracker::new(mixes_sessions(input.bytes));
+    match dialect {
+        Dialect::OpencodeRun => run::normalize(input, store, &mut tracker),
+        Dialect::OpencodeExport => export::normalize(input, store, &mut tracker),
+        // Any other dialect routed here is read as the event stream, the most general envelope.
+        _ => events::normalize(input, store, &mut tracker),
+    }
+}
+
+/// A `ToolPart` (or any other part: `type` tells) as the SDK declares it. Only what a tool part
+/// needs is read; text and reasoning parts go through the same struct and are dropped by `type`.
+#[derive(Deserialize)]
+pub(super) struct PartWire<'a> {
+    #[serde(borrow, default)]
+    pub id: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionID", borrow, default)]
+    pub session_id: Option<Cow<'a, str>>,
+    #[serde(rename = "messageID", borrow, default)]
+    pub message_id: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    pub ty: Option<Cow<'a, str>>,
+    #[serde(rename = "callID", borrow, default)]
+    pub call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub tool: Option<Cow<'a, str>>,
+    /// Typed in place: a second pass over a state (bash output, file contents) would cost more
+    /// than the rest of the line.
+    #[serde(borrow, default)]
+    pub state: Option<StateWire<'a>>,
+    /// `part.metadata`: provider metadata, `{providerExecuted: true}`.
+    #[serde(borrow, default)]
+    pub metadata: Option<&'a RawValue>,
+}
+
+/// `ToolState` in any of its four variants.
+#[derive(Deserialize, Default)]
+pub(super) struct StateWire<'a> {
+    #[serde(borrow, default)]
+    pub status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub title: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub metadata: Option<MetaWire<'a>>,
+    #[serde(default)]
+    pub time: Option<TimeWire>,
+    #[serde(borrow, default)]
+    pub attachments: Option<Vec<AttachmentWire<'a>>>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+pub(super) struct TimeWire {
+    #[serde(default)]
+    pub start: Option<f64>,
+    #[serde(default)]
+    pub end: Option<f64>,
+    #[serde(default)]
+    pub compacted: Option<f64>,
+}
+
+/// A `FilePart` attachment. The `url` is a data URL that can weigh megabytes: it stays raw, only
+/// its length is kept.
+#[derive(Deserialize)]
+pub(super) struct AttachmentWire<'a> {
+    #[serde(borrow, default)]
+    pub mime: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub filename: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub url: Option<&'a RawValue>,
+}
+
+/// The few keys of `state.metadata` the normalizer uses; bash's growing `output`, diffs and
+/// previews are skipped unread.
+#[derive(Deserialize, Default)]
+pub(super) struct MetaWire<'a> {
+    #[serde(default)]
+    pub exit: Option<Value>,
+    #[serde(default)]
+    pub truncated: Option<Value>,
+    #[serde(rename = "outputPath", borrow, default)]
+    pub output_path: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow, default)]
+    pub session_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub interrupted: Option<Value>,
+    #[serde(rename = "actionDescriptor", borrow, default)]
+    pub action_descriptor: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub description: Option<Cow<'a, str>>,
+}
+
+impl MetaWire<'_> {
+    /// The bash exit code when it is a number (`null` when the process was killed).
+    pub fn exit_code(&self) -> Option<i64> {
+        self.exit.as_ref().and_then(Value::as_i64)
+    }
+
+    pub fn interrupted(&self) -> bool {
+        self.interrupted
+            .as_ref()
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+}
+
+/// `part.metadata`.
+#[derive(Deserialize, Default)]
+struct PartMetaWire {
+    #[serde(rename = "providerExecuted", default)]
+    provider_executed: Option<Value>,
+}
+
+/// An error object (`session.error`, `message.updated` info.error, `run` error lines).
+#[derive(Deserialize)]
+pub(super) struct ErrorWire<'a> {
+    #[serde(borrow, default)]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub data: Option<ErrorDataWire<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ErrorDataWire<'a> {
+    #[serde(borrow, default)]
+    pub message: Option<Cow<'a, str>>,
+}
+
+impl ErrorWire<'_> {
+    pub fn is_abort(&self) -> bool {
+        matches!(
+            self.name.as_deref(),
+            Some("MessageAbortedError" | "AbortError")
+        )
+    }
+
+    /// `UnknownError: Unexpected server error…`, one line.
+    pub fn summary(&self) -> String {
+        let name = self.name.as_deref().unwrap_or("error");
+        match self.data.as_ref().and_then(|d| d.message.as_deref()) {
+            Some(m) if !m.trim().is_empty() => {
+                format!("{name}: {}", crate::providers::titles::clip(m, 200))
+            }
+            _ => name.to_owned(),
+        }
+    }
+}
+
+/// True when the raw stream names more than one `sessionID` (a task's child session, or several
+/// sessions on `/global/event`). Only then do parts carry `metadata.sessionId`. A byte scan: much
+/// cheaper than a second parse, and a key can never match inside a JSON string, where its quotes
+/// would be escaped.
+fn mixes_sessions(bytes: &[u8]) -> bool {
+    const KEY: &[u8] = b"\"sessionID\"";
+    let mut first: Option<&[u8]> = None;
+    for at in memchr::memmem::find_iter(bytes, KEY) {
+        let mut rest = &bytes[at + KEY.len()..];
+        rest = rest.trim_ascii_start();
+        let Some(r) = rest.strip_prefix(b":") else {
+            continue;
+        };
+        let r = r.trim_ascii_start();
+        let Some(r) = r.strip_prefix(b"\"") else {
+            continue;
+        };
+        let Some(end) = memchr::memchr(b'"', r) else {
+            continue;
+        };
+        let value = &r[..end];
+        match first {
+            None => first = Some(value),
+            Some(f) if f != value => return true,
+            Some(_) => {}
+        }
+    }
+    false
+}
+
+/// Where a part lives, to close the right parts when a session or message is aborted.
+struct Owner {
+    session: Option<String>,
+    message: Option<String>,
+}
+
+/// Applies tool part snapshots to the store: one part per `callID || id`, whatever the dialect.
+pub(super) struct Tracker {
+    mixed_sessions: bool,
+    /// The session's working directory, for paths in titles.
+    pub cwd: Option<String>,
+    /// `callID` → the `part.id` that first used it, to tell a resent snapshot from a second call
+    /// that reuses a callID in another message.
+    call_owner: HashMap<String, String>,
+    /// `part.id` → the store id chosen for it.
+    ids: HashMap<String, String>,
+    owners: HashMap<String, Owner>,
+    /// An info diagnostic about `session.next.tool.*` events was given.
+    pub noted_next_tool: bool,
+}
+
+impl Tracker {
+    fn new(mixed_sessions: bool) -> Self {
+        Tracker {
+            mixed_sessions,
+            cwd: None,
+            call_owner: HashMap::new(),
+            ids: HashMap::new(),
+            owners: HashMap::new(),
+            noted_next_tool: false,
+        }
+    }
+
+    /// The store id of a part: `callID`, or `part.id` when there is no callID or another part
+    /// already owns that callID.
+    fn store_id(
+        &mut self,
+        line: u32,
+        part: &PartWire<'_>,
+        store: &mut PartStore,
+    ) -> Option<String> {
+        let part_id = part.id.as_deref().filter(|s| !s.is_empty());
+        if let Some(pid) = part_id {
+            if let Some(known) = self.ids.get(pid) {
+                return Some(known.clone());
+            }
+        }
+        let call_id = part.call_id.as_deref().filter(|s| !s.is_empty());
+        let chosen = match (call_id, part_id) {
+            (Some(call), Some(pid)) => {
+                match self.call_owner.get(call) {
+                    Some(owner) if owner != pid => {
+                        store.info(
+                        line,
+                        format!("callID {call} reused by part {pid}; that call is keyed by its part id"),
+                    );
+                        pid.to_owned()
+                    }
+                    Some(_) => call.to_owned(),
+                    None => {
+                        self.call_owner.insert(call.to_owned(), pid.to_owned());
+                        call.to_owned()
+                    }
+                }
+            }
+            (Some(call), None) => call.to_owned(),
+            (None, Some(pid)) => pid.to_owned(),
+            (None, None) => return None,
+        };
+        if let Some(pid) = part_id {
+            self.ids.insert(pid.to_owned(), chosen.clone());
+        }
+        Some(chosen)
+    }
+
+    /// Apply one snapshot of a part.
+    pub fn apply(&mut self, line: u32, part: &PartWire<'_>, store: &mut PartStore) {
+        if part.ty.as_deref() != Some("tool") {
+            return;
+        }
+        let Some(tool) = part.tool.as_deref() else {
+            store.warn(line, "tool part without a `tool` name");
+            return;
+        };
+        let Some(id) = self.store_id(line, part, store) else {
+            store.warn(line, format!("{tool} part without callID or id"));
+            return;
+        };
+        let no_state = StateWire::default();
+        let state = part.state.as_ref().unwrap_or(&no_state);
+        let no_meta = MetaWire::default();
+        let meta = state.metadata.as_ref().unwrap_or(&no_meta);
+        let input: Value = match state.input.map(|i| serde_json::from_str::<Value>(i.get())) {
+            Some(Ok(v)) if v.is_object() => v,
+            Some(Ok(Value::Null)) | None => Value::Object(Default::default()),
+            Some(Ok(other)) => other,
+            Some(Err(_)) => Value::Object(Default::default()),
+        };
+        let class = tools::classify(tool, &input);
+        let title = tools::title(&tools::TitleCtx {
+            tool,
+            class: &class,
+            input: &input,
+            provider_title: state.title.as_deref(),
+            meta,
+            cwd: self.cwd.as_deref(),
+        });
+
+        let mut update = PartUpdate::new(id.clone());
+        update.name = Some(class.name.clone());
+        update.kind = Some(class.kind);
+        update.title = Some(title);
+        // A pending part's input is always `{}` and says nothing; keep whatever is known.
+        if state.status.as_deref() != Some("pending")
+            || state.input.is_some_and(|i| i.get() != "{}")
+        {
+            update.input = Some(input);
+        }
+
+        let mut metadata = ToolMetadata {
+            provider_type: Some("tool".to_owned()),
+            mcp: class.mcp.clone(),
+            ..ToolMetadata::default()
+        };
+        if let Some(req) = class.requested_tool.as_deref() {
+            metadata
+                .extra
+                .insert("requestedTool".into(), Value::from(req));
+        }
+        if self.mixed_sessions {
+            metadata.session_id = part.session_id.as_deref().map(str::to_owned);
+        }
+        if tool == "task" {
+            metadata.child_session_id = meta.session_id.as_deref().map(str::to_owned);
+        }
+        if meta.truncated.as_ref().and_then(Value::as_bool) == Some(true) {
+            metadata.truncated = Some(true);
+        }
+        if let Some(p) = meta.output_path.as_deref() {
+            metadata.extra.insert("outputPath".into(), Value::from(p));
+        }
+        if tool == "bash" {
+            metadata.exit_code = meta.exit_code();
+        }
+        if meta.interrupted() {
+            metadata
+                .extra
+                .insert("interrupted".into(), Value::Bool(true));
+        }
+        if let Some(t) = state.time.and_then(|t| t.compacted) {
+            metadata
+                .extra
+                .insert("compactedAt".into(), Value::from(t as i64));
+        }
+        if let Some(pm) = part
+            .metadata
+            .and_then(|m| serde_json::from_str::<PartMetaWire>(m.get()).ok())
+        {
+            if pm.provider_executed.as_ref().and_then(Value::as_bool) == Some(true) {
+                metadata
+                    .extra
+                    .insert("providerExecuted".into(), Value::Bool(true));
+            }
+        }
+        if let Some(atts) = state.attachments.as_ref().filter(|a| !a.is_empty()) {
+            metadata.attachments = Some(
+                atts.iter()
+                    .map(|a| Attachment {
+                        media_type: a.mime.as_deref().map(str::to_owned),
+                        // The data URL's length as it appeared in the stream, quotes excluded.
+                        size: a.url.map(|u| u.get().len().saturating_sub(2) as u64),
+                        filename: a.filename.as_deref().map(str::to_owned),
+                    })
+                    .collect(),
+            );
+        }
+
+        match state.status.as_deref() {
+            Some("pending") => update.state = Some(ToolState::Started),
+            Some("running") => update.state = Some(ToolState::Running),
+            Some("completed") => {
+                let output = state
+                    .output
+                    .map(raw_to_value)
+                    .unwrap_or(Value::String(String::new()));
+                match meta.exit_code().filter(|c| *c != 0 && tool == "bash") {
+                    Some(code) => {
+                        update.state = Some(ToolState::Error);
+                        update.error = Some(ToolError {
+                            message: format!("Exit code {code}"),
+                            code: Some(code.to_string()),
+                            details: Some(output),
+                        });
+                    }
+                    None => {
+                        update.state = Some(ToolState::Complete);
+                        update.output = Some(output);
+                    }
+                }
+            }
+            Some("error") => {
+                update.state = Some(ToolState::Error);
+                update.error = Some(tool_error(state.error, meta));
+            }
+            Some(other) => {
+                store.info(line, format!("{tool} part {id}: unknown status `{other}`"));
+            }
+            None => {}
+        }
+
+        if let Some(t) = state.time {
+            let start = t.start.map(|s| s as i64);
+            let end = t.end.map(|e| e as i64);
+            update.timing = Some(Timing {
+                started_at: start.map(TimeValue::Millis),
+                completed_at: end.map(TimeValue::Millis),
+                elapsed_ms: match (start, end) {
+                    (Some(s), Some(e)) if e >= s => Some((e - s) as u64),
+                    _ => None,
+                },
+            });
+        }
+        update.metadata = Some(metadata);
+
+        self.owners.insert(
+            id,
+            Owner {
+                session: part.session_id.as_deref().map(str::to_owned),
+                message: part.message_id.as_deref().map(str::to_owned),
+            },
+        );
+        store.upsert(line, update);
+    }
+
+    /// The provider said a session (or one of its messages) was aborted: its parts still open
+    /// become errors. `None` matches every part.
+    pub fn abort(
+        &mut self,
+        line: u32,
+        session: Option<&str>,
+        message: Option<&str>,
+        reason: &str,
+        store: &mut PartStore,
+    ) {
+        let mut open: Vec<&String> = self
+            .owners
+            .iter()
+            .filter(|(id, o)| {
+                store.get(id).is_some_and(|p| !p.state.is_terminal())
+                    && session.is_none_or(|s| o.session.as_deref() == Some(s))
+                    && message.is_none_or(|m| o.message.as_deref() == Some(m))
+            })
+            .map(|(id, _)| id)
+            .collect();
+        // Store order, so events come out in the order the parts appeared.
+        open.sort_by_key(|id| store.parts().iter().position(|p| &p.id == *id));
+        let open: Vec<String> = open.into_iter().cloned().collect();
+        for id in open {
+            let mut u = PartUpdate::new(id);
+            u.state = Some(ToolState::Error);
+            u.error = Some(ToolError {
+                message: reason.to_owned(),
+                code: Some("aborted".to_owned()),
+                details: None,
+            });
+            store.upsert(line, u);
+        }
+    }
+}
+
+/// A raw JSON value as a `Value`; strings are the common case and skip the generic parser.
+fn raw_to_value(raw: &RawValue) -> Value {
+    serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null)
+}
+
+/// `state.error` (a string; old versions prefix `Error: `) as the contract's error.
+fn tool_error(raw: Option<&RawValue>, meta: &MetaWire<'_>) -> ToolError {
+    let text = match raw.map(raw_to_value) {
+        Some(Value::String(s)) => s,
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    let trimmed = text.trim();
+    let stripped = trimmed.strip_prefix("Error: ").unwrap_or(trimmed);
+    let message = first_meaningful_line(stripped).unwrap_or("the tool call failed");
+    let lower = stripped.to_ascii_lowercase();
+    let code = if meta.interrupted() {
+        Some("interrupted")
+    } else if stripped == "Tool execution aborted" || lower.contains("aborted") {
+        Some("aborted")
+    } else if lower.contains("rejected permission") || lower.contains("prevents you from using") {
+        Some("permission_denied")
+    } else if lower.contains("dismissed this question") {
+        Some("declined")
+    } else {
+        None
+    };
+    let message = crate::providers::titles::clip(message, 300);
+    let details = (stripped.trim() != message).then(|| Value::String(stripped.to_owned()));
+    ToolError {
+        message,
+        code: code.map(str::to_owned),
+        details,
+    }
+}
+
+/// The first line that says something: markdown headings that only say "Error" are skipped
+/// (MCP servers answer `### Error\nCould not …`).
+fn first_meaningful_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|l| {
+        let bare = l.trim_start_matches('#').trim().trim_end_matches(':');
+        !bare.is_empty() && !bare.eq_ignore_ascii_case("error")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_mix_is_found_by_key() {
+        assert!(!mixes_sessions(br#"{"sessionID":"a"} {"sessionID": "a"}"#));
+        assert!(mixes_sessions(br#"{"sessionID":"a"} {"sessionID": "b"}"#));
+        // Escaped inside a string: not a key.
+        assert!(!mixes_sessions(
+            br#"{"sessionID":"a","t":"{\"sessionID\":\"b\"}"}"#
+        ));
+    }
+
+    #[test]
+    fn error_text_is_cleaned() {
+        let meta = MetaWire::default();
+        let raw = RawValue::from_string("\"Error: boom\\nat x\"".into()).unwrap();
+        let e = tool_error(Some(&raw), &meta);
+        assert_eq!(e.message, "boom");
+        assert_eq!(e.details, Some(Value::from("boom\nat x")));
+        let raw = RawValue::from_string("\"### Error\\nCould not register\"".into()).unwrap();
+        assert_eq!(tool_error(Some(&raw), &meta).message, "Could not register");
+        let raw = RawValue::from_string("\"Tool execution aborted\"".into()).unwrap();
+        let e = tool_error(Some(&raw), &meta);
+        assert_eq!(e.code.as_deref(), Some("aborted"));
+        assert!(e.details.is_none());
+    }
 }

@@ -1,0 +1,315 @@
+//! Recorder benchmarks. Run with one command from the project root:
+//!
+//! ```text
+//! cargo bench --bench record            # BENCH_MB=200 by default; needs bash and zstd on PATH
+//! ```
+//!
+//! 1. Throughput and CPU time of `toolnorm record` (pipe mode) on a JSONL stream built from the
+//!    corpus, against `tee >(zstd -3 > f)` on the same input (CPU = user + sys of the children).
+//! 2. Added latency per line: a harness timestamps each line before it enters the recorder and when
+//!    it comes out, at a live-like pace; the same harness through `cat` is the baseline.
+//! 3. Compression per provider: fixture size vs `zstd -3` of each raw stream, and what a trained
+//!    per-provider dictionary would save.
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolnorm");
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mb: usize = std::env::var("BENCH_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let streams = corpus_streams(&root.join("corpus"));
+    assert!(!streams.is_empty(), "the corpus is empty: seed it first");
+
+    let input = tmp.path().join("input.jsonl");
+    let size = build_input(&streams, &input, mb << 20);
+    println!(
+        "input: {:.1} MB of JSONL from {} corpus streams",
+        size as f64 / 1e6,
+        streams.len()
+    );
+
+    throughput(&input, size, tmp.path());
+    latency();
+    compression(&streams);
+}
+
+/// (provider, raw stream as `toolnorm cat` prints it, fixture size)
+fn corpus_streams(corpus: &Path) -> Vec<(String, Vec<u8>, u64)> {
+    toolnorm::corpus::list_fixtures(corpus)
+        .into_iter()
+        .filter_map(|e| {
+            let fx = toolnorm::corpus::read_fixture(&e.path).ok()?;
+            let mut raw = Vec::new();
+            for l in &fx.lines {
+                raw.extend_from_slice(&l.bytes);
+                if l.terminated {
+                    raw.push(b'\n');
+                }
+            }
+            Some((e.provider, raw, e.size))
+        })
+        .collect()
+}
+
+fn build_input(streams: &[(String, Vec<u8>, u64)], path: &Path, target: usize) -> usize {
+    let mut out = std::io::BufWriter::new(File::create(path).expect("input file"));
+    let mut written = 0;
+    'fill: loop {
+        for (_, raw, _) in streams {
+            for line in raw.split_inclusive(|b| *b == b'\n') {
+                if !line.ends_with(b"\n") {
+                    continue;
+                }
+                out.write_all(line).expect("write input");
+                written += line.len();
+                if written >= target {
+                    break 'fill;
+                }
+            }
+        }
+    }
+    out.flush().expect("flush input");
+    written
+}
+
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Run a command to completion; (wall, cpu of it and its waited-for children).
+fn measure(cmd: &mut Command) -> (Duration, Duration) {
+    let cpu0 = children_cpu();
+    let t0 = Instant::now();
+    let status = cmd.status().expect("run");
+    let wall = t0.elapsed();
+    assert!(status.success(), "{cmd:?} failed");
+    (wall, children_cpu() - cpu0)
+}
+
+fn throughput(input: &Path, size: usize, tmp: &Path) {
+    let mut best_rec = (Duration::MAX, Duration::MAX);
+    let mut best_tee = (Duration::MAX, Duration::MAX);
+    let mut fixture_size = 0;
+    let mut tee_size = 0;
+    for _ in 0..3 {
+        let rec = measure(
+            Command::new(BIN)
+                .args([
+                    "record",
+                    "--provider",
+                    "claude",
+                    "--name",
+                    "bench",
+                    "--force",
+                    "--corpus",
+                ])
+                .arg(tmp.join("c"))
+                .stdin(File::open(input).expect("input"))
+                .stdout(File::create("/dev/null").expect("/dev/null")),
+        );
+        fixture_size = fs::metadata(tmp.join("c/claude/bench.jsonl.zst"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let tee = measure(
+            Command::new("bash")
+                .args([
+                    "-c",
+                    "tee >(zstd -3 -q -f -o \"$2\") < \"$1\" > /dev/null; wait $!",
+                    "_",
+                ])
+                .arg(input)
+                .arg(tmp.join("tee.zst")),
+        );
+        tee_size = fs::metadata(tmp.join("tee.zst"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        best_rec = best_rec.min(rec);
+        best_tee = best_tee.min(tee);
+    }
+    let mbps = |d: Duration| size as f64 / 1e6 / d.as_secs_f64();
+    println!("\n## throughput (best of 3, {:.0} MB)", size as f64 / 1e6);
+    println!(
+        "toolnorm record  : wall {:.2}s ({:.0} MB/s), cpu {:.2}s, output {:.1} MB",
+        best_rec.0.as_secs_f64(),
+        mbps(best_rec.0),
+        best_rec.1.as_secs_f64(),
+        fixture_size as f64 / 1e6
+    );
+    println!(
+        "tee >(zstd -3)   : wall {:.2}s ({:.0} MB/s), cpu {:.2}s, output {:.1} MB",
+        best_tee.0.as_secs_f64(),
+        mbps(best_tee.0),
+        best_tee.1.as_secs_f64(),
+        tee_size as f64 / 1e6
+    );
+    println!(
+        "cpu ratio record / tee+zstd: {:.2}x",
+        best_rec.1.as_secs_f64() / best_tee.1.as_secs_f64()
+    );
+}
+
+/// Lines through `program args` at a live-like pace; per-line latency quantiles in µs.
+fn line_latency(program: &str, args: &[&str], lines: usize) -> Vec<u128> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let start = Instant::now();
+    let pad = "p".repeat(400);
+    let writer = std::thread::spawn(move || {
+        let mut sent = Vec::with_capacity(lines);
+        for i in 0..lines {
+            let line = format!("{{\"type\":\"assistant\",\"i\":{i},\"pad\":\"{pad}\"}}\n");
+            sent.push(start.elapsed());
+            stdin.write_all(line.as_bytes()).expect("write");
+            stdin.flush().expect("flush");
+            // ~5000 lines/s: far above a live agent, low enough not to measure queueing.
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        sent
+    });
+    let mut recv = Vec::with_capacity(lines);
+    let mut reader = BufReader::new(stdout);
+    let mut line = String::new();
+    while recv.len() < lines {
+        line.clear();
+        if reader.read_line(&mut line).expect("read") == 0 {
+            break;
+        }
+        recv.push(start.elapsed());
+    }
+    let sent = writer.join().expect("writer");
+    let _ = child.wait();
+    let mut lat: Vec<u128> = sent
+        .iter()
+        .zip(&recv)
+        .map(|(s, r)| r.saturating_sub(*s).as_micros())
+        .collect();
+    lat.sort_unstable();
+    lat
+}
+
+fn q(v: &[u128], p: f64) -> u128 {
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn latency() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("c");
+    let n = 20_000;
+    let base = line_latency("cat", &[], n);
+    let rec = line_latency(
+        BIN,
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "lat",
+            "--corpus",
+            corpus.to_str().expect("utf-8 path"),
+        ],
+        n,
+    );
+    println!("\n## latency per line ({n} lines, 5000 lines/s)");
+    println!(
+        "cat              : p50 {}µs p99 {}µs max {}µs",
+        q(&base, 0.5),
+        q(&base, 0.99),
+        q(&base, 1.0)
+    );
+    println!(
+        "toolnorm record  : p50 {}µs p99 {}µs max {}µs",
+        q(&rec, 0.5),
+        q(&rec, 0.99),
+        q(&rec, 1.0)
+    );
+    println!(
+        "added p99: {}µs",
+        q(&rec, 0.99) as i128 - q(&base, 0.99) as i128
+    );
+}
+
+fn compression(streams: &[(String, Vec<u8>, u64)]) {
+    println!("\n## compression per provider (sum over files)");
+    println!(
+        "provider | files | raw | zstd -3 per file | fixture | fixture/zstd | JSONL+dict (dict incl.) | JSONL no dict (one frame)"
+    );
+    let mut providers: Vec<&str> = streams.iter().map(|s| s.0.as_str()).collect();
+    providers.sort_unstable();
+    providers.dedup();
+    for p in providers {
+        let mine: Vec<&(String, Vec<u8>, u64)> = streams.iter().filter(|s| s.0 == p).collect();
+        let raw: usize = mine.iter().map(|s| s.1.len()).sum();
+        let z3: usize = mine
+            .iter()
+            .map(|s| zstd::bulk::compress(&s.1, 3).expect("zstd").len())
+            .sum();
+        let fixtures: u64 = mine.iter().map(|s| s.2).sum();
+        // The dictionary question, asked of the fixture content itself (JSONL records).
+        let jsonl: Vec<Vec<u8>> = mine
+            .iter()
+            .map(|s| {
+                let mut w = toolnorm::corpus::writer::FixtureWriter::new(
+                    Vec::new(),
+                    &toolnorm::corpus::format::new_header(p, "x"),
+                )
+                .expect("writer");
+                for line in s.1.split(|b| *b == b'\n') {
+                    w.push_line(0, toolnorm::corpus::Dir::Agent, line, true)
+                        .expect("push");
+                }
+                zstd::stream::decode_all(&w.finish(Default::default()).expect("finish")[..])
+                    .expect("decode")
+            })
+            .collect();
+        let plain: usize = jsonl
+            .iter()
+            .map(|j| zstd::bulk::compress(j, 3).expect("zstd").len())
+            .sum();
+        let dict = zstd::dict::from_samples(&jsonl, 16 << 10).unwrap_or_default();
+        let with_dict: usize = if dict.is_empty() {
+            0
+        } else {
+            let mut c = zstd::bulk::Compressor::with_dictionary(3, &dict).expect("dict");
+            jsonl
+                .iter()
+                .map(|j| c.compress(j).expect("compress").len())
+                .sum::<usize>()
+                + dict.len()
+        };
+        println!(
+            "{p} | {} | {} | {} | {} | {:.2} | {} | {}",
+            mine.len(),
+            raw,
+            z3,
+            fixtures,
+            fixtures as f64 / z3 as f64,
+            if with_dict == 0 {
+                "n/a".to_owned()
+            } else {
+                with_dict.to_string()
+            },
+            plain
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Benchmark of `toolnorm verify` on a large corpus built from the real samples.
+//!
+//! Run: `cargo bench --bench verify` (from the project root, with `../shared/fixtures` present).
+//! Size it with `TOOLNORM_BENCH_FIXTURES` (default 2000) and `TOOLNORM_BENCH_MB` (raw megabytes,
+//! default 500). The corpus is generated into a temp dir and deleted afterwards, never committed:
+//! each fixture is one real sample repeated up to a size drawn (deterministically) between 0.2 and
+//! 1.8 times the average, zstd-compressed like `record` writes it.
+//!
+//! It prints, for `--jobs 1` and `--jobs 2`: wall time, raw MB/s per core, peak RSS (from
+//! `/usr/bin/time -v`), and the floor — zstd-decompressing and `serde_json::Value`-parsing every
+//! line of the same corpus on the same number of threads, measured in the same run — with verify's
+//! time as a ratio to it (the goal is <= 1.0). Expected files are accepted first, so verify does
+//! the full compare.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn samples(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for provider in ["claude", "codex", "opencode"] {
+        let Ok(dir) = fs::read_dir(root.join(provider)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = dir.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for f in files {
+            if f.extension().is_some_and(|e| e == "jsonl") {
+                let mut bytes = fs::read(&f).expect("read sample");
+                if !bytes.ends_with(b"\n") {
+                    bytes.push(b'\n');
+                }
+                out.push((provider.to_owned(), bytes));
+            }
+        }
+    }
+    out
+}
+
+/// Build the corpus; returns (fixture files, raw bytes).
+fn build_corpus(
+    corpus: &Path,
+    samples: &[(String, Vec<u8>)],
+    count: u64,
+    total: u64,
+) -> (Vec<PathBuf>, u64) {
+    let avg = total / count.max(1);
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut files = Vec::new();
+    let mut raw = 0u64;
+    for i in 0..count {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let frac = (state >> 33) as f64 / (1u64 << 31) as f64;
+        let target = (avg as f64 * (0.2 + 1.6 * frac)) as usize;
+        let (provider, sample) = &samples[i as usize % samples.len()];
+        let copies = (target / sample.len()).max(1);
+        let body = sample.repeat(copies);
+        raw += body.len() as u64;
+        let path = corpus.join(provider).join(format!("gen-{i:05}.jsonl.zst"));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, zstd::encode_all(body.as_slice(), 3).unwrap()).unwrap();
+        files.push(path);
+    }
+    (files, raw)
+}
+
+/// The floor: decompress and parse every line as a `serde_json::Value`, on `jobs` threads.
+fn floor(files: &[PathBuf], jobs: usize) -> Duration {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let lines: usize = pool.install(|| {
+        files
+            .par_iter()
+            .map(|f| {
+                let mut bytes = Vec::new();
+                zstd::Decoder::new(fs::File::open(f).unwrap())
+                    .unwrap()
+                    .read_to_end(&mut bytes)
+                    .unwrap();
+                bytes
+                    .split(|b| *b == b'\n')
+                    .filter(|l| !l.is_empty())
+                    .filter(|l| serde_json::from_slice::<serde_json::Value>(l).is_ok())
+                    .count()
+            })
+            .sum()
+    });
+    std::hint::black_box(lines);
+    started.elapsed()
+}
+
+struct Run {
+    wall: Duration,
+    peak_rss_kb: Option<u64>,
+    exit: Option<i32>,
+}
+
+fn toolnorm(dir: &Path, args: &[&str]) -> Run {
+    let bin = env!("CARGO_BIN_EXE_toolnorm");
+    let time = Path::new("/usr/bin/time");
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.arg("-v").arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    let started = Instant::now();
+    let out = cmd
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CI")
+        .output()
+        .expect("run toolnorm");
+    let wall = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let peak_rss_kb = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+        .and_then(|v| v.trim().parse().ok());
+    Run {
+        wall,
+        peak_rss_kb,
+        exit: out.status.code(),
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter argument that is not ours means another bench runs.
+    if std::env::args()
+        .skip(1)
+        .any(|a| a != "--bench" && !a.starts_with('-') && a != "verify")
+    {
+        return;
+    }
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    let samples = samples(&shared);
+    if samples.is_empty() {
+        eprintln!("skipping: no samples under {}", shared.display());
+        return;
+    }
+    let count = env_num("TOOLNORM_BENCH_FIXTURES", 2000);
+    let total = env_num("TOOLNORM_BENCH_MB", 500) * 1_000_000;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    let started = Instant::now();
+    let (files, raw) = build_corpus(&dir.join("corpus"), &samples, count, total);
+    let compressed: u64 = files
+        .iter()
+        .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+        .sum();
+    let largest = files
+        .iter()
+        .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+        .max()
+        .unwrap_or(0);
+    println!(
+        "corpus: {} fixtures from {} samples, {:.1} MB raw, {:.1} MB zstd, largest file {:.1} MB zstd (built in {:.1?})",
+        files.len(),
+        samples.len(),
+        raw as f64 / 1e6,
+        compressed as f64 / 1e6,
+        largest as f64 / 1e6,
+        started.elapsed()
+    );
+    let accept = toolnorm(dir, &["accept", "--jobs", "2"]);
+    println!(
+        "accept --jobs 2: {:.2?} (exit {:?})",
+        accept.wall, accept.exit
+    );
+
+    let mb = raw as f64 / 1e6;
+    let mut times = Vec::new();
+    for jobs in [1usize, 2] {
+        // Warm the page cache for both sides equally.
+        let floor_time = floor(&files, jobs);
+        let run = toolnorm(
+            dir,
+            &[
+                "verify",
+                "--jobs",
+                &jobs.to_string(),
+                "--reports",
+                "reports",
+            ],
+        );
+        let secs = run.wall.as_secs_f64();
+        println!(
+            "verify --jobs {jobs}: {:.2?} (exit {:?}), {:.1} MB/s per core, peak RSS {}; floor {:.2?} ({:.1} MB/s per core); verify/floor = {:.2}",
+            run.wall,
+            run.exit,
+            mb / secs / jobs as f64,
+            run.peak_rss_kb.map_or_else(
+                || "unknown".to_owned(),
+                |kb| format!("{:.1} MB", kb as f64 / 1024.0)
+            ),
+            floor_time,
+            mb / floor_time.as_secs_f64() / jobs as f64,
+            secs / floor_time.as_secs_f64(),
+        );
+        times.push(secs);
+    }
+    println!("speedup with 2 jobs: {:.2}x", times[0] / times[1]);
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Install what the test suite and the live scenarios need beyond Rust, from Debian's packages:
+# - chromium: the headless browser test of the HTML report (tests/cli/html_browser.rs);
+# - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline).
+# Idempotent (installs only what is missing). Safe on CI as root; uses sudo when run as another
+# user and sudo exists. Tests whose tool is still missing skip with a printed reason.
+set -eu
+
+missing=""
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+    missing="$missing chromium fonts-dejavu-core"
+fi
+if ! command -v rg >/dev/null 2>&1; then
+    missing="$missing ripgrep"
+fi
+if [ -z "$missing" ]; then
+    echo "install-test-deps: everything is installed"
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-test-deps: apt-get not found; install$missing with your package manager" >&2
+    exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+else
+    echo "install-test-deps: need root (or sudo) to install$missing" >&2
+    exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086 # word splitting of the package list is intended
+$SUDO apt-get install -y -q --no-install-recommends $missing
+echo "install-test-deps: installed$missing"

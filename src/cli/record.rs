@@ -1,0 +1,207 @@
+//! `toolnorm record`: capture a live provider stream into the corpus while passing it through —
+//! pipe (stdin → stdout), wrap (`-- agent args`), proxy (two-way stdio) or SSE (`--sse URL`).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::corpus::format::new_header;
+use crate::corpus::record::{self, DEFAULT_MAX_LAG_BYTES, Recorder, RecorderConfig, sse, wrap};
+use crate::corpus::redact::Redactor;
+use crate::corpus::{fixture_path, validate_name};
+use crate::exit;
+use crate::providers::{Dialect, Provider};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    claude -p --output-format stream-json --verbose | toolnorm record --provider claude --name demo | engine\n  \
+    toolnorm record --provider claude --name demo -- claude -p --output-format stream-json --verbose\n  \
+    toolnorm record --provider codex --name rpc --proxy -- codex app-server\n  \
+    toolnorm record --provider opencode --name ev --sse http://127.0.0.1:4096/event --until session.idle")]
+pub struct Args {
+    /// The agent's provider: claude, codex or opencode.
+    #[arg(long)]
+    pub provider: Provider,
+    /// Fixture name (default: the start time, e.g. 20261202-151000).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Corpus directory; the fixture goes to DIR/<provider>/<name>.jsonl.zst.
+    #[arg(long, value_name = "DIR", default_value = "corpus")]
+    pub corpus: PathBuf,
+    /// Overwrite an existing fixture.
+    #[arg(long)]
+    pub force: bool,
+    /// Also record the agent's stderr (it is always passed through).
+    #[arg(long)]
+    pub stderr: bool,
+    /// Two-way stdio proxy (JSON-RPC agents such as `codex app-server`): records both directions.
+    #[arg(long, requires = "command")]
+    pub proxy: bool,
+    /// Subscribe to an OpenCode server's event stream (…/event) and record each event.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "proxy", "stderr"])]
+    pub sse: Option<String>,
+    /// With --sse: stop after the first event of this type (e.g. session.idle).
+    #[arg(long, value_name = "EVENT_TYPE", requires = "sse")]
+    pub until: Option<String>,
+    /// An extra pattern to redact (repeatable), recorded as kind `custom`.
+    #[arg(long = "redact", value_name = "REGEX")]
+    pub redact: Vec<String>,
+    /// Replace a path prefix in the fixture (repeatable), e.g. a scratch dir: --map-path /tmp/x=/work.
+    #[arg(long = "map-path", value_name = "FROM=TO")]
+    pub map_path: Vec<String>,
+    /// The dialect, when known up front (otherwise it is detected and written in the trailer).
+    #[arg(long)]
+    pub dialect: Option<String>,
+    /// The agent CLI's version, when the stream does not announce it.
+    #[arg(long, value_name = "VERSION")]
+    pub cli_version: Option<String>,
+    /// The agent CLI's name, written in the header (e.g. claude-code).
+    #[arg(long, value_name = "NAME")]
+    pub cli: Option<String>,
+    /// The live scenario this recording comes from, written in the header.
+    #[arg(long, value_name = "NAME")]
+    pub scenario: Option<String>,
+    /// Stop recording (never the passthrough) when this many MiB wait for the writer.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_LAG_BYTES >> 20, hide = true)]
+    pub max_lag_mib: usize,
+    /// The agent command to wrap (after `--`).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Parse `FROM=TO` path mappings.
+pub fn parse_map_paths(items: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    items
+        .iter()
+        .map(|m| {
+            m.split_once('=')
+                .map(|(a, b)| (a.to_owned(), b.to_owned()))
+                .with_context(|| format!("--map-path `{m}` is not FROM=TO"))
+        })
+        .collect()
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let name = args.name.clone().unwrap_or_else(default_name);
+    validate_name(&name).map_err(anyhow::Error::msg)?;
+    let dialect = match &args.dialect {
+        Some(d) => Some(
+            Dialect::parse(d, Some(args.provider))
+                .map_err(anyhow::Error::msg)?
+                .as_str()
+                .to_owned(),
+        ),
+        None => None,
+    };
+    let redactor = Redactor::for_user(parse_map_paths(&args.map_path)?, args.redact.clone())?;
+    let path = fixture_path(&args.corpus, args.provider.as_str(), &name);
+    let mut header = new_header(args.provider.as_str(), &name);
+    header.dialect = dialect;
+    header.cli_version = args.cli_version.clone();
+    header.cli = args.cli.clone();
+    header.scenario = args.scenario.clone();
+    // The command as a string list, with the home directory folded like everything else.
+    let mut state = redactor.state();
+    header.command = args
+        .command
+        .iter()
+        .map(|a| String::from_utf8_lossy(&redactor.redact(a.as_bytes(), &mut state)).into_owned())
+        .collect();
+    header.mode = Some(
+        if args.sse.is_some() {
+            "sse"
+        } else if args.proxy {
+            "proxy"
+        } else if args.command.is_empty() {
+            "pipe"
+        } else {
+            "wrap"
+        }
+        .to_owned(),
+    );
+    let config = |header| RecorderConfig {
+        path: path.clone(),
+        header,
+        force: args.force,
+        redactor: redactor.clone(),
+        max_lag_bytes: args.max_lag_mib.saturating_mul(1 << 20).max(1),
+    };
+
+    if let Some(url) = &args.sse {
+        header.command = vec!["--sse".to_owned(), url.clone()];
+        let resp = sse::connect(url)?;
+        let recorder = Recorder::start(config(header))?;
+        let tap = recorder.tap();
+        let (done_tx, done_rx) = crossbeam_channel::bounded::<anyhow::Result<()>>(2);
+        let stop = done_tx.clone();
+        let url = url.clone();
+        let until = args.until.clone();
+        std::thread::spawn(move || {
+            let r = sse::run(resp, &url, until.as_deref(), &tap).map(|_| ());
+            let _ = done_tx.send(r);
+        });
+        let _signals = on_interrupt(move || {
+            let _ = stop.send(Ok(()));
+        });
+        let result = done_rx.recv().unwrap_or(Ok(()));
+        recorder.finish(None);
+        result?;
+        return Ok(exit::SUCCESS);
+    }
+
+    if args.command.is_empty() {
+        let recorder = Recorder::start(config(header))?;
+        let end = record::pipe::run(&recorder.tap());
+        recorder.finish(None);
+        if let record::pipe::CopyEnd::OutputClosed(e) = end {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                return Err(anyhow::Error::new(e).context("failed to write stdout"));
+            }
+        }
+        return Ok(exit::SUCCESS);
+    }
+
+    let recorder = Recorder::start(config(header))?;
+    let opts = wrap::WrapOptions {
+        command: &args.command,
+        record_stderr: args.stderr,
+        proxy: args.proxy,
+    };
+    let child = match wrap::spawn(&opts) {
+        Ok(c) => c,
+        Err(e) => {
+            recorder.abort();
+            return Err(e);
+        }
+    };
+    let code = wrap::run(child, &recorder.tap())?;
+    recorder.finish(Some(code));
+    Ok((code & 0xff) as u8)
+}
+
+/// A timestamp name: `20261202-151000`.
+fn default_name() -> String {
+    let fmt = time::macros::format_description!("[year][month][day]-[hour][minute][second]");
+    time::OffsetDateTime::now_utc()
+        .format(&fmt)
+        .unwrap_or_else(|_| "recording".to_owned())
+}
+
+/// Run `f` on the first SIGINT/SIGTERM (SSE mode ends its recording cleanly on Ctrl-C).
+#[cfg(unix)]
+fn on_interrupt(f: impl FnOnce() + Send + 'static) -> Option<signal_hook::iterator::Handle> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]).ok()?;
+    let handle = signals.handle();
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            f();
+        }
+    });
+    Some(handle)
+}
+
+#[cfg(not(unix))]
+fn on_interrupt(_f: impl FnOnce() + Send + 'static) -> Option<()> {
+    None
+}

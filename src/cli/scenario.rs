@@ -1,0 +1,175 @@
+//! `toolnorm scenario list|run|drift`: the live scenarios of the real agent CLIs.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+
+use crate::exit;
+use crate::scenario::drift::{self, DriftOptions};
+use crate::scenario::run::{RunOptions, run_scenario};
+use crate::scenario::spec::{self, Scenario};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The folder of scenario files.
+    #[arg(long, global = true, default_value = "scenarios")]
+    pub scenarios: PathBuf,
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Action {
+    /// List the scenarios: name, agent, pinned CLI version, description.
+    List,
+    /// Record scenarios (all when no NAME is given) into the corpus.
+    Run(RunArgs),
+    /// Re-record one CLI's scenarios with another version and verify them against the expected files.
+    Drift(DriftArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Scenario names (default: all).
+    pub names: Vec<String>,
+    #[arg(long, default_value = "corpus")]
+    pub corpus: PathBuf,
+    /// Overwrite fixtures that exist.
+    #[arg(long)]
+    pub force: bool,
+    /// Keep each scratch HOME/workspace and print where it is.
+    #[arg(long)]
+    pub keep_scratch: bool,
+    /// Write each scenario's model request log (JSONL) into this folder.
+    #[arg(long)]
+    pub request_logs: Option<PathBuf>,
+    /// Write the agent's raw stream as plain `.jsonl`, bypassing `toolnorm record` (exploration).
+    #[arg(long)]
+    pub raw: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DriftArgs {
+    /// The CLI and the version to try, e.g. `claude@2.1.198`, `codex@0.172.0`, `opencode@1.18.34`.
+    #[arg(long)]
+    pub cli: String,
+    /// Scenario names (default: every scenario of that CLI).
+    pub names: Vec<String>,
+    /// The expected outputs to compare against.
+    #[arg(long, default_value = "expected")]
+    pub expected: PathBuf,
+    /// Where verify writes its reports.
+    #[arg(long, default_value = "reports/drift")]
+    pub reports: PathBuf,
+    /// Keep the temporary corpus of new recordings here instead of a temp folder.
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let loaded = spec::load_dir(&args.scenarios)
+        .with_context(|| format!("failed to list {}", args.scenarios.display()))?;
+    let mut scenarios = Vec::new();
+    let mut bad = 0;
+    for r in loaded {
+        match r {
+            Ok(s) => scenarios.push(s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                bad += 1;
+            }
+        }
+    }
+    match args.action {
+        Action::List => {
+            for s in &scenarios {
+                println!(
+                    "{:<34} {:<17} {:<9} {}",
+                    s.name,
+                    s.agent.as_str(),
+                    s.cli_version,
+                    s.description
+                );
+            }
+            Ok(if bad > 0 { exit::ERROR } else { exit::SUCCESS })
+        }
+        Action::Run(a) => {
+            let chosen = select(&scenarios, &a.names)?;
+            let opts = RunOptions {
+                corpus: a.corpus,
+                force: a.force,
+                keep_scratch: a.keep_scratch,
+                request_logs: a.request_logs,
+                version_override: None,
+                raw: a.raw,
+            };
+            let total = Instant::now();
+            let mut failed = 0;
+            let count = chosen.len();
+            for s in chosen {
+                eprintln!(
+                    "recording {} ({} {})",
+                    s.name,
+                    s.agent.as_str(),
+                    s.cli_version
+                );
+                match run_scenario(s, &opts) {
+                    Ok(o) => {
+                        eprintln!(
+                            "  {} in {:.1}s, {} model requests",
+                            o.fixture.display(),
+                            o.elapsed.as_secs_f64(),
+                            o.requests
+                        );
+                        for p in &o.problems {
+                            eprintln!("  problem: {p}");
+                        }
+                        if !o.problems.is_empty() {
+                            failed += 1;
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("  error: {}: {e:#}", s.name);
+                        failed += 1;
+                    }
+                }
+            }
+            eprintln!(
+                "{count} scenario(s), {failed} failed, {:.1}s in all",
+                total.elapsed().as_secs_f64()
+            );
+            Ok(if failed > 0 || bad > 0 {
+                exit::FAILURE
+            } else {
+                exit::SUCCESS
+            })
+        }
+        Action::Drift(a) => {
+            let opts = DriftOptions {
+                cli: a.cli,
+                names: a.names,
+                expected: a.expected,
+                reports: a.reports,
+                corpus: a.corpus,
+            };
+            drift::run(&scenarios, &opts)
+        }
+    }
+}
+
+fn select<'a>(all: &'a [Scenario], names: &[String]) -> anyhow::Result<Vec<&'a Scenario>> {
+    if names.is_empty() {
+        return Ok(all.iter().collect());
+    }
+    let mut out = Vec::new();
+    for n in names {
+        let n = n.strip_prefix("live-").unwrap_or(n);
+        match all.iter().find(|s| s.name == n) {
+            Some(s) => out.push(s),
+            None => bail!("no scenario named {n:?} (see `toolnorm scenario list`)"),
+        }
+    }
+    Ok(out)
+}

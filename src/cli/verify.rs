@@ -1,0 +1,108 @@
+//! `toolnorm verify`: the CI gate. Runs [`crate::verify::verify`], writes every report under
+//! `--reports`, prints the terminal report and exits 0 (all conform) or 1 (failures).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::providers::Provider;
+use crate::report::{self, terminal};
+use crate::verify::shard::Shard;
+use crate::verify::{Selection, VerifyOptions, strict_from_env, verify};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The raw fixtures: `<provider>/<name>.jsonl.zst`.
+    #[arg(long, default_value = "corpus")]
+    pub corpus: PathBuf,
+    /// The reviewed outputs: `<provider>/<name>.json`.
+    #[arg(long, default_value = "expected")]
+    pub expected: PathBuf,
+    /// Where the reports (and pending outputs of failing fixtures) go.
+    #[arg(long, default_value = "reports")]
+    pub reports: PathBuf,
+    /// Known failures [default: expectations.toml, if present].
+    #[arg(long)]
+    pub expectations: Option<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    pub jobs: usize,
+    /// Check only shard K of N (stable, balanced by fixture size), e.g. `--shard 2/4`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// Only fixtures matching this glob over `provider/name` or the corpus path (`claude/live-*`).
+    #[arg(long, value_name = "GLOB")]
+    pub filter: Option<String>,
+    /// Only this provider's fixtures.
+    #[arg(long)]
+    pub provider: Option<Provider>,
+    /// Stop starting new fixtures after the first failure.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Fail when a known failure now passes [default: on when CI is set].
+    #[arg(long, overrides_with = "no_strict")]
+    pub strict: bool,
+    /// Report fixed known failures without failing.
+    #[arg(long, overrides_with = "strict")]
+    pub no_strict: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let strict = if args.strict {
+        true
+    } else if args.no_strict {
+        false
+    } else {
+        strict_from_env(std::env::var("CI").ok().as_deref())
+    };
+    let opts = VerifyOptions {
+        corpus: args.corpus,
+        expected: args.expected,
+        reports: args.reports.clone(),
+        expectations_required: args.expectations.is_some(),
+        expectations: args
+            .expectations
+            .unwrap_or_else(|| PathBuf::from("expectations.toml")),
+        jobs: args.jobs,
+        selection: Selection {
+            filter: args.filter,
+            provider: args.provider,
+            shard: args.shard,
+        },
+        fail_fast: args.fail_fast,
+        strict,
+        write_pending: true,
+    };
+    let bar = progress_bar();
+    let report = verify(&opts, &|n| bar.set_length(n as u64), &|f| {
+        bar.set_message(format!("{}/{}", f.provider, f.name));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    report::write_all(&report, &args.reports)?;
+    let mut out = anstream::stdout().lock();
+    terminal::render(
+        &report,
+        &mut out,
+        true,
+        Some(&args.reports.display().to_string()),
+    )
+    .context("failed to print the report")?;
+    Ok(report.summary.exit_code)
+}
+
+/// A progress bar on stderr when a person is watching; hidden otherwise (CI logs stay clean).
+pub fn progress_bar() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {elapsed} {wide_msg}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}

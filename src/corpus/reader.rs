@@ -1,0 +1,340 @@
+//! Reading a fixture frame by frame. A fixture cut short (a killed recorder, a truncated copy) or
+//! with a corrupt tail yields every complete line before the damage and a note saying where it
+//! stopped; it is never an error on its own.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use serde::Deserialize;
+
+use super::format::{Dir, FORMAT_VERSION, Header, Trailer, TrailerRecord};
+
+/// The zstd frame magic number, little endian.
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {kind}", path.display())]
+pub struct FixtureError {
+    pub path: PathBuf,
+    #[source]
+    pub kind: FixtureErrorKind,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureErrorKind {
+    #[error("failed to read the file")]
+    Io(#[from] std::io::Error),
+    #[error("not a zstd fixture (no zstd frame at the start)")]
+    NotZstd,
+    #[error("the fixture has no complete header line")]
+    NoHeader,
+    #[error("the first line is not a fixture header: {0}")]
+    BadHeader(String),
+    #[error("fixture format {found} is newer than this toolnorm reads (up to {FORMAT_VERSION})")]
+    TooNew { found: u32 },
+}
+
+/// One received line as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub t: u64,
+    pub dir: Dir,
+    /// The raw bytes, without the `\n` terminator.
+    pub bytes: Vec<u8>,
+    pub terminated: bool,
+}
+
+/// A fixture read back.
+#[derive(Debug)]
+pub struct Fixture {
+    pub header: Header,
+    pub lines: Vec<Line>,
+    pub trailer: Option<Trailer>,
+    /// Why the fixture ends early, if it does: "fixture was cut short after line N" (N counts the
+    /// line records read), plus records that could not be read.
+    pub notes: Vec<String>,
+}
+
+impl Fixture {
+    /// True when the recording ended normally (a trailer is present).
+    pub fn is_complete(&self) -> bool {
+        self.trailer.is_some()
+    }
+
+    /// The dialect named by the header, else the one detected at the end of the recording.
+    pub fn dialect(&self) -> Option<&str> {
+        self.header
+            .dialect
+            .as_deref()
+            .or(self.trailer.as_ref().and_then(|t| t.dialect.as_deref()))
+    }
+}
+
+/// One record of the JSONL content, in order.
+#[derive(Debug)]
+pub enum Record {
+    Header(Header),
+    Line(Line),
+    Trailer(Trailer),
+    /// A record that could not be read; the reader goes on with the next one.
+    Bad {
+        record: u64,
+        message: String,
+    },
+}
+
+/// Read a fixture file into memory.
+pub fn read_fixture(path: &Path) -> Result<Fixture, FixtureError> {
+    let err = |kind| FixtureError {
+        path: path.to_owned(),
+        kind,
+    };
+    let bytes = fs::read(path).map_err(|e| err(FixtureErrorKind::Io(e)))?;
+    read_fixture_bytes(&bytes).map_err(err)
+}
+
+/// Read a fixture held in memory.
+pub fn read_fixture_bytes(bytes: &[u8]) -> Result<Fixture, FixtureErrorKind> {
+    let mut header = None;
+    let mut lines = Vec::new();
+    let mut trailer = None;
+    let mut notes = Vec::new();
+    let end = for_each_record(bytes, |rec| match rec {
+        Record::Header(h) => header = Some(h),
+        Record::Line(l) => lines.push(l),
+        Record::Trailer(t) => trailer = Some(t),
+        Record::Bad { record, message } => {
+            notes.push(format!("fixture record {record}: {message}"))
+        }
+    })?;
+    let header = header.ok_or(FixtureErrorKind::NoHeader)?;
+    if let Some(why) = end.damage {
+        notes.push(format!(
+            "fixture was cut short after line {} ({why})",
+            lines.len()
+        ));
+    } else if trailer.is_none() {
+        notes.push(format!(
+            "fixture was cut short after line {} (no trailer: the recording did not finish)",
+            lines.len()
+        ));
+    }
+    Ok(Fixture {
+        header,
+        lines,
+        trailer,
+        notes,
+    })
+}
+
+/// How the content ended.
+#[derive(Debug, Default)]
+pub struct End {
+    /// Set when the compressed data or the JSONL stopped in the middle of something.
+    pub damage: Option<String>,
+}
+
+/// Decode `bytes` frame by frame and hand every record to `f` as soon as its line is complete, so
+/// a large fixture can be streamed (`toolnorm cat`). Errors only when there is no header at all.
+pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, FixtureErrorKind> {
+    if !bytes.starts_with(&ZSTD_MAGIC) {
+        return Err(FixtureErrorKind::NotZstd);
+    }
+    let mut parser = Parser {
+        carry: Vec::new(),
+        record: 0,
+        header_seen: false,
+        header_error: None,
+    };
+    let mut rest = bytes;
+    let mut damage = None;
+    while !rest.is_empty() {
+        match zstd::zstd_safe::find_frame_compressed_size(rest) {
+            Ok(n) if n <= rest.len() => {
+                let mut out = Vec::new();
+                let frame = &rest[..n];
+                rest = &rest[n..];
+                match zstd::stream::read::Decoder::with_buffer(frame).map(|d| d.single_frame()) {
+                    Ok(mut d) => {
+                        if let Err(e) = d.read_to_end(&mut out) {
+                            damage = Some(format!("corrupt zstd frame: {e}"));
+                        }
+                    }
+                    Err(e) => damage = Some(format!("corrupt zstd frame: {e}")),
+                }
+                parser.feed(&out, &mut f)?;
+                if damage.is_some() {
+                    break;
+                }
+            }
+            _ => {
+                // A frame cut short: decode the blocks that made it to disk.
+                let mut out = Vec::new();
+                if let Ok(d) = zstd::stream::read::Decoder::with_buffer(rest) {
+                    let _ = d.single_frame().read_to_end(&mut out);
+                }
+                parser.feed(&out, &mut f)?;
+                damage = Some("the last zstd frame is incomplete".to_owned());
+                break;
+            }
+        }
+    }
+    if let Some(e) = parser.header_error.take() {
+        return Err(e);
+    }
+    if !parser.header_seen {
+        return Err(FixtureErrorKind::NoHeader);
+    }
+    if !parser.carry.is_empty() && damage.is_none() {
+        damage = Some("the last record has no newline".to_owned());
+    }
+    Ok(End { damage })
+}
+
+struct Parser {
+    /// An incomplete JSONL line carried over to the next frame.
+    carry: Vec<u8>,
+    record: u64,
+    header_seen: bool,
+    header_error: Option<FixtureErrorKind>,
+}
+
+impl Parser {
+    fn feed(
+        &mut self,
+        mut data: &[u8],
+        f: &mut impl FnMut(Record),
+    ) -> Result<(), FixtureErrorKind> {
+        while let Some(i) = memchr::memchr(b'\n', data) {
+            if self.carry.is_empty() {
+                self.record(&data[..i], f);
+            } else {
+                let mut line = std::mem::take(&mut self.carry);
+                line.extend_from_slice(&data[..i]);
+                self.record(&line, f);
+            }
+            data = &data[i + 1..];
+            if let Some(e) = self.header_error.take() {
+                return Err(e);
+            }
+        }
+        self.carry.extend_from_slice(data);
+        Ok(())
+    }
+
+    fn record(&mut self, line: &[u8], f: &mut impl FnMut(Record)) {
+        self.record += 1;
+        if !self.header_seen {
+            self.header_seen = true;
+            match serde_json::from_slice::<Header>(line) {
+                Ok(h) if h.format > FORMAT_VERSION => {
+                    self.header_error = Some(FixtureErrorKind::TooNew { found: h.format });
+                }
+                Ok(h) => f(Record::Header(h)),
+                Err(e) => self.header_error = Some(FixtureErrorKind::BadHeader(e.to_string())),
+            }
+            return;
+        }
+        match parse_record(line) {
+            Ok(r) => f(r),
+            Err(message) => f(Record::Bad {
+                record: self.record,
+                message,
+            }),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct RawRecord {
+    t: u64,
+    d: Dir,
+    #[serde(default)]
+    l: Option<String>,
+    #[serde(default)]
+    b: Option<String>,
+    #[serde(default)]
+    n: bool,
+}
+
+fn parse_record(line: &[u8]) -> Result<Record, String> {
+    if line.starts_with(b"{\"trailer\"") {
+        return serde_json::from_slice::<TrailerRecord>(line)
+            .map(|r| Record::Trailer(r.trailer))
+            .map_err(|e| format!("bad trailer: {e}"));
+    }
+    let raw: RawRecord =
+        serde_json::from_slice(line).map_err(|e| format!("bad line record: {e}"))?;
+    let bytes = match (raw.l, raw.b) {
+        (Some(l), None) => l.into_bytes(),
+        (None, Some(b)) => base64::engine::general_purpose::STANDARD
+            .decode(b)
+            .map_err(|e| format!("bad base64 in line record: {e}"))?,
+        _ => return Err("a line record holds exactly one of `l` and `b`".to_owned()),
+    };
+    Ok(Record::Line(Line {
+        t: raw.t,
+        dir: raw.d,
+        bytes,
+        terminated: !raw.n,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::format::new_header;
+    use crate::corpus::writer::FixtureWriter;
+
+    fn sample() -> Vec<u8> {
+        let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
+        w.push_line(0, Dir::Agent, b"{\"a\":1}\r", true).unwrap();
+        w.flush_frame().unwrap();
+        w.push_line(5, Dir::Client, b"\xff\xfe", true).unwrap();
+        w.flush_frame().unwrap();
+        w.push_line(9, Dir::Agent, b"tail", false).unwrap();
+        w.finish(Trailer::default()).unwrap()
+    }
+
+    #[test]
+    fn round_trips_every_kind_of_line() {
+        let fx = read_fixture_bytes(&sample()).unwrap();
+        assert!(fx.notes.is_empty(), "{:?}", fx.notes);
+        assert_eq!(fx.lines.len(), 3);
+        assert_eq!(fx.lines[0].bytes, b"{\"a\":1}\r");
+        assert_eq!(fx.lines[1].bytes, b"\xff\xfe");
+        assert_eq!(fx.lines[1].dir, Dir::Client);
+        assert!(!fx.lines[2].terminated);
+        assert_eq!(fx.trailer.unwrap().lines, 3);
+    }
+
+    #[test]
+    fn every_truncation_keeps_the_complete_lines() {
+        let full = sample();
+        for cut in 1..full.len() {
+            match read_fixture_bytes(&full[..cut]) {
+                Ok(fx) => {
+                    assert!(fx.lines.len() <= 3);
+                    assert!(fx.trailer.is_none());
+                    assert!(
+                        fx.notes.iter().any(|n| n.contains("cut short")),
+                        "{cut}: {:?}",
+                        fx.notes
+                    );
+                }
+                Err(FixtureErrorKind::NoHeader | FixtureErrorKind::NotZstd) => {}
+                Err(e) => panic!("cut at {cut}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_is_not_a_fixture() {
+        assert!(matches!(
+            read_fixture_bytes(b"{\"a\":1}\n"),
+            Err(FixtureErrorKind::NotZstd)
+        ));
+    }
+}

@@ -1,0 +1,102 @@
+//! Pipe mode and the copy loop every mode shares: raw chunks in, the same chunks out, a copy to the
+//! recorder. No line splitting on this side (the writer thread does it), no per-line syscalls.
+
+use std::io::{self, Read, Write};
+
+use super::Tap;
+use crate::corpus::format::Dir;
+
+/// Read size of the passthrough.
+pub const CHUNK: usize = 256 << 10;
+
+/// How a copy ended.
+#[derive(Debug)]
+pub enum CopyEnd {
+    /// The input reached end of file.
+    Eof,
+    /// The output stopped accepting data (a closed pipe downstream).
+    OutputClosed(io::Error),
+}
+
+/// Copy `input` to `output` chunk by chunk, flushing each one, and hand every chunk to the tap.
+/// The tap comes first: it only copies the chunk into the queue, and in proxy mode it keeps the
+/// order right — once a chunk is passed on, the other side may answer at once, and the answer
+/// must not be recorded before the chunk that caused it. A read error ends the copy as end of
+/// file does.
+pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Dir) -> CopyEnd {
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => return CopyEnd::Eof,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return CopyEnd::Eof,
+        };
+        tap.record(dir, &buf[..n]);
+        if let Err(e) = output.write_all(&buf[..n]).and_then(|()| output.flush()) {
+            return CopyEnd::OutputClosed(e);
+        }
+    }
+}
+
+/// Pipe mode: our stdin to our stdout.
+pub fn run(tap: &Tap) -> CopyEnd {
+    copy(io::stdin().lock(), RawStdout::new(), tap, Dir::Agent)
+}
+
+/// Our stdout without Rust's line buffering, which would hold a partial last line back and split
+/// big chunks at newlines.
+pub struct RawStdout {
+    #[cfg(unix)]
+    file: std::mem::ManuallyDrop<std::fs::File>,
+    #[cfg(not(unix))]
+    out: io::Stdout,
+}
+
+impl RawStdout {
+    pub fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::fd::FromRawFd;
+            // SAFETY: fd 1 stays open for the life of the process and ManuallyDrop never closes it.
+            let file = unsafe { std::fs::File::from_raw_fd(1) };
+            RawStdout {
+                file: std::mem::ManuallyDrop::new(file),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            RawStdout { out: io::stdout() }
+        }
+    }
+}
+
+impl Default for RawStdout {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Write for RawStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        #[cfg(unix)]
+        {
+            (&*self.file).write(buf)
+        }
+        #[cfg(not(unix))]
+        {
+            self.out.write(buf)
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        {
+            self.out.flush()
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! SSE mode: subscribe to an OpenCode server's `/event` stream and record the `data:` payload of
+//! every event as one line (the prefix and the blank separator lines are not part of the stream),
+//! passing the payloads to stdout too.
+
+use std::io::{BufRead, BufReader, Write};
+
+use anyhow::Context;
+
+use super::Tap;
+use super::pipe::RawStdout;
+use crate::corpus::format::Dir;
+
+/// Why the subscription ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SseEnd {
+    /// The server closed the stream.
+    Closed,
+    /// An event of the `--until` type arrived.
+    Until,
+}
+
+/// Subscribe. Done before the recording starts, so a wrong URL leaves no fixture behind.
+pub fn connect(url: &str) -> anyhow::Result<ureq::Response> {
+    ureq::get(url)
+        .set("Accept", "text/event-stream")
+        .call()
+        .with_context(|| format!("failed to subscribe to {url}"))
+}
+
+/// Read events until the stream ends or an event whose `type` is `until` arrives.
+pub fn run(
+    resp: ureq::Response,
+    url: &str,
+    until: Option<&str>,
+    tap: &Tap,
+) -> anyhow::Result<SseEnd> {
+    let mut reader = BufReader::new(resp.into_reader());
+    let mut out = RawStdout::new();
+    let mut data: Vec<u8> = Vec::new();
+    let mut has_data = false;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("failed to read {url}"))?;
+        if n == 0 {
+            if has_data {
+                emit(&mut data, tap, &mut out);
+            }
+            return Ok(SseEnd::Closed);
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.is_empty() {
+            if has_data {
+                let hit = until.is_some_and(|u| event_type(&data).as_deref() == Some(u));
+                emit(&mut data, tap, &mut out);
+                has_data = false;
+                if hit {
+                    return Ok(SseEnd::Until);
+                }
+            }
+            continue;
+        }
+        if let Some(payload) = text.strip_prefix(b"data:") {
+            let payload = payload.strip_prefix(b" ").unwrap_or(payload);
+            if has_data {
+                // Several `data:` lines of one event join with a newline (the SSE rule).
+                data.push(b'\n');
+            }
+            data.extend_from_slice(payload);
+            has_data = true;
+        }
+        // `event:`, `id:`, `retry:` and `:` comments carry nothing the stream needs.
+    }
+}
+
+fn emit(data: &mut Vec<u8>, tap: &Tap, out: &mut RawStdout) {
+    data.push(b'\n');
+    let _ = out.write_all(data);
+    tap.record(Dir::Agent, data);
+    data.clear();
+}
+
+fn event_type(payload: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Typed {
+        #[serde(rename = "type")]
+        ty: String,
+    }
+    serde_json::from_slice::<Typed>(payload).ok().map(|t| t.ty)
+}

@@ -1,0 +1,526 @@
+//! Redaction of secrets and personal paths, applied to every line before it reaches the disk (never
+//! to the passthrough). Pure: one pass of one combined regex per line. `toolnorm corpus lint` uses
+//! the same detector, so what the recorder would redact is exactly what lint refuses.
+//!
+//! Replacements name the kind (`[REDACTED:anthropic-key]`) and contain no quote or backslash, and
+//! every pattern stops at a quote or backslash, so a JSON line stays valid JSON. Patterns a user adds
+//! with `--redact` may cross those; a line they would break is replaced as a whole by a JSON string.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use regex::bytes::Regex;
+
+/// Built-in kinds: name and pattern. A group named `v` marks the part replaced (the secret value),
+/// otherwise the whole match is. Order matters where two patterns start at the same place: the
+/// first one listed wins.
+const KINDS: &[(&str, &str)] = &[
+    (
+        "private-key",
+        r#"-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:(?:[^"\\]|\\[^"])*?-----END[A-Z ]{0,40}PRIVATE KEY-----|(?:[A-Za-z0-9+/=: \t\r-]|\\[nrt])*)"#,
+    ),
+    ("anthropic-key", r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{8,}"),
+    (
+        "openai-key",
+        r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    ),
+    ("stripe-key", r"(?-u:\b)[sr]k_live_[A-Za-z0-9]{16,}"),
+    (
+        "github-token",
+        r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
+    ),
+    ("aws-key", r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)"),
+    ("google-key", r"AIza[0-9A-Za-z_-]{35}"),
+    ("slack-token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("npm-token", r"(?-u:\b)npm_[A-Za-z0-9]{36}"),
+    (
+        "jwt",
+        r"(?-u:\b)eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}",
+    ),
+    (
+        "bearer",
+        r"(?-u:\b)(?i:bearer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)",
+    ),
+    (
+        "basic-auth",
+        r"(?-u:\b)(?i:basic)[ \t]+(?P<v>[A-Za-z0-9+/]{8,}={0,2})",
+    ),
+    (
+        "secret-env",
+        r#"(?-u:\b)[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)=(?:\\?["'])?(?P<v>[^\s"'\\$`]{4,})"#,
+    ),
+    (
+        "secret-field",
+        r#""[A-Za-z0-9_.-]*(?i:key|token|secret|password|passwd)\\?"[ \t]*:[ \t]*\\?"(?P<v>[^"\\]{4,})"#,
+    ),
+];
+
+/// What the redactor is told beyond the built-in kinds.
+#[derive(Clone, Debug, Default)]
+pub struct RedactOptions {
+    /// The user's home directory, replaced by `~`.
+    pub home: Option<String>,
+    /// Other path prefixes and their replacements (a scenario's scratch directory → `/work`).
+    pub prefixes: Vec<(String, String)>,
+    /// Extra patterns (`--redact REGEX`), kind `custom`.
+    pub extra: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("bad --redact pattern `{pattern}`: {source}")]
+pub struct PatternError {
+    pub pattern: String,
+    #[source]
+    pub source: Box<regex::Error>,
+}
+
+#[derive(Clone, Debug)]
+enum Replace {
+    /// `[REDACTED:<kind>]`
+    Token,
+    /// A path prefix: replaced by this text when a path separator or the end of the name follows.
+    Path(String),
+}
+
+#[derive(Clone, Debug)]
+struct Kind {
+    name: String,
+    /// Capture group of the whole alternative and of its value part.
+    whole: usize,
+    value: Option<usize>,
+    replace: Replace,
+    custom: bool,
+}
+
+/// The compiled detector.
+#[derive(Clone, Debug)]
+pub struct Redactor {
+    combined: Regex,
+    kinds: Vec<Kind>,
+    pem_end: Regex,
+}
+
+/// Per-stream state: counts by kind and whether a multi-line PEM block is open.
+#[derive(Clone, Debug, Default)]
+pub struct RedactState {
+    counts: Vec<u64>,
+    in_pem: bool,
+}
+
+/// A secret found by [`Redactor::find`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: String,
+    /// Byte offset in the line.
+    pub offset: usize,
+}
+
+impl Redactor {
+    pub fn new(opts: &RedactOptions) -> Result<Self, PatternError> {
+        let mut alternatives = Vec::new();
+        let mut specs: Vec<(String, Option<()>, Replace, bool)> = Vec::new();
+        for (name, pat) in KINDS {
+            alternatives.push(pat.replace("(?P<v>", &format!("(?P<v{}>", specs.len())));
+            specs.push((
+                (*name).to_owned(),
+                pat.contains("(?P<v>").then_some(()),
+                Replace::Token,
+                false,
+            ));
+        }
+        let mut paths: Vec<(String, String, &str)> = Vec::new();
+        if let Some(home) = opts.home.as_deref().filter(|h| h.len() > 1) {
+            paths.push((home.to_owned(), "~".to_owned(), "home-path"));
+        }
+        for (from, to) in &opts.prefixes {
+            paths.push((from.clone(), to.clone(), "path"));
+        }
+        // Longest first, so a scratch dir inside the home wins over the home itself.
+        paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+        for (from, to, kind) in paths {
+            let from = from.trim_end_matches(['/', '\\']).to_owned();
+            if from.is_empty() {
+                continue;
+            }
+            // The JSON-escaped spelling too (Windows paths have backslashes).
+            let escaped = from.replace('\\', "\\\\");
+            let pat = if escaped == from {
+                regex::escape(&from)
+            } else {
+                format!("{}|{}", regex::escape(&escaped), regex::escape(&from))
+            };
+            alternatives.push(format!("(?:{pat})"));
+            specs.push((kind.to_owned(), None, Replace::Path(to), false));
+        }
+        for pat in &opts.extra {
+            regex::bytes::Regex::new(pat).map_err(|e| PatternError {
+                pattern: pat.clone(),
+                source: Box::new(e),
+            })?;
+            alternatives.push(format!("(?:{pat})"));
+            specs.push(("custom".to_owned(), None, Replace::Token, true));
+        }
+        let combined_src = alternatives
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("(?P<k{i}>{a})"))
+            .collect::<Vec<_>>()
+            .join("|");
+        let combined = regex::bytes::RegexBuilder::new(&combined_src)
+            .size_limit(64 << 20)
+            .dfa_size_limit(64 << 20)
+            .build()
+            .map_err(|e| PatternError {
+                pattern: "(built-in patterns)".to_owned(),
+                source: Box::new(e),
+            })?;
+        let kinds = specs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, has_value, replace, custom))| Kind {
+                name,
+                whole: group_index(&combined, &format!("k{i}")),
+                value: has_value.map(|()| group_index(&combined, &format!("v{i}"))),
+                replace,
+                custom,
+            })
+            .collect();
+        let pem_end =
+            Regex::new(r"-----END[A-Z ]{0,40}PRIVATE KEY-----").map_err(|e| PatternError {
+                pattern: "(built-in patterns)".to_owned(),
+                source: Box::new(e),
+            })?;
+        Ok(Redactor {
+            combined,
+            kinds,
+            pem_end,
+        })
+    }
+
+    /// A redactor for this user: the built-in kinds and `$HOME`.
+    pub fn for_user(
+        prefixes: Vec<(String, String)>,
+        extra: Vec<String>,
+    ) -> Result<Self, PatternError> {
+        Self::new(&RedactOptions {
+            home: home_dir(),
+            prefixes,
+            extra,
+        })
+    }
+
+    pub fn state(&self) -> RedactState {
+        RedactState {
+            counts: vec![0; self.kinds.len()],
+            in_pem: false,
+        }
+    }
+
+    /// Redactions applied so far, by kind.
+    pub fn summary(&self, state: &RedactState) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for (k, n) in self.kinds.iter().zip(&state.counts) {
+            if *n > 0 {
+                *out.entry(k.name.clone()).or_default() += n;
+            }
+        }
+        out
+    }
+
+    /// Redact one line (without its `\n`).
+    pub fn redact<'a>(&self, line: &'a [u8], state: &mut RedactState) -> Cow<'a, [u8]> {
+        if state.counts.len() != self.kinds.len() {
+            state.counts.resize(self.kinds.len(), 0);
+        }
+        let mut line: Cow<'a, [u8]> = Cow::Borrowed(line);
+        if state.in_pem {
+            // Inside a PEM block written over several raw lines: everything up to its END goes.
+            match self.pem_end.find(&line) {
+                Some(m) => {
+                    state.in_pem = false;
+                    let mut out = b"[REDACTED:private-key]".to_vec();
+                    out.extend_from_slice(&line[m.end()..]);
+                    line = Cow::Owned(out);
+                }
+                None => return Cow::Borrowed(b"[REDACTED:private-key]"),
+            }
+        }
+        if !self.combined.is_match(&line) {
+            return line;
+        }
+        let mut out = Vec::with_capacity(line.len());
+        let mut last = 0;
+        let mut custom_hit = false;
+        for caps in self.combined.captures_iter(&line) {
+            let Some((ki, kind)) = self
+                .kinds
+                .iter()
+                .enumerate()
+                .find(|(_, k)| caps.get(k.whole).is_some())
+            else {
+                continue;
+            };
+            let whole = caps.get(kind.whole).map_or(0..0, |m| m.range());
+            let target = kind
+                .value
+                .and_then(|v| caps.get(v))
+                .map_or(whole.clone(), |m| m.range());
+            let replacement: Cow<'_, [u8]> = match &kind.replace {
+                Replace::Path(to) => {
+                    let next = line.get(whole.end).copied();
+                    if next.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+                        continue;
+                    }
+                    Cow::Owned(to.as_bytes().to_vec())
+                }
+                Replace::Token => {
+                    if !accept(&kind.name, &line[target.clone()]) {
+                        continue;
+                    }
+                    Cow::Owned(format!("[REDACTED:{}]", kind.name).into_bytes())
+                }
+            };
+            if kind.name == "private-key"
+                && !self.pem_end.is_match(&line[whole.clone()])
+                && whole.end == line.len()
+            {
+                state.in_pem = true;
+            }
+            custom_hit |= kind.custom;
+            state.counts[ki] += 1;
+            out.extend_from_slice(&line[last..target.start]);
+            out.extend_from_slice(&replacement);
+            last = target.end;
+        }
+        if last == 0 && out.is_empty() {
+            return line;
+        }
+        out.extend_from_slice(&line[last..]);
+        if custom_hit
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&line).is_ok()
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_err()
+        {
+            return Cow::Borrowed(b"\"[REDACTED:custom]\"");
+        }
+        Cow::Owned(out)
+    }
+
+    /// Secrets present in a line (path prefixes are not secrets and are not reported).
+    pub fn find(&self, line: &[u8]) -> Vec<Finding> {
+        if !self.combined.is_match(line) {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        for caps in self.combined.captures_iter(line) {
+            let Some(kind) = self.kinds.iter().find(|k| caps.get(k.whole).is_some()) else {
+                continue;
+            };
+            if matches!(kind.replace, Replace::Path(_)) {
+                continue;
+            }
+            let whole = caps.get(kind.whole).map_or(0..0, |m| m.range());
+            let target = kind
+                .value
+                .and_then(|v| caps.get(v))
+                .map_or(whole.clone(), |m| m.range());
+            if accept(&kind.name, &line[target]) {
+                found.push(Finding {
+                    kind: kind.name.clone(),
+                    offset: whole.start,
+                });
+            }
+        }
+        found
+    }
+}
+
+fn group_index(re: &Regex, name: &str) -> usize {
+    re.capture_names()
+        .position(|n| n == Some(name))
+        .unwrap_or(0)
+}
+
+/// Second look at a candidate, to keep prose and placeholders out.
+fn accept(kind: &str, value: &[u8]) -> bool {
+    if value.starts_with(b"[REDACTED") || value.starts_with(b"<") || value.starts_with(b"${") {
+        return false;
+    }
+    match kind {
+        // "Basic authentication": a real value decodes to `user:password`.
+        "basic-auth" => base64::engine::general_purpose::STANDARD
+            .decode(value)
+            .is_ok_and(|d| d.contains(&b':')),
+        // "Bearer tokens are…": a real token has a digit somewhere.
+        "bearer" => value.iter().any(u8::is_ascii_digit),
+        _ => true,
+    }
+}
+
+/// `$HOME` (or `%USERPROFILE%`), when it is a real directory path and not `/`.
+pub fn home_dir() -> Option<String> {
+    std::env::var("HOME")
+        .ok()
+        .or_else(|| std::env::var("USERPROFILE").ok())
+        .map(|h| h.trim_end_matches(['/', '\\']).to_owned())
+        .filter(|h| h.len() > 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redactor() -> Redactor {
+        Redactor::new(&RedactOptions {
+            home: Some("/home/alice".into()),
+            prefixes: vec![("/tmp/scratch-1".into(), "/work".into())],
+            extra: vec![r"corp-[0-9]{6}".into()],
+        })
+        .unwrap()
+    }
+
+    fn red(line: &str) -> (String, BTreeMap<String, u64>) {
+        let r = redactor();
+        let mut st = r.state();
+        let out = String::from_utf8(r.redact(line.as_bytes(), &mut st).into_owned()).unwrap();
+        (out, r.summary(&st))
+    }
+
+    #[test]
+    fn every_kind_is_redacted_and_named() {
+        let cases = [
+            ("anthropic-key", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv"),
+            ("openai-key", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx"),
+            ("openai-key", "sk-AbCdEfGhIjKlMnOpQrStUvWx1234"),
+            ("github-token", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+            ("github-token", "gho_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+            (
+                "github-token",
+                "github_pat_11AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+            ),
+            ("aws-key", "AKIAIOSFODNN7EXAMPLE"),
+            ("google-key", "AIzaSyA-1234567890abcdefghijklmnopqrstu"),
+            ("slack-token", "xoxb-1234567890-abcdefghij"),
+            ("npm-token", "npm_abcdefghijklmnopqrstuvwxyz0123456789"),
+            ("stripe-key", "sk_live_abcdefghijklmnop1234"),
+            (
+                "jwt",
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+            ),
+            ("custom", "corp-123456"),
+        ];
+        for (kind, secret) in cases {
+            let line = format!("{{\"text\":\"use {secret} now\"}}");
+            let (out, counts) = red(&line);
+            assert!(!out.contains(secret), "{kind}: {out}");
+            assert!(out.contains(&format!("[REDACTED:{kind}]")), "{kind}: {out}");
+            assert_eq!(counts.get(kind), Some(&1), "{kind}");
+            serde_json::from_str::<serde_json::Value>(&out).unwrap();
+        }
+    }
+
+    #[test]
+    fn values_after_names_are_redacted() {
+        let (out, _) = red(r#"{"headers":{"Authorization":"Bearer abc123def456ghi789jkl"}}"#);
+        assert_eq!(
+            out,
+            r#"{"headers":{"Authorization":"Bearer [REDACTED:bearer]"}}"#
+        );
+        let (out, _) = red(r#"{"h":"Basic dXNlcjpodW50ZXIy"}"#);
+        assert_eq!(out, r#"{"h":"Basic [REDACTED:basic-auth]"}"#);
+        let (out, _) = red(r#"{"cmd":"OPENAI_API_KEY=abcd1234 run; DB_PASSWORD=\"hunter22\""}"#);
+        assert_eq!(
+            out,
+            r#"{"cmd":"OPENAI_API_KEY=[REDACTED:secret-env] run; DB_PASSWORD=\"[REDACTED:secret-env]\""}"#
+        );
+        let (out, _) =
+            red(r#"{"client_secret":"s3cr3t-value","apiKey":"xyz12345","max_tokens":100}"#);
+        assert_eq!(
+            out,
+            r#"{"client_secret":"[REDACTED:secret-field]","apiKey":"[REDACTED:secret-field]","max_tokens":100}"#
+        );
+        let (out, _) = red(r#"{"input":"{\"auth_token\": \"abcdef12\"}"}"#);
+        assert_eq!(
+            out,
+            r#"{"input":"{\"auth_token\": \"[REDACTED:secret-field]\"}"}"#
+        );
+    }
+
+    #[test]
+    fn prose_and_references_are_left_alone() {
+        for line in [
+            r#"{"text":"Basic authentication and bearer tokens are explained in the task-abcdefghijklmnopqrstuvwxyz doc"}"#,
+            r#"{"cmd":"export API_KEY=$API_KEY"}"#,
+            r#"{"apiKeySource":"none","input_tokens":12}"#,
+            r#"{"cwd":"/home/alicex/app"}"#,
+        ] {
+            assert_eq!(red(line).0, line);
+        }
+    }
+
+    #[test]
+    fn paths_become_tilde_and_scratch() {
+        let (out, counts) =
+            red(r#"{"cwd":"/home/alice/app","tmp":"/tmp/scratch-1/x","home":"/home/alice"}"#);
+        assert_eq!(out, r#"{"cwd":"~/app","tmp":"/work/x","home":"~"}"#);
+        assert_eq!(counts.get("home-path"), Some(&2));
+        assert_eq!(counts.get("path"), Some(&1));
+    }
+
+    #[test]
+    fn pem_blocks_in_json_and_over_raw_lines() {
+        let (out, _) = red(
+            r#"{"content":"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc==\n-----END RSA PRIVATE KEY-----\n"}"#,
+        );
+        assert_eq!(out, r#"{"content":"[REDACTED:private-key]\n"}"#);
+        let r = redactor();
+        let mut st = r.state();
+        let lines = [
+            "-----BEGIN PRIVATE KEY-----",
+            "MIIEvQIBADANBg",
+            "-----END PRIVATE KEY-----",
+            "after",
+        ];
+        let out: Vec<String> = lines
+            .iter()
+            .map(|l| String::from_utf8(r.redact(l.as_bytes(), &mut st).into_owned()).unwrap())
+            .collect();
+        assert!(out.iter().all(|l| !l.contains("MIIE")), "{out:?}");
+        assert_eq!(out[3], "after");
+    }
+
+    #[test]
+    fn a_custom_pattern_never_breaks_json() {
+        let r = Redactor::new(&RedactOptions {
+            extra: vec![r#"x":"y"#.into()],
+            ..Default::default()
+        })
+        .unwrap();
+        let mut st = r.state();
+        let out = r.redact(br#"{"x":"y"}"#, &mut st);
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap();
+    }
+
+    #[test]
+    fn find_reports_kind_and_offset() {
+        let f = redactor().find(b"key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv /home/alice");
+        assert_eq!(
+            f,
+            vec![Finding {
+                kind: "anthropic-key".into(),
+                offset: 4
+            }]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn json_stays_json(s in "\\PC{0,80}") {
+            let line = serde_json::to_string(&serde_json::json!({"text": s, "k": format!("sk-ant-{s}")})).unwrap();
+            let r = redactor();
+            let mut st = r.state();
+            let out = r.redact(line.as_bytes(), &mut st);
+            proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok(), "{}", String::from_utf8_lossy(&out));
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Session transcripts (`~/.claude/projects/<project>/<session>.jsonl` and `subagents/agent-*.jsonl`):
+//! one line per content block (duplicates with new uuids), the line's own `cwd` and `timestamp`,
+//! `isSidechain` subagent lines, and `progress` lines whose `agent_progress` data embeds the
+//! subagent's messages.
+
+use super::session::{Ctx, Session};
+use super::wire::Line;
+use crate::model::ToolState;
+use crate::providers::{PartStore, PartUpdate};
+
+pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
+    session.set_cwd(line.cwd.get());
+    let sidechain = line.is_sidechain.is_true();
+    // Old CLIs write subagent lines inline without naming their call: attribute them to the one
+    // open Agent/Task call when there is exactly one.
+    let inferred = if sidechain {
+        session.sole_open_subagent(store)
+    } else {
+        None
+    };
+    let ctx = Ctx {
+        line: number,
+        timestamp: line.timestamp.get(),
+        parent: inferred.as_deref(),
+        sidechain,
+    };
+    match line.ty() {
+        "assistant" => {
+            if line.is_api_error_message.is_true() {
+                return;
+            }
+            if let Some(msg) = line.message.get() {
+                session.assistant(ctx, msg, store);
+            }
+        }
+        "user" => {
+            if let Some(msg) = line.message.get() {
+                session.user(ctx, msg, line.structured_result(), store);
+            }
+        }
+        "progress" => progress(session, number, line, store),
+        _ => {}
+    }
+}
+
+fn progress(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
+    let Some(data) = line.data.get() else { return };
+    match data.ty.get().unwrap_or("") {
+        "agent_progress" => {
+            let Some(embedded) = data.message.get() else {
+                return;
+            };
+            let Some(msg) = embedded.message.get() else {
+                return;
+            };
+            let ctx = Ctx {
+                line: number,
+                timestamp: embedded.timestamp.get().or(line.timestamp.get()),
+                parent: line.parent_tool_use_id_camel.get(),
+                sidechain: true,
+            };
+            match embedded.ty.get().unwrap_or("") {
+                "assistant" => session.assistant(ctx, msg, store),
+                "user" => session.user(ctx, msg, embedded.tool_use_result, store),
+                _ => {}
+            }
+        }
+        "bash_progress" => {
+            // A command reporting progress is executing.
+            let id = line
+                .parent_tool_use_id_camel
+                .get()
+                .or(line.tool_use_id_camel.get());
+            if let Some(id) = id.filter(|id| store.contains(id)) {
+                store.upsert(
+                    number,
+                    PartUpdate {
+                        state: Some(ToolState::Running),
+                        ..PartUpdate::new(id)
+                    },
+                );
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,150 @@
+//! `opencode export [id]`: one pretty-printed JSON document `{info: Session, messages: [{info:
+//! Message, parts: [Part]}]}` holding the final state of every part. Events point at the line
+//! where each part's id appears, so `toolnorm cat` can show the part.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{ErrorWire, PartWire, Tracker};
+use crate::model::DiagnosticLevel;
+use crate::providers::{Input, PartStore};
+
+#[derive(Deserialize)]
+struct Export<'a> {
+    #[serde(borrow, default)]
+    info: Option<SessionInfo<'a>>,
+    #[serde(borrow, default)]
+    messages: Vec<Message<'a>>,
+}
+
+#[derive(Deserialize)]
+struct SessionInfo<'a> {
+    #[serde(borrow, default)]
+    directory: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    info: Option<MessageInfo<'a>>,
+    #[serde(borrow, default)]
+    parts: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct MessageInfo<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionID", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    error: Option<ErrorWire<'a>>,
+}
+
+/// Finds the raw line where a part's id is written, moving forward through the document.
+struct LineFinder<'a> {
+    bytes: &'a [u8],
+    /// Byte offset where each raw line starts, when the lines are slices of `bytes`.
+    starts: Vec<(usize, u32)>,
+    cursor: usize,
+}
+
+impl<'a> LineFinder<'a> {
+    fn new(input: &Input<'a>) -> Self {
+        let base = input.bytes.as_ptr() as usize;
+        let end = base + input.bytes.len();
+        let starts = input
+            .lines
+            .iter()
+            .filter_map(|l| {
+                let at = l.bytes.as_ptr() as usize;
+                (at >= base && at <= end).then_some((at - base, l.number))
+            })
+            .collect();
+        LineFinder {
+            bytes: input.bytes,
+            starts,
+            cursor: 0,
+        }
+    }
+
+    fn line_of(&mut self, id: &str) -> u32 {
+        let needle = format!("\"{id}\"");
+        let found = memchr::memmem::find(&self.bytes[self.cursor..], needle.as_bytes())
+            .map(|i| i + self.cursor)
+            .or_else(|| memchr::memmem::find(self.bytes, needle.as_bytes()));
+        let Some(at) = found else { return 1 };
+        self.cursor = at + needle.len();
+        match self.starts.partition_point(|(s, _)| *s <= at) {
+            0 => 1,
+            i => self.starts[i - 1].1,
+        }
+    }
+}
+
+pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
+    let bytes = input
+        .bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(input.bytes);
+    let doc: Export<'_> = match serde_json::from_slice(bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            let level = if e.is_eof() {
+                DiagnosticLevel::Error
+            } else {
+                DiagnosticLevel::Warning
+            };
+            let what = if e.is_eof() {
+                "export document cut short"
+            } else {
+                "export is not the expected JSON"
+            };
+            store.diagnostic(
+                u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),
+                level,
+                format!("{what}: {e}"),
+            );
+            return;
+        }
+    };
+    tracker.cwd = doc.info.and_then(|i| i.directory).map(Cow::into_owned);
+    let mut finder = LineFinder::new(input);
+    for message in &doc.messages {
+        let mut last_line = 1;
+        for raw in &message.parts {
+            let part: PartWire<'_> = match serde_json::from_str(raw.get()) {
+                Ok(p) => p,
+                Err(e) => {
+                    store.warn(last_line, format!("part is not an OpenCode Part: {e}"));
+                    continue;
+                }
+            };
+            if part.ty.as_deref() != Some("tool") {
+                continue;
+            }
+            let key = part.id.as_deref().or(part.call_id.as_deref()).unwrap_or("");
+            last_line = if key.is_empty() {
+                last_line
+            } else {
+                finder.line_of(key)
+            };
+            tracker.apply(last_line, &part, store);
+        }
+        if let Some(info) = &message.info {
+            if let (Some(e), Some(id)) = (&info.error, info.id.as_deref()) {
+                if e.is_abort() {
+                    tracker.abort(
+                        last_line,
+                        info.session_id.as_deref(),
+                        Some(id),
+                        "The message was aborted",
+                        store,
+                    );
+                }
+            }
+        }
+    }
+}

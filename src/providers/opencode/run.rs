@@ -1,0 +1,61 @@
+//! `opencode run --format json`: one `{type, timestamp, sessionID, part}` line per finished part.
+//! `tool_use` lines appear only when a tool part is completed (and, from v1.2.7, errored), so every
+//! call arrives already terminal. `error` lines carry a session error instead of a part.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::{ErrorWire, PartWire, Tracker};
+use crate::providers::{Input, PartStore, line_text, report_bad_json};
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionID", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    part: Option<PartWire<'a>>,
+    #[serde(borrow, default)]
+    error: Option<ErrorWire<'a>>,
+}
+
+pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
+    for line in &input.lines {
+        let Some(text) = line_text(line, store) else {
+            continue;
+        };
+        let l: Line<'_> = match serde_json::from_str(&text) {
+            Ok(l) => l,
+            Err(err) if err.is_data() => {
+                store.warn(line.number, format!("not an OpenCode run event: {err}"));
+                continue;
+            }
+            Err(err) => {
+                report_bad_json(line, &err, store);
+                continue;
+            }
+        };
+        match l.ty.as_deref() {
+            Some("tool_use") => match l.part {
+                Some(part) => tracker.apply(line.number, &part, store),
+                None => store.warn(line.number, "tool_use line without a part"),
+            },
+            Some("error") => match l.error {
+                Some(e) if e.is_abort() => tracker.abort(
+                    line.number,
+                    l.session_id.as_deref(),
+                    None,
+                    "The session was aborted",
+                    store,
+                ),
+                Some(e) => store.info(line.number, format!("session error: {}", e.summary())),
+                None => store.info(line.number, "session error without details"),
+            },
+            // step_start, step_finish, text, reasoning: no tool state.
+            Some(_) => {}
+            None => store.info(line.number, "line without a `type`; skipped"),
+        }
+    }
+}

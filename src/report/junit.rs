@@ -1,0 +1,291 @@
+//! `junit.xml` in nextest's JUnit shape (via `quick-junit`): one `<testsuite>` per provider, one
+//! `<testcase>` per fixture (`classname` the provider, `name` the fixture), plus an `orphans` suite.
+//!
+//! How statuses map, so CI dashboards count what the gate counts:
+//!
+//! - `pass` → success.
+//! - `fail` → `<failure type="conformance">`: the message names what failed (and why, e.g. no
+//!   expected file); the text carries the changed JSON pointers, invisible differences, the
+//!   violations and the unified diff.
+//! - `error` → `<error type="error">` with the reason (the fixture could not be read or normalized).
+//! - `xfail` → `<skipped type="xfail">` with the expectations' reasons. Like pytest's JUnit output:
+//!   a known failure is neither a pass (it still fails) nor a failure (it does not fail the gate),
+//!   and "skipped" keeps it visible in every JUnit viewer.
+//! - `xpass` → under `--strict`, `<failure type="xpass">` ("fixed: remove the entry"), because it
+//!   fails the gate; otherwise success with the note in `system-out` (pytest does the same).
+//! - Every orphan is a failed testcase in the `orphans` suite, since orphans fail the gate.
+//!
+//! quick-junit strips characters XML cannot hold (ANSI escapes, control characters) and escapes
+//! the rest, so provider data cannot break the document.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+
+use super::model::*;
+
+/// Write `junit.xml` for `report`.
+pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    let mut junit = quick_junit::Report::new("toolnorm-verify");
+    junit.set_time(Duration::from_millis(report.summary.duration_ms));
+    for provider in report.providers() {
+        let mut suite = TestSuite::new(provider);
+        let fixtures: Vec<_> = report
+            .fixtures
+            .iter()
+            .filter(|f| f.provider == provider)
+            .collect();
+        suite.set_time(Duration::from_millis(
+            fixtures.iter().map(|f| f.duration_ms).sum(),
+        ));
+        suite.add_property(Property::new(
+            "toolnorm-version",
+            report.toolnorm_version.as_str(),
+        ));
+        suite.add_property(Property::new("strict", report.summary.strict.to_string()));
+        if let Some(shard) = &report.shard {
+            suite.add_property(Property::new("shard", shard.as_str()));
+        }
+        for f in fixtures {
+            suite.add_test_case(test_case(f, report.summary.strict));
+        }
+        junit.add_test_suite(suite);
+    }
+    if !report.orphans.is_empty() {
+        let mut suite = TestSuite::new("orphans");
+        for o in &report.orphans {
+            let (kind, what) = match o.kind {
+                OrphanKind::MissingExpected => {
+                    ("missing-expected", "fixture without expected output")
+                }
+                OrphanKind::MissingFixture => ("missing-fixture", "expected file without fixture"),
+                OrphanKind::UnusedExpectation => {
+                    ("unused-expectation", "expectation that matches nothing")
+                }
+            };
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status
+                .set_type(kind)
+                .set_message(format!("{what}: {}", o.message));
+            let mut case = TestCase::new(o.subject.as_str(), status);
+            case.set_classname("orphans");
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit.serialize(out).map_err(io::Error::other)
+}
+
+fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
+    let status = match f.status {
+        Status::Pass => TestCaseStatus::success(),
+        Status::Fail => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type("conformance").set_message(fail_message(f));
+            describe(&mut s, f);
+            s
+        }
+        Status::Error => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+            s.set_type("error").set_message(
+                f.message
+                    .as_deref()
+                    .unwrap_or("the fixture could not be normalized"),
+            );
+            describe(&mut s, f);
+            s
+        }
+        Status::Xfail => {
+            let mut s = TestCaseStatus::skipped();
+            let reasons: Vec<String> = f
+                .violations
+                .iter()
+                .filter(|v| v.known)
+                .map(|v| {
+                    format!(
+                        "{} {}: {}",
+                        v.rule,
+                        v.rule_name,
+                        v.reason.as_deref().unwrap_or("no reason given")
+                    )
+                })
+                .collect();
+            s.set_type("xfail")
+                .set_message(format!("known failure: {}", reasons.join("; ")));
+            describe(&mut s, f);
+            s
+        }
+        Status::Xpass if strict => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type("xpass").set_message(xpass_message(f));
+            s
+        }
+        Status::Xpass => TestCaseStatus::success(),
+    };
+    let mut case = TestCase::new(f.name.as_str(), status);
+    case.set_classname(f.provider.as_str());
+    case.set_time(Duration::from_millis(f.duration_ms));
+    case.add_property(Property::new("path", f.path.as_str()));
+    if let Some(d) = &f.dialect {
+        case.add_property(Property::new("dialect", d.as_str()));
+    }
+    if f.status == Status::Xpass && !strict {
+        case.set_system_out(xpass_message(f));
+    }
+    case
+}
+
+fn xpass_message(f: &FixtureResult) -> String {
+    if f.fixed.is_empty() {
+        "listed known failure no longer fails: fixed, remove the entry from expectations.toml"
+            .to_string()
+    } else {
+        format!(
+            "known failure {} no longer fails: fixed, remove the entry from expectations.toml",
+            f.fixed.join(", ")
+        )
+    }
+}
+
+/// One line: what failed.
+fn fail_message(f: &FixtureResult) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = &f.diff {
+        parts.push(format!(
+            "expected output differs (+{} -{} lines)",
+            d.added, d.removed
+        ));
+    }
+    let unexpected = f.violations.iter().filter(|v| !v.known).count();
+    if unexpected > 0 {
+        let mut codes: Vec<&str> = f
+            .violations
+            .iter()
+            .filter(|v| !v.known)
+            .map(|v| v.rule.as_str())
+            .collect();
+        codes.dedup();
+        parts.push(format!(
+            "{unexpected} unexpected violation(s): {}",
+            codes.join(", ")
+        ));
+    }
+    if let Some(m) = &f.message {
+        parts.push(m.clone());
+    }
+    if parts.is_empty() {
+        parts.push("fixture failed".to_string());
+    }
+    parts.join("; ")
+}
+
+/// The failure's text: changed pointers, invisible differences, violations, then the diff.
+fn details(f: &FixtureResult) -> String {
+    let mut s = String::new();
+    if let Some(d) = &f.diff {
+        if !d.changed_paths.is_empty() {
+            s.push_str("changed:\n");
+            for p in &d.changed_paths {
+                s.push_str(&format!("  {p}\n"));
+            }
+        }
+        for inv in &d.invisible {
+            s.push_str(&format!("invisible: {inv}\n"));
+        }
+    }
+    if !f.violations.is_empty() {
+        s.push_str("violations:\n");
+        for v in &f.violations {
+            s.push_str(&format!("  {} {}", v.rule, v.rule_name));
+            if let Some(l) = v.line {
+                s.push_str(&format!(" line {l}"));
+            }
+            if let Some(p) = &v.part_id {
+                s.push_str(&format!(" part {p}"));
+            }
+            s.push_str(&format!(": {}", v.message));
+            if v.known {
+                s.push_str(&format!(
+                    " (known: {})",
+                    v.reason.as_deref().unwrap_or("no reason given")
+                ));
+            }
+            s.push('\n');
+        }
+    }
+    if let Some(d) = &f.diff {
+        if !d.unified.is_empty() {
+            s.push('\n');
+            s.push_str(&d.unified);
+        }
+    }
+    s
+}
+
+/// Set the failure text only when there is one: an empty element says nothing.
+fn describe(status: &mut TestCaseStatus, f: &FixtureResult) {
+    let text = details(f);
+    if !text.trim().is_empty() {
+        status.set_description(text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample::sample_report;
+
+    fn rendered(report: &Report) -> String {
+        let mut buf = Vec::new();
+        render(report, &mut buf).expect("writing to a Vec cannot fail");
+        String::from_utf8(buf).expect("junit is UTF-8")
+    }
+
+    #[test]
+    fn junit_of_the_sample_report() {
+        let mut r = sample_report();
+        // Keep the snapshot readable: the large diff is covered by the HTML tests.
+        r.fixtures.retain(|f| f.name != "long-session");
+        insta::assert_snapshot!(rendered(&r));
+    }
+
+    #[test]
+    fn round_trips_through_a_junit_parser() {
+        let xml = rendered(&sample_report());
+        let parsed = quick_junit::Report::deserialize_from_str(&xml).expect("valid JUnit XML");
+        let names: Vec<&str> = parsed.test_suites.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["claude", "codex", "opencode", "orphans"]);
+        let claude = &parsed.test_suites[0];
+        assert_eq!(claude.test_cases.len(), 4);
+        assert!(!xml.contains("<script>"), "markup must be escaped");
+        let hostile = claude
+            .test_cases
+            .iter()
+            .find(|c| c.name.as_str() == "hostile-output")
+            .expect("present");
+        match &hostile.status {
+            TestCaseStatus::NonSuccess {
+                kind: NonSuccessKind::Failure,
+                description: Some(d),
+                ..
+            } => {
+                assert!(d.contains("/parts/0/title"));
+                assert!(
+                    d.contains("<script>document.title='PWNED'</script>"),
+                    "text survives escaping"
+                );
+            }
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn xpass_fails_only_when_strict() {
+        let mut r = sample_report();
+        r.summary.strict = false;
+        let xml = rendered(&r);
+        assert!(!xml.contains("type=\"xpass\""));
+        assert!(xml.contains("no longer fails"));
+    }
+}

@@ -1,0 +1,69 @@
+//! TN019: the document's events and parts agree, and events point into the stream.
+
+use std::collections::HashSet;
+
+use super::{Finding, RuleContext, declare_rule};
+
+declare_rule! {
+    /// ## What it checks
+    /// Every event names a part that exists; every part has at least one event; every event's
+    /// line is a line of the raw stream (1 … number of lines); events are in stream order.
+    ///
+    /// ## Why
+    /// Events are how a violation, a diff or a report points back at the raw line that caused a
+    /// state change. An event for a missing part, or one that points past the end of the stream,
+    /// sends reviewers to the wrong place; a part without events cannot be traced at all.
+    ///
+    /// ## Example
+    /// Violation: `events: [{"line": 40, "partId": "toolu_1", ...}]` on a 12-line stream.
+    /// Conforming: the event points at the line that carried the `tool_use`.
+    pub(crate) struct EventsIncoherent {
+        code: "TN019",
+        summary: "every event names an existing part and a raw line; every part has an event",
+        check: check,
+    }
+}
+
+fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let ids: HashSet<&str> = cx.doc.parts.iter().map(|p| p.id.as_str()).collect();
+    let last = cx.input.lines.last().map_or(0, |l| l.number);
+    let mut prev_line = 0;
+    let mut unknown_reported = HashSet::new();
+    for e in &cx.doc.events {
+        if !ids.contains(e.part_id.as_str()) && unknown_reported.insert(e.part_id.as_str()) {
+            out.push(Finding::new(
+                Some(e.line),
+                Some(&e.part_id),
+                "event names a part that does not exist",
+            ));
+        }
+        if e.line == 0 || e.line > last {
+            out.push(Finding::new(
+                None,
+                Some(&e.part_id),
+                format!(
+                    "event points at line {} but the stream has {last} lines",
+                    e.line
+                ),
+            ));
+        } else if e.line < prev_line {
+            out.push(Finding::new(
+                Some(e.line),
+                Some(&e.part_id),
+                format!(
+                    "event on line {} comes after an event on line {prev_line}",
+                    e.line
+                ),
+            ));
+        }
+        prev_line = prev_line.max(e.line);
+    }
+    let with_events: HashSet<&str> = cx.doc.events.iter().map(|e| e.part_id.as_str()).collect();
+    for p in &cx.doc.parts {
+        if !with_events.contains(p.id.as_str()) {
+            out.push(Finding::new(None, Some(&p.id), "part has no events"));
+        }
+    }
+    out
+}

@@ -1,0 +1,881 @@
+//! The scripted fake model on 127.0.0.1: speaks the Anthropic Messages, OpenAI Responses and
+//! OpenAI Chat Completions streaming APIs, answering each request from a scenario's turns.
+//!
+//! The server keeps no conversation state: the turn to play is derived from the request itself
+//! (the scripted call ids already in its history, or else its count of assistant turns), so
+//! retries, subagents and concurrent requests all get the right reply. Every request is logged as
+//! one JSON line so a scenario can assert what the CLI sent.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+
+use serde_json::{Value, json};
+
+use super::spec::{Api, CallKind, Page, Scenario, Subagent, ToolCall, Turn};
+
+/// What the server plays: the main script, the subagent scripts and the pages it serves.
+#[derive(Debug, Clone, Default)]
+pub struct Script {
+    pub turns: Vec<Turn>,
+    pub subagents: Vec<Subagent>,
+    pub pages: Vec<Page>,
+    /// `{{key}}` placeholders replaced in tool inputs (`workspace`, and `base_url` set by the
+    /// server itself), since ports and scratch paths are only known at run time.
+    pub vars: Vec<(String, String)>,
+}
+
+impl Script {
+    pub fn from_scenario(s: &Scenario) -> Script {
+        Script {
+            turns: s.turns.clone(),
+            subagents: s.subagents.clone(),
+            pages: s.pages.clone(),
+            vars: Vec::new(),
+        }
+    }
+
+    fn expand(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for (k, v) in &self.vars {
+            out = out.replace(&format!("{{{{{k}}}}}"), v);
+        }
+        out
+    }
+}
+
+/// Which script a request belongs to, which turn it gets, and the SSE body answering it.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// `main`, `subagent:<marker>`, `title` (a request without tools) or `web_search`.
+    pub script: String,
+    /// 0-based turn index played (None when not from a script).
+    pub turn: Option<usize>,
+    pub content_type: &'static str,
+    pub body: String,
+}
+
+/// A running server. Dropping it stops it.
+pub struct ModelServer {
+    server: Arc<tiny_http::Server>,
+    port: u16,
+    accept: Option<JoinHandle<()>>,
+}
+
+struct Shared {
+    script: Script,
+    log: Option<Mutex<File>>,
+    seq: Mutex<u64>,
+}
+
+impl ModelServer {
+    /// Listen on a free loopback port; log requests as JSON lines to `log` when given.
+    pub fn start(mut script: Script, log: Option<&Path>) -> io::Result<ModelServer> {
+        let server = tiny_http::Server::http("127.0.0.1:0").map_err(io::Error::other)?;
+        let port = server
+            .server_addr()
+            .to_ip()
+            .map(|a| a.port())
+            .ok_or_else(|| io::Error::other("no ip address"))?;
+        script
+            .vars
+            .push(("base_url".to_owned(), format!("http://127.0.0.1:{port}")));
+        let log = match log {
+            Some(p) => Some(Mutex::new(File::create(p)?)),
+            None => None,
+        };
+        let shared = Arc::new(Shared {
+            script,
+            log,
+            seq: Mutex::new(0),
+        });
+        let server = Arc::new(server);
+        let accept_server = Arc::clone(&server);
+        let accept = thread::Builder::new()
+            .name("model-server".into())
+            .spawn(move || {
+                for request in accept_server.incoming_requests() {
+                    let shared = Arc::clone(&shared);
+                    // One thread per request: a CLI may hold a stream open while its subagent asks.
+                    let _ = thread::Builder::new()
+                        .name("model-request".into())
+                        .spawn(move || handle(&shared, request));
+                }
+            })?;
+        Ok(ModelServer {
+            server,
+            port,
+            accept: Some(accept),
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:PORT` (no trailing slash, no `/v1`).
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.server.unblock();
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn handle(shared: &Shared, mut request: tiny_http::Request) {
+    let method = request.method().as_str().to_owned();
+    let url = request.url().to_owned();
+    let path = url.split('?').next().unwrap_or_default().to_owned();
+    let mut raw = Vec::new();
+    let _ = request.as_reader().read_to_end(&mut raw);
+    let body: Option<Value> = serde_json::from_slice(&raw).ok();
+
+    let (status, content_type, text, reply_meta) =
+        route(&shared.script, &method, &path, body.as_ref());
+
+    if let Some(log) = &shared.log {
+        let seq = {
+            let mut s = shared.seq.lock().unwrap_or_else(|e| e.into_inner());
+            *s += 1;
+            *s
+        };
+        let entry = json!({
+            "seq": seq,
+            "method": method,
+            "url": url,
+            "status": status,
+            "script": reply_meta.as_ref().map(|r| r.0.clone()),
+            "turn": reply_meta.as_ref().and_then(|r| r.1),
+            "body": body.unwrap_or_else(|| Value::String(String::from_utf8_lossy(&raw).into_owned())),
+        });
+        let mut f = log.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(f, "{entry}");
+        let _ = f.flush();
+    }
+
+    let mut response = tiny_http::Response::from_data(text.into_bytes()).with_status_code(status);
+    if let Ok(h) = tiny_http::Header::from_bytes("Content-Type", content_type) {
+        response.add_header(h);
+    }
+    if content_type.starts_with("text/event-stream") {
+        if let Ok(h) = tiny_http::Header::from_bytes("Cache-Control", "no-cache") {
+            response.add_header(h);
+        }
+    }
+    let _ = request.respond(response);
+}
+
+type Routed = (u16, &'static str, String, Option<(String, Option<usize>)>);
+
+fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Routed {
+    if method == "GET" {
+        if let Some(page) = script.pages.iter().find(|p| p.path == path) {
+            let ct: &'static str = if page.content_type.starts_with("text/plain") {
+                "text/plain; charset=utf-8"
+            } else if page.content_type.starts_with("application/json") {
+                "application/json"
+            } else {
+                "text/html; charset=utf-8"
+            };
+            return (200, ct, page.body.clone(), None);
+        }
+        if path == "/v1/models" || path == "/models" {
+            return (
+                200,
+                "application/json",
+                json!({"object": "list", "data": []}).to_string(),
+                None,
+            );
+        }
+    }
+    if method == "HEAD" {
+        return (200, "text/plain", String::new(), None);
+    }
+    if method == "POST" {
+        let api = match path {
+            "/v1/messages" | "/messages" => Some(Api::Anthropic),
+            "/v1/responses" | "/responses" => Some(Api::Responses),
+            "/v1/chat/completions" | "/chat/completions" => Some(Api::ChatCompletions),
+            "/v1/messages/count_tokens" => {
+                return (
+                    200,
+                    "application/json",
+                    json!({"input_tokens": 42}).to_string(),
+                    None,
+                );
+            }
+            _ => None,
+        };
+        if let Some(api) = api {
+            let Some(body) = body else {
+                let err = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "request body is not JSON"}});
+                return (400, "application/json", err.to_string(), None);
+            };
+            let r = respond(api, body, script);
+            return (200, r.content_type, r.body, Some((r.script, r.turn)));
+        }
+    }
+    let err =
+        json!({"error": {"type": "not_found", "message": format!("no route for {method} {path}")}});
+    (404, "application/json", err.to_string(), None)
+}
+
+/// Answer one model request (pure: the request body in, the SSE body out).
+pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
+    let req = Request::parse(api, body);
+    if api == Api::Anthropic && req.web_search_server_tool {
+        let query = req
+            .user_text
+            .rsplit("query:")
+            .next()
+            .map(|q| q.trim().trim_matches('"').to_owned())
+            .unwrap_or_default();
+        return Reply {
+            script: "web_search".into(),
+            turn: None,
+            content_type: "text/event-stream",
+            body: anthropic_web_search(&query),
+        };
+    }
+    if !req.has_tools {
+        // Title generation, summaries, quota probes: plain text, never a tool call.
+        let turn = Turn {
+            text: Some("Scripted session".into()),
+            tools: vec![],
+        };
+        return Reply {
+            script: "title".into(),
+            turn: None,
+            content_type: "text/event-stream",
+            body: render(api, &turn, "x", 0, &[]),
+        };
+    }
+    let (label, sid, turns) = match script
+        .subagents
+        .iter()
+        .enumerate()
+        .find(|(_, s)| req.user_text.contains(&s.marker))
+    {
+        Some((i, s)) => (format!("subagent:{}", s.marker), format!("a{i}"), &s.turns),
+        None => ("main".to_owned(), "m".to_owned(), &script.turns),
+    };
+    let index = req.turns_done;
+    let done = Turn {
+        text: Some("Done.".into()),
+        tools: vec![],
+    };
+    let mut turn = turns.get(index).unwrap_or(&done).clone();
+    let protect: Vec<String> = script.vars.iter().map(|(_, v)| v.clone()).collect();
+    for call in &mut turn.tools {
+        call.input = expand_value(script, &call.input);
+    }
+    Reply {
+        script: label,
+        turn: (index < turns.len()).then_some(index),
+        content_type: "text/event-stream",
+        body: render(api, &turn, &sid, index, &protect),
+    }
+}
+
+fn expand_value(script: &Script, v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(script.expand(s)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| expand_value(script, x)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), expand_value(script, x)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// What the server needs to know about a request.
+struct Request {
+    has_tools: bool,
+    web_search_server_tool: bool,
+    /// Text of the user messages before the first assistant turn (where a subagent's marker is).
+    user_text: String,
+    /// Assistant turns already in the history.
+    turns_done: usize,
+}
+
+impl Request {
+    fn parse(api: Api, body: &Value) -> Request {
+        let tools = body.get("tools").and_then(Value::as_array);
+        let has_tools = tools.is_some_and(|t| !t.is_empty());
+        let web_search_server_tool = tools.is_some_and(|t| {
+            t.iter().any(|x| {
+                x.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|ty| ty.starts_with("web_search"))
+            })
+        });
+        let history = match api {
+            Api::Responses => body.get("input"),
+            _ => body.get("messages"),
+        };
+        let items: &[Value] = history
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let mut user_text = String::new();
+        let mut seen_assistant = false;
+        let mut assistant_turns = 0usize;
+        let mut prev_model = false;
+        for item in items {
+            let role = item.get("role").and_then(Value::as_str);
+            let ty = item.get("type").and_then(Value::as_str);
+            let is_model = match api {
+                Api::Responses => {
+                    role == Some("assistant")
+                        || matches!(
+                            ty,
+                            Some(
+                                "function_call"
+                                    | "custom_tool_call"
+                                    | "web_search_call"
+                                    | "reasoning"
+                                    | "local_shell_call"
+                            )
+                        )
+                }
+                _ => role == Some("assistant"),
+            };
+            if is_model {
+                // Responses: one turn spans several consecutive model items.
+                if !(api == Api::Responses && prev_model) {
+                    assistant_turns += 1;
+                }
+                seen_assistant = true;
+            } else if role == Some("user") && !seen_assistant {
+                collect_text(item.get("content"), &mut user_text);
+            }
+            prev_model = is_model;
+        }
+        // The scripted ids carry their turn number: the most reliable count when a CLI merges or
+        // splits assistant messages in its history.
+        let mut max_scripted = None::<usize>;
+        scan_ids(history.unwrap_or(&Value::Null), &mut max_scripted);
+        let turns_done = max_scripted.map_or(assistant_turns, |t| t + 1);
+        Request {
+            has_tools,
+            web_search_server_tool,
+            user_text,
+            turns_done,
+        }
+    }
+}
+
+fn collect_text(content: Option<&Value>, out: &mut String) {
+    match content {
+        Some(Value::String(s)) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Some(Value::Array(blocks)) => {
+            for b in blocks {
+                let ty = b.get("type").and_then(Value::as_str).unwrap_or_default();
+                if matches!(ty, "text" | "input_text") {
+                    if let Some(t) = b.get("text").and_then(Value::as_str) {
+                        out.push_str(t);
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Find scripted ids (`…_t<turn>c<n>`) anywhere in the history and keep the highest turn.
+fn scan_ids(v: &Value, max: &mut Option<usize>) {
+    match v {
+        Value::String(s) => {
+            if let Some(t) = scripted_turn(s) {
+                *max = Some(max.map_or(t, |m| m.max(t)));
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| scan_ids(x, max)),
+        Value::Object(o) => {
+            for (k, x) in o {
+                // Only id fields count: a scripted id quoted in text must not advance the turn.
+                let id_field = matches!(
+                    k.as_str(),
+                    "id" | "call_id" | "tool_use_id" | "tool_call_id" | "toolCallId"
+                );
+                if id_field || x.is_array() || x.is_object() {
+                    scan_ids(x, max);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Parse the turn number out of an id this server minted: `<prefix>_<script>_t<turn>c<n>`.
+fn scripted_turn(id: &str) -> Option<usize> {
+    if id.len() > 64 || !id.contains("_tn") {
+        return None;
+    }
+    let tail = id.rsplit("_tn").next()?;
+    let (turn, n) = tail.split_once('c')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    turn.parse().ok()
+}
+
+fn call_id(prefix: &str, sid: &str, turn: usize, n: usize) -> String {
+    format!("{prefix}_{sid}_tn{turn}c{n}")
+}
+
+fn render(api: Api, turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+    match api {
+        Api::Anthropic => anthropic(turn, sid, index, protect),
+        Api::Responses => responses(turn, sid, index, protect),
+        Api::ChatCompletions => chat(turn, sid, index, protect),
+    }
+}
+
+/// Split text into streaming pieces on char boundaries.
+fn pieces(s: &str, size: usize) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    chars.chunks(size).map(|c| c.iter().collect()).collect()
+}
+
+/// Split tool arguments into streaming pieces, never inside an expanded placeholder value: a
+/// scratch path cut across two deltas could not be redacted by the recorder.
+fn arg_pieces(s: &str, size: usize, protect: &[String]) -> Vec<String> {
+    let mut ranges = Vec::new();
+    for v in protect.iter().filter(|v| !v.is_empty()) {
+        ranges.extend(s.match_indices(v.as_str()).map(|(i, m)| (i, i + m.len())));
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < s.len() {
+        let mut end = (start + size).min(s.len());
+        while !s.is_char_boundary(end) {
+            end += 1;
+        }
+        while let Some(&(_, b)) = ranges.iter().find(|&&(a, b)| a < end && end < b) {
+            end = b;
+        }
+        out.push(s[start..end].to_owned());
+        start = end;
+    }
+    if out.is_empty() {
+        out.push(String::new());
+    }
+    out
+}
+
+fn sse(out: &mut String, event: &str, data: &Value) {
+    out.push_str("event: ");
+    out.push_str(event);
+    out.push_str("\ndata: ");
+    out.push_str(&data.to_string());
+    out.push_str("\n\n");
+}
+
+fn args_json(call: &ToolCall) -> String {
+    match &call.input {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+const MODEL: &str = "scripted-model";
+
+fn anthropic(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+    let mut out = String::new();
+    let msg_id = format!("msg_{sid}_turn{index}");
+    sse(
+        &mut out,
+        "message_start",
+        &json!({"type": "message_start", "message": {"id": msg_id, "type": "message", "role": "assistant",
+            "model": MODEL, "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
+    );
+    let mut block = 0;
+    if let Some(text) = &turn.text {
+        sse(
+            &mut out,
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": block, "content_block": {"type": "text", "text": ""}}),
+        );
+        for p in pieces(text, 24) {
+            sse(
+                &mut out,
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": block, "delta": {"type": "text_delta", "text": p}}),
+            );
+        }
+        sse(
+            &mut out,
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": block}),
+        );
+        block += 1;
+    }
+    for (n, call) in turn.tools.iter().enumerate() {
+        let id = call_id("toolu", sid, index, n);
+        sse(
+            &mut out,
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": block, "content_block": {"type": "tool_use", "id": id, "name": call.name, "input": {}}}),
+        );
+        for p in arg_pieces(&args_json(call), 40, protect) {
+            sse(
+                &mut out,
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": block, "delta": {"type": "input_json_delta", "partial_json": p}}),
+            );
+        }
+        sse(
+            &mut out,
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": block}),
+        );
+        block += 1;
+    }
+    let stop = if turn.tools.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
+    sse(
+        &mut out,
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 20}}),
+    );
+    sse(&mut out, "message_stop", &json!({"type": "message_stop"}));
+    out
+}
+
+/// The answer to Claude Code's inner web-search request: a server tool use, its results, a summary.
+fn anthropic_web_search(query: &str) -> String {
+    let mut out = String::new();
+    sse(
+        &mut out,
+        "message_start",
+        &json!({"type": "message_start", "message": {"id": "msg_web_search", "type": "message", "role": "assistant",
+            "model": MODEL, "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 50, "output_tokens": 1}}}),
+    );
+    let input = json!({"query": query}).to_string();
+    sse(
+        &mut out,
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": 0,
+        "content_block": {"type": "server_tool_use", "id": "srvtoolu_scripted_1", "name": "web_search", "input": {}}}),
+    );
+    sse(
+        &mut out,
+        "content_block_delta",
+        &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input}}),
+    );
+    sse(
+        &mut out,
+        "content_block_stop",
+        &json!({"type": "content_block_stop", "index": 0}),
+    );
+    let results = json!([
+        {"type": "web_search_result", "title": format!("{query} - Example News"), "url": "https://news.example.org/top", "encrypted_content": "c2NyaXB0ZWQ=", "page_age": "1 hour ago"},
+        {"type": "web_search_result", "title": "Updated: world headlines", "url": "https://wire.example.com/world", "encrypted_content": "c2NyaXB0ZWQ=", "page_age": "2 hours ago"}
+    ]);
+    sse(
+        &mut out,
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": 1,
+        "content_block": {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_scripted_1", "content": results}}),
+    );
+    sse(
+        &mut out,
+        "content_block_stop",
+        &json!({"type": "content_block_stop", "index": 1}),
+    );
+    sse(
+        &mut out,
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+    );
+    sse(
+        &mut out,
+        "content_block_delta",
+        &json!({"type": "content_block_delta", "index": 2,
+        "delta": {"type": "text_delta", "text": format!("Top results for {query}: Example News and a world headlines page.")}}),
+    );
+    sse(
+        &mut out,
+        "content_block_stop",
+        &json!({"type": "content_block_stop", "index": 2}),
+    );
+    sse(
+        &mut out,
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+        "usage": {"output_tokens": 30, "server_tool_use": {"web_search_requests": 1}}}),
+    );
+    sse(&mut out, "message_stop", &json!({"type": "message_stop"}));
+    out
+}
+
+fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+    let mut out = String::new();
+    let resp_id = format!("resp_{sid}_turn{index}");
+    let mut seq = 0u64;
+    let mut ev = |out: &mut String, ty: &str, mut data: Value| {
+        data["type"] = json!(ty);
+        data["sequence_number"] = json!(seq);
+        seq += 1;
+        sse(out, ty, &data);
+    };
+    ev(
+        &mut out,
+        "response.created",
+        json!({"response": {"id": resp_id, "object": "response", "status": "in_progress", "model": MODEL, "output": []}}),
+    );
+    let mut output = Vec::new();
+    let mut oi = 0usize;
+    if let Some(text) = &turn.text {
+        let id = format!("msg_{sid}_turn{index}");
+        ev(
+            &mut out,
+            "response.output_item.added",
+            json!({"output_index": oi, "item": {"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []}}),
+        );
+        ev(
+            &mut out,
+            "response.content_part.added",
+            json!({"output_index": oi, "item_id": id, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+        );
+        for p in pieces(text, 24) {
+            ev(
+                &mut out,
+                "response.output_text.delta",
+                json!({"output_index": oi, "item_id": id, "content_index": 0, "delta": p}),
+            );
+        }
+        ev(
+            &mut out,
+            "response.output_text.done",
+            json!({"output_index": oi, "item_id": id, "content_index": 0, "text": text}),
+        );
+        let item = json!({"type": "message", "id": id, "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]});
+        ev(
+            &mut out,
+            "response.content_part.done",
+            json!({"output_index": oi, "item_id": id, "content_index": 0, "part": item["content"][0].clone()}),
+        );
+        ev(
+            &mut out,
+            "response.output_item.done",
+            json!({"output_index": oi, "item": item.clone()}),
+        );
+        output.push(item);
+        oi += 1;
+    }
+    for (n, call) in turn.tools.iter().enumerate() {
+        let cid = call_id("call", sid, index, n);
+        let item = match call.kind {
+            CallKind::Function => {
+                let args = args_json(call);
+                let id = call_id("fc", sid, index, n);
+                let mut added = json!({"type": "function_call", "id": id, "call_id": cid, "name": call.name, "arguments": "", "status": "in_progress"});
+                if let Some(ns) = &call.namespace {
+                    added["namespace"] = json!(ns);
+                }
+                ev(
+                    &mut out,
+                    "response.output_item.added",
+                    json!({"output_index": oi, "item": added.clone()}),
+                );
+                for p in arg_pieces(&args, 40, protect) {
+                    ev(
+                        &mut out,
+                        "response.function_call_arguments.delta",
+                        json!({"output_index": oi, "item_id": id, "delta": p}),
+                    );
+                }
+                ev(
+                    &mut out,
+                    "response.function_call_arguments.done",
+                    json!({"output_index": oi, "item_id": id, "arguments": args}),
+                );
+                let mut done = added;
+                done["arguments"] = json!(args);
+                done["status"] = json!("completed");
+                done
+            }
+            CallKind::Custom => {
+                let input = args_json(call);
+                let id = call_id("ctc", sid, index, n);
+                let added = json!({"type": "custom_tool_call", "id": id, "call_id": cid, "name": call.name, "input": "", "status": "in_progress"});
+                ev(
+                    &mut out,
+                    "response.output_item.added",
+                    json!({"output_index": oi, "item": added.clone()}),
+                );
+                for p in arg_pieces(&input, 40, protect) {
+                    ev(
+                        &mut out,
+                        "response.custom_tool_call_input.delta",
+                        json!({"output_index": oi, "item_id": id, "delta": p}),
+                    );
+                }
+                ev(
+                    &mut out,
+                    "response.custom_tool_call_input.done",
+                    json!({"output_index": oi, "item_id": id, "input": input}),
+                );
+                let mut done = added;
+                done["input"] = json!(input);
+                done["status"] = json!("completed");
+                done
+            }
+            CallKind::WebSearch => {
+                let id = call_id("ws", sid, index, n);
+                ev(
+                    &mut out,
+                    "response.output_item.added",
+                    json!({"output_index": oi, "item": {"type": "web_search_call", "id": id, "status": "in_progress"}}),
+                );
+                ev(
+                    &mut out,
+                    "response.web_search_call.in_progress",
+                    json!({"output_index": oi, "item_id": id}),
+                );
+                ev(
+                    &mut out,
+                    "response.web_search_call.searching",
+                    json!({"output_index": oi, "item_id": id}),
+                );
+                ev(
+                    &mut out,
+                    "response.web_search_call.completed",
+                    json!({"output_index": oi, "item_id": id}),
+                );
+                json!({"type": "web_search_call", "id": id, "status": "completed", "action": call.input})
+            }
+        };
+        ev(
+            &mut out,
+            "response.output_item.done",
+            json!({"output_index": oi, "item": item.clone()}),
+        );
+        output.push(item);
+        oi += 1;
+    }
+    ev(
+        &mut out,
+        "response.completed",
+        json!({"response": {"id": resp_id, "object": "response", "status": "completed", "model": MODEL, "output": output,
+            "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20,
+                "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 120}}}),
+    );
+    out
+}
+
+fn chat(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+    let mut out = String::new();
+    let id = format!("chatcmpl_{sid}_turn{index}");
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000, "model": MODEL,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let data = |out: &mut String, v: &Value| {
+        out.push_str("data: ");
+        out.push_str(&v.to_string());
+        out.push_str("\n\n");
+    };
+    data(
+        &mut out,
+        &chunk(json!({"role": "assistant", "content": ""}), Value::Null),
+    );
+    if let Some(text) = &turn.text {
+        for p in pieces(text, 24) {
+            data(&mut out, &chunk(json!({"content": p}), Value::Null));
+        }
+    }
+    for (n, call) in turn.tools.iter().enumerate() {
+        let cid = call_id("call", sid, index, n);
+        data(
+            &mut out,
+            &chunk(
+                json!({"tool_calls": [{"index": n, "id": cid, "type": "function", "function": {"name": call.name, "arguments": ""}}]}),
+                Value::Null,
+            ),
+        );
+        for p in arg_pieces(&args_json(call), 40, protect) {
+            data(
+                &mut out,
+                &chunk(
+                    json!({"tool_calls": [{"index": n, "function": {"arguments": p}}]}),
+                    Value::Null,
+                ),
+            );
+        }
+    }
+    let finish = if turn.tools.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    data(&mut out, &chunk(json!({}), json!(finish)));
+    data(
+        &mut out,
+        &json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000, "model": MODEL, "choices": [],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
+    );
+    out.push_str("data: [DONE]\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripted_ids_round_trip() {
+        assert_eq!(scripted_turn(&call_id("toolu", "m", 3, 1)), Some(3));
+        assert_eq!(scripted_turn("toolu_01ABC"), None);
+        assert_eq!(scripted_turn("call_m_tnxc1"), None);
+    }
+
+    #[test]
+    fn arguments_never_split_a_placeholder_value() {
+        let path = "/tmp/scratch-123/work".to_owned();
+        let args = format!("{{\"file_path\":\"{path}/a.txt\",\"content\":\"x\"}}");
+        for size in 1..12 {
+            let p = arg_pieces(&args, size, std::slice::from_ref(&path));
+            assert_eq!(p.concat(), args);
+            assert!(p.iter().any(|x| x.contains(&path)), "size {size}: {p:?}");
+        }
+    }
+
+    #[test]
+    fn pieces_respect_char_boundaries() {
+        assert_eq!(pieces("héllo", 2), vec!["hé", "ll", "o"]);
+        assert_eq!(pieces("", 4), vec![""]);
+    }
+}

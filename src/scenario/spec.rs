@@ -1,0 +1,452 @@
+//! The scenario file format (TOML): which agent CLI at which pinned version, the prompt, the
+//! workspace files, and the scripted model turns (with separate scripts for subagents).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Why a scenario file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("failed to read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Parse {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// Which CLI, and how it is driven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    /// `claude -p --output-format stream-json --verbose`, recorded in wrap mode.
+    Claude,
+    /// `codex exec --json`, recorded in wrap mode.
+    CodexExec,
+    /// `codex app-server`, driven over JSON-RPC through the recording proxy.
+    CodexAppServer,
+    /// `opencode run --format json`, recorded in wrap mode.
+    OpencodeRun,
+    /// `opencode serve`, its `/event` SSE stream recorded while we post the session.
+    OpencodeServe,
+}
+
+impl Agent {
+    pub fn all() -> [Agent; 5] {
+        [
+            Agent::Claude,
+            Agent::CodexExec,
+            Agent::CodexAppServer,
+            Agent::OpencodeRun,
+            Agent::OpencodeServe,
+        ]
+    }
+
+    /// The provider folder of the corpus.
+    pub fn provider(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::CodexExec | Agent::CodexAppServer => "codex",
+            Agent::OpencodeRun | Agent::OpencodeServe => "opencode",
+        }
+    }
+
+    /// The CLI family, as named in `--cli NAME@VERSION`.
+    pub fn cli(self) -> Cli {
+        match self {
+            Agent::Claude => Cli::Claude,
+            Agent::CodexExec | Agent::CodexAppServer => Cli::Codex,
+            Agent::OpencodeRun | Agent::OpencodeServe => Cli::Opencode,
+        }
+    }
+
+    /// Which wire API the scripted model must speak for this agent.
+    pub fn api(self) -> Api {
+        match self {
+            Agent::Claude => Api::Anthropic,
+            Agent::CodexExec | Agent::CodexAppServer => Api::Responses,
+            Agent::OpencodeRun | Agent::OpencodeServe => Api::ChatCompletions,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::CodexExec => "codex-exec",
+            Agent::CodexAppServer => "codex-app-server",
+            Agent::OpencodeRun => "opencode-run",
+            Agent::OpencodeServe => "opencode-serve",
+        }
+    }
+}
+
+/// An installable agent CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Cli {
+    Claude,
+    Codex,
+    Opencode,
+}
+
+impl Cli {
+    pub fn parse(name: &str) -> Option<Cli> {
+        match name {
+            "claude" | "claude-code" | "@anthropic-ai/claude-code" => Some(Cli::Claude),
+            "codex" | "codex-cli" | "@openai/codex" => Some(Cli::Codex),
+            "opencode" | "opencode-ai" => Some(Cli::Opencode),
+            _ => None,
+        }
+    }
+
+    /// The npm package the CLI is published as.
+    pub fn package(self) -> &'static str {
+        match self {
+            Cli::Claude => "@anthropic-ai/claude-code",
+            Cli::Codex => "@openai/codex",
+            Cli::Opencode => "opencode-ai",
+        }
+    }
+
+    /// The executable the package installs into `node_modules/.bin`.
+    pub fn bin(self) -> &'static str {
+        match self {
+            Cli::Claude => "claude",
+            Cli::Codex => "codex",
+            Cli::Opencode => "opencode",
+        }
+    }
+
+    /// The CLI's name as written in fixture headers.
+    pub fn display(self) -> &'static str {
+        match self {
+            Cli::Claude => "claude-code",
+            Cli::Codex => "codex-cli",
+            Cli::Opencode => "opencode",
+        }
+    }
+}
+
+/// The model wire APIs the scripted server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Api {
+    Anthropic,
+    Responses,
+    ChatCompletions,
+}
+
+/// One scenario file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Must equal the file stem; the fixture is `live-<name>`.
+    pub name: String,
+    pub description: String,
+    pub agent: Agent,
+    /// The pinned CLI version installed from npm.
+    pub cli_version: String,
+    pub prompt: String,
+    /// Extra CLI arguments (e.g. `--allowedTools`).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment for the agent process.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Claude only: `--include-partial-messages`.
+    #[serde(default)]
+    pub partial_messages: bool,
+    /// Claude only: run under this `--permission-mode` instead of skipping permissions (to
+    /// record refusals).
+    #[serde(default)]
+    pub permission_mode: Option<String>,
+    /// Configure the `amalgm` fixture MCP server for the agent.
+    #[serde(default)]
+    pub mcp: bool,
+    /// Seconds before the agent run is abandoned.
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+    /// Files created in the scratch workspace before the run.
+    #[serde(default)]
+    pub files: Vec<WorkspaceFile>,
+    /// Pages the scripted server also serves at `GET <path>` (for fetch tools).
+    #[serde(default)]
+    pub pages: Vec<Page>,
+    /// The main agent's scripted turns, in order.
+    pub turns: Vec<Turn>,
+    /// Scripts for subagents, chosen by a marker in their first user message.
+    #[serde(default)]
+    pub subagents: Vec<Subagent>,
+    /// Strings that must appear in some request the CLI sent to the model.
+    #[serde(default)]
+    pub expect_sent: Vec<String>,
+}
+
+fn default_timeout() -> u64 {
+    180
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceFile {
+    /// Relative to the workspace.
+    pub path: String,
+    #[serde(default)]
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Page {
+    pub path: String,
+    #[serde(default = "default_content_type")]
+    pub content_type: String,
+    pub body: String,
+}
+
+fn default_content_type() -> String {
+    "text/html; charset=utf-8".to_owned()
+}
+
+/// One model reply: optional text, then zero or more tool calls (several = parallel calls).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub tools: Vec<ToolCall>,
+}
+
+/// How a call is put on the wire (only the Responses API distinguishes them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallKind {
+    /// A JSON-argument function call (every API).
+    #[default]
+    Function,
+    /// Responses `custom_tool_call`: `input` is a string (Codex `apply_patch`).
+    Custom,
+    /// Responses `web_search_call`: `input` is the action object; served by the model side.
+    WebSearch,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    pub name: String,
+    #[serde(default = "empty_object")]
+    pub input: serde_json::Value,
+    #[serde(default)]
+    pub kind: CallKind,
+    /// Responses API namespace (Codex MCP tools: `mcp__<server>`).
+    #[serde(default)]
+    pub namespace: Option<String>,
+}
+
+fn empty_object() -> serde_json::Value {
+    serde_json::Value::Object(serde_json::Map::new())
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subagent {
+    /// A word or phrase that appears in the subagent's first user message (its prompt).
+    pub marker: String,
+    pub turns: Vec<Turn>,
+}
+
+/// Tools each agent's model may call (for checking scenario files before a slow live run).
+pub fn known_tools(agent: Agent) -> &'static [&'static str] {
+    match agent {
+        Agent::Claude => &[
+            "Bash",
+            "Read",
+            "Write",
+            "Edit",
+            "Glob",
+            "Grep",
+            "WebFetch",
+            "WebSearch",
+            "Agent",
+            "Task",
+            "TodoWrite",
+            "TaskCreate",
+            "TaskUpdate",
+            "TaskList",
+            "TaskGet",
+            "TaskOutput",
+            "TaskStop",
+            "AskUserQuestion",
+            "NotebookEdit",
+            "BashOutput",
+            "KillShell",
+            "ExitPlanMode",
+            "Skill",
+            "mcp__amalgm__browser_navigate",
+            "mcp__amalgm__browser_snapshot",
+            "mcp__amalgm__browser_tabs_new",
+            "mcp__amalgm__artifacts_register",
+        ],
+        Agent::CodexExec | Agent::CodexAppServer => &[
+            "exec_command",
+            "write_stdin",
+            "shell",
+            "apply_patch",
+            "update_plan",
+            "web_search",
+            "view_image",
+            "spawn_agent",
+            "send_input",
+            "wait",
+            "close_agent",
+            "browser_navigate",
+            "browser_snapshot",
+            "browser_tabs_new",
+            "artifacts_register",
+        ],
+        Agent::OpencodeRun | Agent::OpencodeServe => &[
+            "bash",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "list",
+            "webfetch",
+            "todowrite",
+            "todoread",
+            "task",
+            "question",
+            "patch",
+            "multiedit",
+            "amalgm_browser_navigate",
+            "amalgm_browser_snapshot",
+            "amalgm_browser_tabs_new",
+            "amalgm_artifacts_register",
+        ],
+    }
+}
+
+impl Scenario {
+    /// Parse one scenario file and check it is usable.
+    pub fn load(path: &Path) -> Result<Scenario, SpecError> {
+        let text = fs::read_to_string(path).map_err(|source| SpecError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let s: Scenario = toml::from_str(&text).map_err(|e| SpecError::Parse {
+            path: path.to_owned(),
+            source: Box::new(e),
+        })?;
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if let Some(message) = s.problem(stem) {
+            return Err(SpecError::Invalid {
+                path: path.to_owned(),
+                message,
+            });
+        }
+        Ok(s)
+    }
+
+    /// The first problem found, if any.
+    pub fn problem(&self, stem: &str) -> Option<String> {
+        if self.name != stem {
+            return Some(format!(
+                "name {:?} must equal the file stem {:?}",
+                self.name, stem
+            ));
+        }
+        if self.turns.is_empty() {
+            return Some("a scenario needs at least one scripted turn".to_owned());
+        }
+        let known = known_tools(self.agent);
+        let all_turns = self
+            .turns
+            .iter()
+            .chain(self.subagents.iter().flat_map(|s| s.turns.iter()));
+        for (i, turn) in all_turns.enumerate() {
+            if turn.text.is_none() && turn.tools.is_empty() {
+                return Some(format!("turn {} has neither text nor tool calls", i + 1));
+            }
+            for call in &turn.tools {
+                if !known.contains(&call.name.as_str()) {
+                    return Some(format!(
+                        "turn {}: tool {:?} is not a tool of {}",
+                        i + 1,
+                        call.name,
+                        self.agent.as_str()
+                    ));
+                }
+                if call.kind != CallKind::Function
+                    && self.agent.api() != crate::scenario::spec::Api::Responses
+                {
+                    return Some(format!(
+                        "turn {}: call kind {:?} exists only for codex",
+                        i + 1,
+                        call.kind
+                    ));
+                }
+                match call.kind {
+                    CallKind::Custom if !call.input.is_string() => {
+                        return Some(format!(
+                            "turn {}: a custom tool call's input must be a string",
+                            i + 1
+                        ));
+                    }
+                    CallKind::Function | CallKind::WebSearch if !call.input.is_object() => {
+                        return Some(format!("turn {}: tool input must be a table", i + 1));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if self.turns.last().is_some_and(|t| !t.tools.is_empty()) {
+            return Some("the last main turn must be text only, so the session ends".to_owned());
+        }
+        for f in &self.files {
+            let p = Path::new(&f.path);
+            if p.is_absolute()
+                || p.components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                return Some(format!(
+                    "workspace file {:?} must be a relative path inside the workspace",
+                    f.path
+                ));
+            }
+        }
+        None
+    }
+
+    /// The fixture name this scenario records.
+    pub fn fixture_name(&self) -> String {
+        format!("live-{}", self.name)
+    }
+}
+
+/// Every scenario file under `dir`, sorted by name. Files that fail to parse are returned as errors
+/// beside the good ones so one bad file does not hide the rest.
+pub fn load_dir(dir: &Path) -> Result<Vec<Result<Scenario, SpecError>>, SpecError> {
+    let entries = fs::read_dir(dir).map_err(|source| SpecError::Read {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    Ok(paths.iter().map(|p| Scenario::load(p)).collect())
+}

@@ -1,0 +1,463 @@
+//! Comparing a fixture's actual normalized output with its expected file, as canonical JSON: a line
+//! diff with word-level emphasis, the JSON pointers that changed, and the differences nobody can
+//! see named in words. Pure: no I/O.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use similar::{Algorithm, ChangeTag, TextDiff};
+
+use crate::report::{DiffRow, DiffTag, FixtureDiff};
+
+/// Lines of context around each hunk, as in `diff -u`.
+const CONTEXT: usize = 3;
+/// A diff of two huge, unrelated documents must not stall the gate: past this the diff algorithm
+/// settles for a coarser (still correct) answer.
+const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
+/// Per-fixture results stay small however large the fixture: rows, unified text and pointers beyond
+/// these are dropped, and the unified text says how many lines were left out.
+const MAX_ROWS: usize = 4_000;
+const MAX_UNIFIED_BYTES: usize = 512 * 1024;
+const MAX_PATHS: usize = 1_000;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The canonical form of a JSON value as expected files hold it: keys sorted, two-space pretty
+/// printing (serde_json's pretty layout), a trailing newline. Keys are sorted here rather than
+/// relying on serde_json's map order, which a `preserve_order` feature anywhere in the build would
+/// change.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(&mut out, value, 0);
+    out.push('\n');
+    out
+}
+
+fn write_canonical(out: &mut String, value: &Value, depth: usize) {
+    match value {
+        Value::Object(map) if map.is_empty() => out.push_str("{}"),
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push_str("{\n");
+            let last = entries.len() - 1;
+            for (i, (key, v)) in entries.into_iter().enumerate() {
+                indent(out, depth + 1);
+                out.push_str(&json_string(key));
+                out.push_str(": ");
+                write_canonical(out, v, depth + 1);
+                if i != last {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            indent(out, depth);
+            out.push('}');
+        }
+        Value::Array(items) if items.is_empty() => out.push_str("[]"),
+        Value::Array(items) => {
+            out.push_str("[\n");
+            let last = items.len() - 1;
+            for (i, v) in items.iter().enumerate() {
+                indent(out, depth + 1);
+                write_canonical(out, v, depth + 1);
+                if i != last {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            indent(out, depth);
+            out.push(']');
+        }
+        Value::String(s) => out.push_str(&json_string(s)),
+        // Numbers, booleans and null print the same in every layout.
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn json_string(s: &str) -> String {
+    Value::String(s.to_owned()).to_string()
+}
+
+/// Compare an expected file's bytes with the actual canonical output. `None` when they are the same
+/// bytes; otherwise what differs, visible or not.
+pub fn compare(expected: &[u8], actual: &str) -> Option<FixtureDiff> {
+    if expected == actual.as_bytes() {
+        return None;
+    }
+    let mut invisible = Vec::new();
+    let text = String::from_utf8_lossy(expected);
+    if std::str::from_utf8(expected).is_err() {
+        invisible.push("the expected file is not valid UTF-8".to_owned());
+    }
+    // The line diff is of what people can see: the invisible differences are taken out of the
+    // expected text and named in words instead.
+    let mut visible: &str = &text;
+    if expected.starts_with(BOM) {
+        invisible.push("the expected file starts with a byte order mark (BOM)".to_owned());
+        visible = &visible[3..];
+    }
+    let mut visible = if visible.contains("\r\n") {
+        invisible.push("the expected file uses CRLF line endings".to_owned());
+        visible.replace("\r\n", "\n")
+    } else {
+        visible.to_owned()
+    };
+    if !visible.is_empty() {
+        let body_len = visible.trim_end_matches('\n').len();
+        let newlines = visible.len() - body_len;
+        if newlines == 0 {
+            invisible.push("the expected file has no trailing newline".to_owned());
+        } else if newlines > 1 {
+            invisible.push(format!(
+                "the expected file ends with {newlines} newlines instead of one"
+            ));
+        }
+        visible.truncate(body_len);
+        visible.push('\n');
+    }
+
+    let actual_value: Option<Value> = serde_json::from_str(actual).ok();
+    let expected_value = match serde_json::from_str::<Value>(&visible) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            invisible.push(format!("the expected file is not valid JSON ({e})"));
+            None
+        }
+    };
+    let mut changed_paths = Vec::new();
+    if let (Some(old), Some(new)) = (&expected_value, &actual_value) {
+        if old == new {
+            if visible != actual {
+                invisible.push(
+                    "the expected file is not canonical (key order or indentation differ from sorted \
+                     two-space JSON): run toolnorm accept"
+                        .to_owned(),
+                );
+            }
+        } else {
+            changed_pointers(old, new, &mut String::new(), &mut changed_paths);
+        }
+    }
+
+    let lines = line_diff(&visible, actual);
+    Some(FixtureDiff {
+        unified: lines.unified,
+        changed_paths,
+        invisible,
+        rows: lines.rows,
+        added: lines.added,
+        removed: lines.removed,
+        expected_bytes: expected.len() as u64,
+        actual_bytes: actual.len() as u64,
+    })
+}
+
+struct LineDiff {
+    unified: String,
+    rows: Vec<Option<DiffRow>>,
+    added: u32,
+    removed: u32,
+}
+
+fn line_diff(old: &str, new: &str) -> LineDiff {
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old, new);
+    let (mut added, mut removed) = (0u32, 0u32);
+    for op in diff.ops() {
+        for change in diff.iter_changes(op) {
+            match change.tag() {
+                ChangeTag::Insert => added += 1,
+                ChangeTag::Delete => removed += 1,
+                ChangeTag::Equal => {}
+            }
+        }
+    }
+
+    let mut unified = diff
+        .unified_diff()
+        .context_radius(CONTEXT)
+        .header("expected", "actual")
+        .to_string();
+    if unified.len() > MAX_UNIFIED_BYTES {
+        let cut = floor_line_boundary(&unified, MAX_UNIFIED_BYTES);
+        let left = unified[cut..].lines().count();
+        unified.truncate(cut);
+        unified.push_str(&format!(
+            "@@ {left} more lines of this diff are not shown @@\n"
+        ));
+    }
+
+    let mut rows: Vec<Option<DiffRow>> = Vec::new();
+    let mut shown = 0usize;
+    'groups: for (i, group) in diff.grouped_ops(CONTEXT).iter().enumerate() {
+        if i > 0 {
+            rows.push(None);
+        }
+        for op in group {
+            for change in diff.iter_inline_changes(op) {
+                if shown >= MAX_ROWS {
+                    rows.push(None);
+                    break 'groups;
+                }
+                shown += 1;
+                let tag = match change.tag() {
+                    ChangeTag::Equal => DiffTag::Equal,
+                    ChangeTag::Delete => DiffTag::Delete,
+                    ChangeTag::Insert => DiffTag::Insert,
+                };
+                let mut segments: Vec<(bool, String)> = change
+                    .iter_strings_lossy()
+                    .map(|(emph, s)| (emph, s.into_owned()))
+                    .collect();
+                // Rows are lines: the terminator belongs to the file, not to the line.
+                if let Some((_, last)) = segments.last_mut() {
+                    if last.ends_with('\n') {
+                        last.pop();
+                    }
+                }
+                segments.retain(|(_, s)| !s.is_empty());
+                rows.push(Some(DiffRow {
+                    tag,
+                    old_line: change.old_index().map(|n| n as u32 + 1),
+                    new_line: change.new_index().map(|n| n as u32 + 1),
+                    segments,
+                }));
+            }
+        }
+    }
+    LineDiff {
+        unified,
+        rows,
+        added,
+        removed,
+    }
+}
+
+fn floor_line_boundary(s: &str, max: usize) -> usize {
+    let mut cut = max.min(s.len());
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    s[..cut].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// RFC 6901 pointers of the values that differ between `old` and `new`, in document order. An
+/// array element present on one side only is a change at its index; a value whose type changed is
+/// one change, not one per leaf.
+pub fn changed_pointers(old: &Value, new: &Value, at: &mut String, out: &mut Vec<String>) {
+    if out.len() >= MAX_PATHS || old == new {
+        return;
+    }
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a
+                .keys()
+                .chain(b.keys().filter(|k| !a.contains_key(*k)))
+                .collect();
+            keys.sort();
+            for key in keys {
+                let len = at.len();
+                at.push('/');
+                push_escaped(at, key);
+                match (a.get(key), b.get(key)) {
+                    (Some(x), Some(y)) => changed_pointers(x, y, at, out),
+                    _ => push_path(out, at),
+                }
+                at.truncate(len);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for i in 0..a.len().max(b.len()) {
+                let len = at.len();
+                at.push('/');
+                at.push_str(&i.to_string());
+                match (a.get(i), b.get(i)) {
+                    (Some(x), Some(y)) => changed_pointers(x, y, at, out),
+                    _ => push_path(out, at),
+                }
+                at.truncate(len);
+            }
+        }
+        _ => push_path(out, at),
+    }
+}
+
+fn push_path(out: &mut Vec<String>, at: &str) {
+    if out.len() < MAX_PATHS {
+        out.push(at.to_owned());
+    }
+}
+
+fn push_escaped(at: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => at.push_str("~0"),
+            '/' => at.push_str("~1"),
+            c => at.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn canonical_sorts_keys_and_matches_serde_pretty_layout() {
+        let v = json!({"b": [1, {"z": null, "a": "x\"y"}], "a": {}, "c": []});
+        let text = canonical_json(&v);
+        assert_eq!(
+            text,
+            "{\n  \"a\": {},\n  \"b\": [\n    1,\n    {\n      \"a\": \"x\\\"y\",\n      \"z\": null\n    }\n  ],\n  \"c\": []\n}\n"
+        );
+        // Same bytes as serde_json's pretty printer over a sorted map.
+        let sorted: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            format!("{}\n", serde_json::to_string_pretty(&sorted).unwrap()),
+            text
+        );
+    }
+
+    #[test]
+    fn identical_bytes_are_no_diff() {
+        let text = canonical_json(&json!({"a": 1}));
+        assert!(compare(text.as_bytes(), &text).is_none());
+    }
+
+    #[test]
+    fn a_changed_title_is_a_line_diff_with_word_emphasis_and_a_pointer() {
+        let old = canonical_json(&json!({"parts": [{"id": "1", "title": "Read src/main.rs"}]}));
+        let new = canonical_json(&json!({"parts": [{"id": "1", "title": "Read src/lib.rs"}]}));
+        let d = compare(old.as_bytes(), &new).unwrap();
+        assert_eq!(d.changed_paths, vec!["/parts/0/title"]);
+        assert_eq!((d.added, d.removed), (1, 1));
+        assert!(d.invisible.is_empty());
+        assert!(
+            d.unified.contains("-      \"title\": \"Read src/main.rs\""),
+            "{}",
+            d.unified
+        );
+        assert!(
+            d.unified.contains("+      \"title\": \"Read src/lib.rs\""),
+            "{}",
+            d.unified
+        );
+        let deleted = d
+            .rows
+            .iter()
+            .flatten()
+            .find(|r| r.tag == DiffTag::Delete)
+            .unwrap();
+        assert!(
+            deleted
+                .segments
+                .iter()
+                .any(|(emph, s)| *emph && s.contains("main")),
+            "{deleted:?}"
+        );
+        let whole: String = deleted.segments.iter().map(|(_, s)| s.as_str()).collect();
+        assert_eq!(whole, "      \"title\": \"Read src/main.rs\"");
+    }
+
+    #[test]
+    fn hunks_are_separated_by_gaps() {
+        let old: Vec<Value> = (0..40).map(|i| json!(i)).collect();
+        let mut new = old.clone();
+        new[2] = json!("two");
+        new[35] = json!("thirty-five");
+        let d = compare(
+            canonical_json(&json!(old)).as_bytes(),
+            &canonical_json(&json!(new)),
+        )
+        .unwrap();
+        assert_eq!(d.rows.iter().filter(|r| r.is_none()).count(), 1);
+        assert_eq!(d.changed_paths, vec!["/2", "/35"]);
+    }
+
+    #[test]
+    fn invisible_differences_are_named() {
+        let actual = canonical_json(&json!({"a": 1, "b": 2}));
+        let crlf = actual.replace('\n', "\r\n");
+        let d = compare(crlf.as_bytes(), &actual).unwrap();
+        assert_eq!(
+            d.invisible,
+            vec!["the expected file uses CRLF line endings"]
+        );
+        assert!(d.rows.is_empty() && d.unified.is_empty());
+
+        let d = compare(actual.trim_end().as_bytes(), &actual).unwrap();
+        assert_eq!(
+            d.invisible,
+            vec!["the expected file has no trailing newline"]
+        );
+
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(actual.as_bytes());
+        let d = compare(&bom, &actual).unwrap();
+        assert_eq!(
+            d.invisible,
+            vec!["the expected file starts with a byte order mark (BOM)"]
+        );
+
+        let d = compare(format!("{actual}\n").as_bytes(), &actual).unwrap();
+        assert_eq!(
+            d.invisible,
+            vec!["the expected file ends with 2 newlines instead of one"]
+        );
+    }
+
+    #[test]
+    fn non_canonical_expected_files_are_named() {
+        let actual = canonical_json(&json!({"a": 1, "b": 2}));
+        let d = compare(b"{\"b\": 2, \"a\": 1}\n", &actual).unwrap();
+        assert!(d.changed_paths.is_empty());
+        assert_eq!(d.invisible.len(), 1);
+        assert!(
+            d.invisible[0].contains("not canonical") && d.invisible[0].contains("toolnorm accept")
+        );
+        assert!(d.added > 0);
+    }
+
+    #[test]
+    fn invalid_expected_json_is_named() {
+        let actual = canonical_json(&json!({"a": 1}));
+        let d = compare(b"{\"a\": \n", &actual).unwrap();
+        assert!(
+            d.invisible[0].starts_with("the expected file is not valid JSON"),
+            "{:?}",
+            d.invisible
+        );
+    }
+
+    #[test]
+    fn pointers_escape_and_report_added_and_removed() {
+        let old = json!({"a/b": {"x~": 1}, "gone": true, "list": [1, 2, 3]});
+        let new = json!({"a/b": {"x~": 2}, "new": null, "list": [1, 2]});
+        let mut out = Vec::new();
+        changed_pointers(&old, &new, &mut String::new(), &mut out);
+        assert_eq!(out, vec!["/a~1b/x~0", "/gone", "/list/2", "/new"]);
+    }
+
+    #[test]
+    fn a_type_change_is_one_pointer() {
+        let mut out = Vec::new();
+        changed_pointers(
+            &json!({"a": {"b": 1}}),
+            &json!({"a": [1]}),
+            &mut String::new(),
+            &mut out,
+        );
+        assert_eq!(out, vec!["/a"]);
+    }
+}

@@ -1,0 +1,103 @@
+//! `report merge`: combine the `report.json` of several shards into one report, recomputing the
+//! matrix and the summary exactly as an unsharded run would.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::report::{REPORT_VERSION, Report, RuleInfo};
+
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("failed to read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a toolnorm report.json: {source}", path.display())]
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{}: report version {found}, this toolnorm reads version {REPORT_VERSION}", path.display())]
+    Version { path: PathBuf, found: u32 },
+    #[error("fixture {fixture} is in both {} and {}: were the shards run with the same --shard N?", first.display(), second.display())]
+    Duplicate {
+        fixture: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    #[error("nothing to merge: name at least one shard's report folder")]
+    Empty,
+}
+
+/// `DIR/report.json`, or the file itself when a file is named.
+pub fn report_path(dir: &Path) -> PathBuf {
+    if dir.is_file() {
+        dir.to_owned()
+    } else {
+        dir.join("report.json")
+    }
+}
+
+pub fn read_report(path: &Path) -> Result<Report, MergeError> {
+    let text = fs::read_to_string(path).map_err(|source| MergeError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    // Check the version before the shape, so an old report says why it does not parse.
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+        if let Some(found) = v.get("reportVersion").and_then(serde_json::Value::as_u64) {
+            if found != u64::from(REPORT_VERSION) {
+                return Err(MergeError::Version {
+                    path: path.to_owned(),
+                    found: found as u32,
+                });
+            }
+        }
+    }
+    serde_json::from_str(&text).map_err(|source| MergeError::Parse {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Merge shard reports (read from `dirs`) into one.
+pub fn merge(dirs: &[PathBuf]) -> Result<Report, MergeError> {
+    if dirs.is_empty() {
+        return Err(MergeError::Empty);
+    }
+    let mut rules: Vec<RuleInfo> = Vec::new();
+    let mut fixtures = Vec::new();
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut orphans = Vec::new();
+    let mut strict = false;
+    let mut duration_ms = 0;
+    for dir in dirs {
+        let path = report_path(dir);
+        let report = read_report(&path)?;
+        for rule in report.rules {
+            if !rules.iter().any(|r| r.code == rule.code) {
+                rules.push(rule);
+            }
+        }
+        for f in report.fixtures {
+            if let Some(first) = seen.insert(f.path.clone(), path.clone()) {
+                return Err(MergeError::Duplicate {
+                    fixture: f.path,
+                    first,
+                    second: path,
+                });
+            }
+            fixtures.push(f);
+        }
+        orphans.extend(report.orphans);
+        strict |= report.summary.strict;
+        // Shards run side by side: the merged run took as long as the slowest.
+        duration_ms = duration_ms.max(report.summary.duration_ms);
+    }
+    rules.sort_by(|a, b| a.code.cmp(&b.code));
+    let mut report = super::build_report(rules, fixtures, orphans, strict, None);
+    report.summary.duration_ms = duration_ms;
+    Ok(report)
+}

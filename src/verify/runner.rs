@@ -1,0 +1,431 @@
+//! The verify runner: walk the corpus, then load, normalize, check and compare every fixture in
+//! parallel (rayon), one fixture in memory per worker, keeping only small results (diffs,
+//! violations, the raw lines they point to). Results are sorted, so no output depends on thread
+//! scheduling. This is a shell: it reads fixtures and expected files and writes pending outputs.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::VerifyError;
+use super::compare::{canonical_json, compare};
+use super::expectations::{Expectations, FixtureKey};
+use crate::corpus::load_stream;
+use crate::model::{Diagnostic, DiagnosticLevel};
+use crate::providers::{Dialect, NormalizeOptions, Provider, detect, normalize};
+use crate::report::{FixtureResult, Status, Violation};
+use crate::rules::{RuleContext, check_all};
+
+/// Raw lines quoted in reports are clipped to this many characters.
+const RAW_LINE_CLIP: usize = 2_000;
+
+/// One fixture file of the corpus.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FixtureFile {
+    pub path: PathBuf,
+    /// Relative to the corpus root, `/`-separated: `claude/live-coding.jsonl.zst`.
+    pub rel: String,
+    /// The provider folder.
+    pub provider: String,
+    /// Relative to the provider folder, without extension: `live-coding`.
+    pub name: String,
+    pub size: u64,
+}
+
+impl FixtureFile {
+    pub fn key(&self) -> FixtureKey<'_> {
+        FixtureKey {
+            provider: &self.provider,
+            name: &self.name,
+            path: &self.rel,
+        }
+    }
+
+    /// `expected/<provider>/<name>.json`.
+    pub fn expected_path(&self, expected: &Path) -> PathBuf {
+        expected
+            .join(&self.provider)
+            .join(format!("{}.json", self.name))
+    }
+
+    /// `<reports>/pending/<provider>/<name>.json`.
+    pub fn pending_path(&self, reports: &Path) -> PathBuf {
+        reports
+            .join("pending")
+            .join(&self.provider)
+            .join(format!("{}.json", self.name))
+    }
+}
+
+/// Every fixture under `root` (`<provider>/<name>.jsonl.zst`), sorted by path, as the corpus lists
+/// them (one walker for every command). The root itself must be a readable folder: the gate cannot
+/// say anything about a corpus it cannot read.
+pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureFile>, VerifyError> {
+    let meta = fs::metadata(root).map_err(|source| VerifyError::Corpus {
+        path: root.to_owned(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        return Err(VerifyError::Corpus {
+            path: root.to_owned(),
+            source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+        });
+    }
+    fs::read_dir(root).map_err(|source| VerifyError::Corpus {
+        path: root.to_owned(),
+        source,
+    })?;
+    let mut out: Vec<FixtureFile> = crate::corpus::list_fixtures(root)
+        .into_iter()
+        .filter(|e| !e.provider.starts_with('.'))
+        .map(|e| FixtureFile {
+            rel: format!(
+                "{}/{}{}",
+                e.provider,
+                e.name,
+                crate::corpus::format::FIXTURE_SUFFIX
+            ),
+            path: e.path,
+            provider: e.provider,
+            name: e.name,
+            size: e.size,
+        })
+        .collect();
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(out)
+}
+
+/// Every expected file under `root` as (provider, name, relative path). A missing folder holds none.
+pub fn list_expected(root: &Path) -> Result<Vec<(String, String, String)>, VerifyError> {
+    if !root.exists() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    let walker = walkdir::WalkDir::new(root)
+        .min_depth(2)
+        .sort_by_file_name()
+        .into_iter();
+    for entry in walker.filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.')) {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(root).to_owned();
+            VerifyError::Expected {
+                path,
+                source: e
+                    .into_io_error()
+                    .unwrap_or_else(|| io::Error::other("walk failed")),
+            }
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel_path = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        let rel: Vec<String> = rel_path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let rel = rel.join("/");
+        let Some((provider, rest)) = rel.split_once('/') else {
+            continue;
+        };
+        let Some(name) = rest.strip_suffix(".json") else {
+            continue;
+        };
+        out.push((provider.to_owned(), name.to_owned(), rel.clone()));
+    }
+    Ok(out)
+}
+
+/// A fixture's actual output, ready to compare or accept.
+pub struct Normalized {
+    pub dialect: Dialect,
+    /// The canonical JSON of the normalized document: exactly what `accept` writes.
+    pub canonical: String,
+    pub parts: u32,
+    pub violations: Vec<Violation>,
+    pub raw_lines: BTreeMap<u32, String>,
+}
+
+/// Load and normalize one fixture; with `rules`, also run every rule on it. `Err` is why the
+/// fixture could not be normalized at all (its `error` status). A panic anywhere below is caught
+/// and reported the same way: one broken fixture must not take the gate down.
+pub fn normalize_fixture(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
+    match panic::catch_unwind(AssertUnwindSafe(|| normalize_inner(f, rules))) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            Err(format!("internal error while checking {}: {what}", f.rel))
+        }
+    }
+}
+
+fn normalize_inner(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
+    let provider: Provider = f
+        .provider
+        .parse()
+        .map_err(|e| format!("{}: provider folder: {e}", f.rel))?;
+    let stream = load_stream(&f.path).map_err(|e| format!("{e:#}"))?;
+    let input = stream.input();
+    // The folder names the provider; the header (or, failing that, the content) the dialect.
+    let dialect = match stream
+        .dialect
+        .as_deref()
+        .map(|d| Dialect::parse(d, Some(provider)))
+    {
+        Some(Ok(d)) => d,
+        Some(Err(e)) => return Err(format!("{}: header: {e}", f.rel)),
+        None => detect(&input, Some(provider)).map_err(|e| format!("{}: {e}", f.rel))?,
+    };
+    let mut doc = normalize(
+        &input,
+        NormalizeOptions {
+            provider: Some(provider),
+            dialect: Some(dialect),
+        },
+    )
+    .map_err(|e| format!("{}: {e}", f.rel))?;
+    // Same document as `toolnorm normalize` prints: container problems lead the diagnostics.
+    for note in stream.notes.iter().rev() {
+        doc.diagnostics.insert(
+            0,
+            Diagnostic {
+                line: 0,
+                level: DiagnosticLevel::Error,
+                message: note.clone(),
+            },
+        );
+    }
+    let value = serde_json::to_value(&doc)
+        .map_err(|e| format!("{}: serializing the output: {e}", f.rel))?;
+    let canonical = canonical_json(&value);
+    drop(value);
+
+    let mut violations = Vec::new();
+    let mut raw_lines = BTreeMap::new();
+    if rules {
+        let cx = RuleContext {
+            provider,
+            dialect,
+            input: &input,
+            doc: &doc,
+        };
+        for (rule, finding) in check_all(&cx) {
+            if let Some(n) = finding.line {
+                if let Some(line) = input.lines.iter().find(|l| l.number == n) {
+                    raw_lines
+                        .entry(n)
+                        .or_insert_with(|| clip(&line.text(), RAW_LINE_CLIP));
+                }
+            }
+            violations.push(Violation {
+                rule: rule.code().to_owned(),
+                rule_name: rule.name().to_owned(),
+                provider: f.provider.clone(),
+                fixture: format!("{}/{}", f.provider, f.name),
+                line: finding.line,
+                part_id: finding.part_id,
+                message: finding.message,
+                known: false,
+                reason: None,
+            });
+        }
+    }
+    Ok(Normalized {
+        dialect,
+        canonical,
+        parts: doc.parts.len() as u32,
+        violations,
+        raw_lines,
+    })
+}
+
+/// Clip `s` to at most `max` characters, saying how much was cut.
+pub fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some((i, _)) => format!("{}… ({} more bytes)", &s[..i], s.len() - i),
+    }
+}
+
+/// What one run checks fixtures against.
+pub struct CheckContext<'a> {
+    pub expected: &'a Path,
+    /// Where pending outputs go (`None`: do not write them).
+    pub reports: Option<&'a Path>,
+    pub expectations: &'a Expectations,
+}
+
+/// Check one fixture completely. I/O failures of toolnorm's own (writing a pending file) are
+/// errors; everything wrong with the fixture is in the result.
+pub fn check_fixture(f: &FixtureFile, cx: &CheckContext<'_>) -> Result<FixtureResult, VerifyError> {
+    let started = Instant::now();
+    let mut result = FixtureResult {
+        provider: f.provider.clone(),
+        name: f.name.clone(),
+        path: f.rel.clone(),
+        dialect: None,
+        status: Status::Pass,
+        diff: None,
+        violations: Vec::new(),
+        message: None,
+        raw_lines: BTreeMap::new(),
+        fixed: Vec::new(),
+        parts: 0,
+        raw_bytes: f.size,
+        duration_ms: 0,
+    };
+    let normalized = match normalize_fixture(f, true) {
+        Ok(n) => n,
+        Err(message) => {
+            result.status = Status::Error;
+            result.message = Some(message);
+            result.duration_ms = started.elapsed().as_millis() as u64;
+            return Ok(result);
+        }
+    };
+    result.dialect = Some(normalized.dialect.as_str().to_owned());
+    result.parts = normalized.parts;
+    result.violations = normalized.violations;
+    result.raw_lines = normalized.raw_lines;
+    result.fixed = cx.expectations.apply(f.key(), &mut result.violations);
+
+    let expected_path = f.expected_path(cx.expected);
+    let differs = match fs::read(&expected_path) {
+        Ok(bytes) => {
+            result.diff = compare(&bytes, &normalized.canonical);
+            result.diff.is_some()
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            result.message = Some(format!(
+                "no expected file {}/{}.json: review the output, then run toolnorm accept",
+                f.provider, f.name
+            ));
+            true
+        }
+        Err(e) => {
+            return Err(VerifyError::Expected {
+                path: expected_path,
+                source: e,
+            });
+        }
+    };
+
+    let unexpected = result.violations.iter().any(|v| !v.known);
+    let known = result.violations.iter().any(|v| v.known);
+    result.status = if differs || unexpected {
+        Status::Fail
+    } else if !result.fixed.is_empty() {
+        Status::Xpass
+    } else if known {
+        Status::Xfail
+    } else {
+        Status::Pass
+    };
+    if !result.fixed.is_empty() {
+        let entries: Vec<String> = result
+            .fixed
+            .iter()
+            .flat_map(|rule| cx.expectations.entries_for(f.key(), rule))
+            .map(|e| format!("`{}`", e.subject()))
+            .collect();
+        let fixed = format!(
+            "fixed: remove the entry {} from expectations.toml",
+            entries.join(", ")
+        );
+        result.message = Some(match result.message.take() {
+            Some(m) => format!("{m}; {fixed}"),
+            None => fixed,
+        });
+    }
+
+    if let Some(reports) = cx.reports {
+        let pending = f.pending_path(reports);
+        if differs {
+            write_file(&pending, normalized.canonical.as_bytes())?;
+        } else {
+            // A pending output from an earlier run is stale once the fixture matches.
+            match fs::remove_file(&pending) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(VerifyError::Write {
+                        path: pending,
+                        source,
+                    });
+                }
+            }
+        }
+    }
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(result)
+}
+
+/// Write a file, creating its folders.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), VerifyError> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|source| VerifyError::Write {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    fs::write(path, bytes).map_err(|source| VerifyError::Write {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Check `fixtures` on a pool of `jobs` threads (0: one per core), calling `tick` after each.
+/// With `fail_fast`, fixtures not yet started when one fails are skipped. Sorted by provider, name.
+pub fn run_all(
+    fixtures: &[FixtureFile],
+    cx: &CheckContext<'_>,
+    jobs: usize,
+    fail_fast: bool,
+    tick: &(dyn Fn(&FixtureResult) + Sync),
+) -> Result<Vec<FixtureResult>, VerifyError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("verify-{i}"))
+        .build()
+        .map_err(|e| VerifyError::Pool(e.to_string()))?;
+    let stop = AtomicBool::new(false);
+    let results: Result<Vec<Option<FixtureResult>>, VerifyError> = pool.install(|| {
+        fixtures
+            .par_iter()
+            .map(|f| {
+                if fail_fast && stop.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                let r = check_fixture(f, cx)?;
+                if matches!(r.status, Status::Fail | Status::Error) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                tick(&r);
+                Ok(Some(r))
+            })
+            .collect()
+    });
+    let mut results: Vec<FixtureResult> = results?.into_iter().flatten().collect();
+    results.sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_counts_what_it_cut() {
+        assert_eq!(clip("abc", 5), "abc");
+        assert_eq!(clip("héllo", 2), "hé… (3 more bytes)");
+    }
+}

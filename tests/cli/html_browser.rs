@@ -1,0 +1,255 @@
+//! The HTML report in a real browser: headless Chromium opens it with no console output at all
+//! (CSP violations and script errors are console errors), the payloads injected in provider data
+//! never run, the page works with JavaScript off, and screenshots are saved for review. Skips with
+//! a printed reason where Chromium is absent (`scripts/install-test-deps.sh` installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use toolnorm::report::html;
+use toolnorm::report::sample::sample_report;
+
+/// `TOOLNORM_CHROMIUM`, else the first Chromium on `PATH`.
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("TOOLNORM_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in [
+            "chromium",
+            "chromium-browser",
+            "google-chrome",
+            "google-chrome-stable",
+        ] {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+    }
+    eprintln!(
+        "skipping: no chromium on PATH (run scripts/install-test-deps.sh, or set TOOLNORM_CHROMIUM)"
+    );
+    None
+}
+
+/// Where this test's files go: under `target/`, kept after the run so the screenshots can be looked at.
+fn out_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-browser");
+    std::fs::create_dir_all(&dir).expect("failed to create the output dir");
+    dir
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Console messages Chromium logged for the page (`...:INFO:CONSOLE:12] "message", source: ...`;
+    /// older builds write `CONSOLE(12)`). Errors and warnings alike: a clean report logs nothing.
+    fn console(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| l.contains(":CONSOLE"))
+            .collect()
+    }
+}
+
+/// Run headless Chromium on `page` with `extra` flags, in a fresh profile, isolated from the
+/// network, killed after a minute.
+fn run_chromium(bin: &Path, page: &Path, extra: &[&str]) -> Run {
+    let profile = tempfile::tempdir().expect("failed to create a profile dir");
+    let url = format!("file://{}", page.display());
+    let out = tempfile::NamedTempFile::new().expect("temp file");
+    let err = tempfile::NamedTempFile::new().expect("temp file");
+    let mut child = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-extensions",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(&url)
+        .stdin(Stdio::null())
+        .stdout(out.reopen().expect("reopen"))
+        .stderr(err.reopen().expect("reopen"))
+        .spawn()
+        .expect("failed to start chromium");
+    let start = Instant::now();
+    loop {
+        match child.try_wait().expect("failed to wait for chromium") {
+            Some(_) => break,
+            None if start.elapsed() > Duration::from_secs(60) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("chromium did not finish within 60 s on {url}");
+            }
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+    Run {
+        stdout: std::fs::read_to_string(out.path()).unwrap_or_default(),
+        stderr: std::fs::read_to_string(err.path()).unwrap_or_default(),
+    }
+}
+
+fn write_report(dir: &Path) -> PathBuf {
+    let page = dir.join("index.html");
+    let mut file = std::fs::File::create(&page).expect("failed to create index.html");
+    html::render(&sample_report(), &mut file).expect("failed to render the report");
+    page
+}
+
+#[test]
+fn report_opens_with_no_console_errors_and_payloads_inert() {
+    let Some(bin) = chromium() else { return };
+    let dir = out_dir();
+    let page = write_report(&dir);
+    let run = run_chromium(&bin, &page, &["--dump-dom"]);
+    let console = run.console();
+    assert!(
+        console.is_empty(),
+        "console output from the report:\n{}",
+        console.join("\n")
+    );
+    let dom = &run.stdout;
+    assert!(
+        dom.contains("</html>"),
+        "no DOM dumped; chromium said:\n{}",
+        run.stderr
+    );
+    // Our script ran under the policy (its hash matched): it marks the root and shows the filters.
+    assert!(
+        dom.contains("<html lang=\"en\" class=\"js\">"),
+        "the report's script did not run"
+    );
+    assert!(
+        dom.contains("id=\"filters\" class=\"filters\">"),
+        "filters still hidden"
+    );
+    assert!(
+        dom.contains("showing 11 of 11 fixtures"),
+        "filter count not rendered"
+    );
+    // The payloads would have renamed the page and left elements behind.
+    assert!(
+        dom.contains("<title>toolnorm verify: failed</title>"),
+        "title changed: a payload ran"
+    );
+    assert_eq!(
+        dom.matches("<script").count(),
+        1,
+        "a script element from provider data"
+    );
+    assert!(!dom.contains("<img"), "an img element from provider data");
+    assert!(
+        dom.contains("document.title='PWNED'"),
+        "the payload should be shown as text"
+    );
+}
+
+#[test]
+fn report_reads_with_javascript_disabled() {
+    let Some(bin) = chromium() else { return };
+    let dir = out_dir().join("nojs");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let page = write_report(&dir);
+    // Headless Chromium has no switch that turns scripting off, so the page loses its one
+    // script element instead: what a browser with JavaScript disabled would run.
+    let html = std::fs::read_to_string(&page).expect("read index.html");
+    let start = html.find("<script>").expect("the report has a script");
+    let end = html[start..].find("</script>").expect("closed") + start + "</script>".len();
+    std::fs::write(&page, format!("{}{}", &html[..start], &html[end..])).expect("write");
+    let run = run_chromium(&bin, &page, &["--dump-dom"]);
+    assert!(
+        run.console().is_empty(),
+        "console output:\n{}",
+        run.console().join("\n")
+    );
+    let dom = &run.stdout;
+    assert!(
+        dom.contains("<html lang=\"en\">"),
+        "script ran although disabled"
+    );
+    assert!(
+        dom.contains("id=\"filters\" class=\"filters\" hidden"),
+        "filters must stay hidden without JS"
+    );
+    // Everything is there: every fixture, the matrix and both diff views.
+    assert_eq!(dom.matches("<details class=\"fx ").count(), 11);
+    assert!(dom.contains("class=\"diff d-split\"") && dom.contains("class=\"diff d-inline\""));
+}
+
+#[test]
+fn screenshots_light_and_dark() {
+    let Some(bin) = chromium() else { return };
+    let dir = out_dir();
+    let page = write_report(&dir);
+    for (name, extra) in [
+        ("report-light.png", None),
+        ("report-dark.png", Some("--force-dark-mode")),
+    ] {
+        let shot = dir.join(name);
+        let _ = std::fs::remove_file(&shot);
+        let mut args = vec![
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1440,2600".to_string(),
+            "--hide-scrollbars".to_string(),
+        ];
+        args.extend(extra.map(str::to_string));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = run_chromium(&bin, &page, &args);
+        assert!(
+            run.console().is_empty(),
+            "console output:\n{}",
+            run.console().join("\n")
+        );
+        let png = std::fs::read(&shot)
+            .unwrap_or_else(|e| panic!("no screenshot {}: {e}\n{}", shot.display(), run.stderr));
+        assert!(
+            png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+            "not a real screenshot"
+        );
+        println!("screenshot: {}", shot.display());
+    }
+}
+
+/// The detector itself: a page whose inline script is not in the policy must produce a console
+/// error, or "no console errors" above would prove nothing.
+#[test]
+fn console_capture_sees_a_blocked_script() {
+    let Some(bin) = chromium() else { return };
+    let dir = out_dir();
+    let page = dir.join("canary.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-AAAA'\">\
+         <title>canary</title></head><body><script>document.title='ran'</script></body></html>",
+    )
+    .expect("write canary");
+    let run = run_chromium(&bin, &page, &["--dump-dom"]);
+    assert!(
+        run.stdout.contains("<title>canary</title>"),
+        "the blocked script ran"
+    );
+    assert!(
+        run.console()
+            .iter()
+            .any(|l| l.contains("Content Security Policy")),
+        "chromium logged no CSP violation; the console capture does not work:\n{}",
+        run.stderr
+    );
+}

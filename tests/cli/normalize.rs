@@ -1,0 +1,121 @@
+//! `toolnorm normalize` and `toolnorm schema` end to end.
+
+use std::fs;
+
+use crate::util::{run_in, stderr, stdout, tempdir};
+
+const CLAUDE_STREAM: &str = concat!(
+    r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":["Bash"]}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"id":"m1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -1"}}]},"parent_tool_use_id":null,"session_id":"s1"}"#,
+    "\n",
+    r#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"a\nb"}]},"parent_tool_use_id":null,"session_id":"s1"}"#,
+    "\n",
+);
+
+#[test]
+fn normalizes_a_file_and_stdin_alike() {
+    let dir = tempdir();
+    fs::write(dir.path().join("s.jsonl"), CLAUDE_STREAM).unwrap();
+    let out = run_in(dir.path(), &["normalize", "s.jsonl", "--compact"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["provider"], "claude");
+    assert_eq!(doc["dialect"], "stream-json");
+    assert!(doc["parts"].is_array());
+    assert!(doc["events"].is_array());
+    assert!(doc["diagnostics"].is_array());
+}
+
+#[test]
+fn bad_lines_are_diagnostics_not_failures() {
+    let dir = tempdir();
+    let mut raw = CLAUDE_STREAM.as_bytes().to_vec();
+    raw.extend_from_slice(
+        b"not json at all\n\xff\xfe garbage\n{\"type\":\"assistant\",\"message\":{\"id\":",
+    );
+    fs::write(dir.path().join("bad.jsonl"), &raw).unwrap();
+    let out = run_in(
+        dir.path(),
+        &["normalize", "bad.jsonl", "--provider", "claude"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let lines: Vec<u64> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["line"].as_u64().unwrap())
+        .collect();
+    assert!(lines.contains(&4), "non-JSON line 4 reported: {lines:?}");
+    assert!(
+        lines.contains(&6),
+        "truncated last line 6 reported: {lines:?}"
+    );
+}
+
+#[test]
+fn unreadable_or_undetectable_input_exits_2() {
+    let dir = tempdir();
+    let out = run_in(dir.path(), &["normalize", "missing.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.jsonl"), "{}", stderr(&out));
+
+    fs::write(dir.path().join("plain.txt"), "hello\nworld\n").unwrap();
+    let out = run_in(dir.path(), &["normalize", "plain.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("could not detect the dialect"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run_in(
+        dir.path(),
+        &["normalize", "plain.txt", "--dialect", "nonsense"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown dialect"), "{}", stderr(&out));
+}
+
+#[test]
+fn emits_acp_and_legacy_views() {
+    let dir = tempdir();
+    fs::write(dir.path().join("s.jsonl"), CLAUDE_STREAM).unwrap();
+    for (emit, key) in [("acp", "toolCallId"), ("legacy", "toolCallId")] {
+        let out = run_in(dir.path(), &["normalize", "s.jsonl", "--emit", emit]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let frames = v.as_array().unwrap();
+        for f in frames {
+            assert!(f.get(key).is_some(), "{emit}: {f}");
+        }
+    }
+}
+
+#[test]
+fn schema_is_json_schema_and_ts_declares_the_part() {
+    let dir = tempdir();
+    let out = run_in(dir.path(), &["schema"]);
+    assert_eq!(out.status.code(), Some(0));
+    let schema: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(schema["title"], "NormalizedDocument");
+    let defs = schema["definitions"].as_object().unwrap();
+    for name in [
+        "NormalizedToolPart",
+        "ToolKind",
+        "ToolState",
+        "ToolError",
+        "Timing",
+        "ToolMetadata",
+    ] {
+        assert!(defs.contains_key(name), "{name} missing from the schema");
+    }
+    let out = run_in(dir.path(), &["schema", "--ts"]);
+    let ts = stdout(&out);
+    assert!(ts.contains("export type NormalizedToolPart = {"), "{ts}");
+    assert!(
+        ts.contains(r#"export type ToolState = "started" | "running" | "complete" | "error";"#)
+    );
+    assert!(!ts.contains("bigint"), "numbers must be plain TS numbers");
+}

@@ -1,0 +1,752 @@
+//! `toolnorm record` end to end, with real processes: byte-identical passthrough in every mode,
+//! exit codes, SIGKILL then `cat`, an unwritable corpus, redaction, names, proxy order, SSE.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use toolnorm::corpus::format::Dir;
+use toolnorm::corpus::read_fixture;
+
+use crate::util::{stderr, stdout, tempdir, toolnorm};
+
+/// Run `toolnorm args` feeding `input` on stdin; returns (exit code, stdout, stderr).
+fn run_with_input(dir: &Path, args: &[&str], input: Vec<u8>) -> (Option<i32>, Vec<u8>, String) {
+    let mut child = toolnorm()
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("failed to start toolnorm");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn cat(dir: &Path, fixture: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["cat"];
+    args.extend_from_slice(extra);
+    args.push(fixture);
+    toolnorm().args(&args).current_dir(dir).output().unwrap()
+}
+
+fn tricky_stream() -> Vec<u8> {
+    let mut s = Vec::new();
+    s.extend_from_slice(
+        b"{\"type\":\"system\",\"subtype\":\"init\",\"claude_code_version\":\"2.1.197\"}\n",
+    );
+    s.extend_from_slice(b"{\"bad\":\"\xff\xfe utf8\"}\n");
+    s.extend_from_slice(b"{\"crlf\":true}\r\n");
+    s.extend_from_slice(b"\n");
+    let mut big = b"{\"big\":\"".to_vec();
+    big.extend(std::iter::repeat_n(b'x', 10 << 20));
+    big.extend_from_slice(b"\"}\n");
+    s.extend_from_slice(&big);
+    s.extend_from_slice(b"{\"last\":\"no newline\"}");
+    s
+}
+
+#[test]
+fn pipe_passes_every_byte_and_cat_gives_them_back() {
+    let dir = tempdir();
+    let input = tricky_stream();
+    let (code, out, err) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "t"],
+        input.clone(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out == input, "passthrough differs");
+    let c = cat(dir.path(), "corpus/claude/t.jsonl.zst", &[]);
+    assert!(c.status.success(), "{}", stderr(&c));
+    assert!(c.stdout == input, "cat differs from the input");
+    assert!(stderr(&c).is_empty(), "{}", stderr(&c));
+    let h = cat(dir.path(), "corpus/claude/t.jsonl.zst", &["--header"]);
+    let v: serde_json::Value = serde_json::from_slice(&h.stdout).unwrap();
+    assert_eq!(v["format"], 1);
+    assert_eq!(v["provider"], "claude");
+    assert_eq!(v["mode"], "pipe");
+    assert_eq!(v["cliVersion"], "2.1.197");
+    assert_eq!(v["lines"], 6);
+    assert_eq!(v["complete"], true);
+    // Readable with zstd alone: a JSON object per line.
+    let raw = zstd::stream::decode_all(
+        &std::fs::read(dir.path().join("corpus/claude/t.jsonl.zst")).unwrap()[..],
+    )
+    .unwrap();
+    for line in raw.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        serde_json::from_slice::<serde_json::Value>(line).unwrap();
+    }
+    // The reader sees the CR inside the line and the missing last newline.
+    let fx = read_fixture(&dir.path().join("corpus/claude/t.jsonl.zst")).unwrap();
+    assert_eq!(fx.lines[2].bytes, b"{\"crlf\":true}\r");
+    assert!(!fx.lines[5].terminated);
+}
+
+#[test]
+fn wrap_propagates_exit_codes_and_signals() {
+    let dir = tempdir();
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "codex",
+            "--name",
+            "w",
+            "--",
+            "sh",
+            "-c",
+            "printf 'a\\nb'; exit 7",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a\nb");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/codex/w.jsonl.zst", &[])),
+        "a\nb"
+    );
+    let h: serde_json::Value =
+        serde_json::from_slice(&cat(dir.path(), "corpus/codex/w.jsonl.zst", &["--header"]).stdout)
+            .unwrap();
+    assert_eq!(h["exitCode"], 7);
+    assert_eq!(
+        h["command"],
+        serde_json::json!(["sh", "-c", "printf 'a\\nb'; exit 7"])
+    );
+
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "codex",
+            "--name",
+            "k",
+            "--",
+            "sh",
+            "-c",
+            "echo hi; kill -9 $$",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(137));
+    assert_eq!(stdout(&o), "hi\n");
+}
+
+#[test]
+fn wrap_forwards_sigterm_to_the_agent() {
+    let dir = tempdir();
+    let mut child = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "sig",
+            "--",
+            "sh",
+            "-c",
+            "trap 'echo got-term; exit 3' TERM; echo ready; while true; do sleep 0.05; done",
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut buf = [0u8; 6];
+    out.read_exact(&mut buf).unwrap();
+    assert_eq!(&buf, b"ready\n");
+    unsafe_kill(child.id(), 15);
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(rest, "got-term\n");
+    assert_eq!(status.code(), Some(3));
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/sig.jsonl.zst", &[])),
+        "ready\ngot-term\n"
+    );
+}
+
+fn unsafe_kill(pid: u32, sig: i32) {
+    let ok = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn wrap_records_stderr_only_when_asked() {
+    let dir = tempdir();
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "e",
+            "--stderr",
+            "--",
+            "sh",
+            "-c",
+            "echo out; echo err >&2",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "out\n");
+    assert_eq!(stderr(&o), "err\n");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/e.jsonl.zst", &[])),
+        "out\n"
+    );
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/e.jsonl.zst", &["--stderr"])),
+        "err\n"
+    );
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "f",
+            "--",
+            "sh",
+            "-c",
+            "echo out; echo err >&2",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&o), "err\n");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/f.jsonl.zst", &["--stderr"])),
+        ""
+    );
+}
+
+#[test]
+fn a_missing_agent_is_an_error_and_leaves_no_fixture() {
+    let dir = tempdir();
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "m",
+            "--",
+            "no-such-agent-binary-xyz",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("failed to start"), "{}", stderr(&o));
+    assert!(!dir.path().join("corpus/claude/m.jsonl.zst").exists());
+}
+
+#[test]
+fn sigkill_leaves_a_fixture_readable_up_to_its_last_complete_line() {
+    let dir = tempdir();
+    let mut child = toolnorm()
+        .args(["record", "--provider", "claude", "--name", "killed"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut sent = Vec::new();
+    for i in 0..2000 {
+        let line = format!(
+            "{{\"type\":\"assistant\",\"n\":{i},\"pad\":\"{}\"}}\n",
+            "y".repeat(i % 300)
+        );
+        stdin.write_all(line.as_bytes()).unwrap();
+        sent.extend_from_slice(line.as_bytes());
+    }
+    // A line cut in the middle, then time for the 250 ms frame to close.
+    stdin.write_all(b"{\"partial\":").unwrap();
+    std::thread::sleep(Duration::from_millis(900));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let c = cat(dir.path(), "corpus/claude/killed.jsonl.zst", &[]);
+    assert!(c.status.success());
+    assert!(
+        stderr(&c).contains("fixture was cut short after line 2000"),
+        "{}",
+        stderr(&c)
+    );
+    assert!(
+        c.stdout == sent,
+        "got {} of {} bytes",
+        c.stdout.len(),
+        sent.len()
+    );
+    let h: serde_json::Value = serde_json::from_slice(
+        &cat(dir.path(), "corpus/claude/killed.jsonl.zst", &["--header"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(h["complete"], false);
+    // normalize sees the same: a note, not an error.
+    let stream =
+        toolnorm::corpus::load_stream(&dir.path().join("corpus/claude/killed.jsonl.zst")).unwrap();
+    assert!(
+        stream
+            .notes
+            .iter()
+            .any(|n| n.contains("cut short after line 2000")),
+        "{:?}",
+        stream.notes
+    );
+}
+
+#[test]
+fn an_unwritable_corpus_never_breaks_the_passthrough() {
+    let dir = tempdir();
+    std::fs::write(dir.path().join("blocker"), b"a file, not a directory").unwrap();
+    let input = b"{\"a\":1}\n{\"b\":2}\n".to_vec();
+    let (code, out, err) = run_with_input(
+        dir.path(),
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "x",
+            "--corpus",
+            "blocker/corpus",
+        ],
+        input.clone(),
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(out, input);
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(err.contains("session goes on"), "{err}");
+    // Same in wrap mode, with the agent's exit code.
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "x",
+            "--corpus",
+            "blocker/c",
+            "--",
+            "sh",
+            "-c",
+            "echo hi; exit 4",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(stdout(&o), "hi\n");
+}
+
+#[test]
+fn a_recorder_that_falls_behind_warns_once_and_passes_everything() {
+    let dir = tempdir();
+    let line = format!("{{\"pad\":\"{}\"}}\n", "z".repeat(1000));
+    let input: Vec<u8> = line.repeat(20_000).into_bytes();
+    let (code, out, err) = run_with_input(
+        dir.path(),
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "lag",
+            "--max-lag-mib",
+            "1",
+        ],
+        input.clone(),
+    );
+    assert_eq!(code, Some(0));
+    assert!(out == input);
+    if err.contains("fell behind") {
+        assert_eq!(err.matches("warning:").count(), 1, "{err}");
+        let h: serde_json::Value = serde_json::from_slice(
+            &cat(dir.path(), "corpus/claude/lag.jsonl.zst", &["--header"]).stdout,
+        )
+        .unwrap();
+        assert!(h["recordingFailed"].is_string(), "{h}");
+    }
+}
+
+#[test]
+fn every_secret_kind_is_redacted_on_disk_and_intact_in_the_passthrough() {
+    let dir = tempdir();
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let secrets = [
+        (
+            "anthropic-key",
+            "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv".to_owned(),
+        ),
+        ("openai-key", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx".to_owned()),
+        (
+            "github-token",
+            "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".to_owned(),
+        ),
+        (
+            "github-token",
+            "github_pat_11AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".to_owned(),
+        ),
+        ("aws-key", "AKIAIOSFODNN7EXAMPLE".to_owned()),
+        (
+            "google-key",
+            "AIzaSyA-1234567890abcdefghijklmnopqrstu".to_owned(),
+        ),
+        ("slack-token", "xoxb-1234567890-abcdefghij".to_owned()),
+        (
+            "npm-token",
+            "npm_abcdefghijklmnopqrstuvwxyz0123456789".to_owned(),
+        ),
+        ("stripe-key", "sk_live_abcdefghijklmnop1234".to_owned()),
+        (
+            "jwt",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r".to_owned(),
+        ),
+        ("bearer", "abc123def456ghi789jkl".to_owned()),
+        ("basic-auth", "dXNlcjpodW50ZXIy".to_owned()),
+        ("secret-env", "hunter2hunter2".to_owned()),
+        ("secret-field", "s3cr3t-field-value".to_owned()),
+        ("private-key", "MIIEowIBAAKCAQEA0Z3".to_owned()),
+        ("custom", "ACME-998877".to_owned()),
+    ];
+    let lines = [
+        format!("{{\"k\":\"{}\"}}", secrets[0].1),
+        format!("{{\"k\":\"{}\"}}", secrets[1].1),
+        format!("{{\"k\":\"{}\"}}", secrets[2].1),
+        format!("{{\"k\":\"{}\"}}", secrets[3].1),
+        format!("{{\"k\":\"{}\"}}", secrets[4].1),
+        format!("{{\"k\":\"{}\"}}", secrets[5].1),
+        format!("{{\"k\":\"{}\"}}", secrets[6].1),
+        format!("{{\"k\":\"{}\"}}", secrets[7].1),
+        format!("{{\"k\":\"{}\"}}", secrets[8].1),
+        format!("{{\"k\":\"{}\"}}", secrets[9].1),
+        format!("{{\"h\":\"Authorization: Bearer {}\"}}", secrets[10].1),
+        format!("{{\"h\":\"Authorization: Basic {}\"}}", secrets[11].1),
+        format!("{{\"cmd\":\"DB_PASSWORD={} ./run\"}}", secrets[12].1),
+        format!("{{\"client_secret\":\"{}\"}}", secrets[13].1),
+        format!(
+            "{{\"c\":\"-----BEGIN RSA PRIVATE KEY-----\\n{}\\n-----END RSA PRIVATE KEY-----\"}}",
+            secrets[14].1
+        ),
+        format!("{{\"t\":\"{}\"}}", secrets[15].1),
+        format!("{{\"cwd\":\"{home}/project\"}}"),
+    ];
+    let input = (lines.join("\n") + "\n").into_bytes();
+    let (code, out, err) = run_with_input(
+        dir.path(),
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "s",
+            "--redact",
+            "ACME-[0-9]{6}",
+        ],
+        input.clone(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out == input, "the passthrough must not be redacted");
+    let recorded = stdout(&cat(dir.path(), "corpus/claude/s.jsonl.zst", &[]));
+    for (kind, secret) in &secrets {
+        assert!(
+            !recorded.contains(secret.as_str()),
+            "{kind} leaked: {recorded}"
+        );
+        assert!(
+            recorded.contains(&format!("[REDACTED:{kind}]")),
+            "{kind}: {recorded}"
+        );
+    }
+    assert!(recorded.contains("\"cwd\":\"~/project\""), "{recorded}");
+    for line in recorded.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+    let h: serde_json::Value =
+        serde_json::from_slice(&cat(dir.path(), "corpus/claude/s.jsonl.zst", &["--header"]).stdout)
+            .unwrap();
+    assert_eq!(h["redactions"]["github-token"], 2);
+    assert_eq!(h["redactions"]["home-path"], 1);
+    // The raw file holds none of them either (nothing escapes through the header or trailer).
+    let raw = zstd::stream::decode_all(
+        &std::fs::read(dir.path().join("corpus/claude/s.jsonl.zst")).unwrap()[..],
+    )
+    .unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    for (kind, secret) in &secrets {
+        assert!(!raw.contains(secret.as_str()), "{kind} in the raw fixture");
+    }
+    // And lint agrees the fixture is clean.
+    let lint = toolnorm()
+        .args(["corpus", "lint", "--corpus", "corpus"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(lint.status.success(), "{}{}", stdout(&lint), stderr(&lint));
+}
+
+#[test]
+fn names_are_validated_and_fixtures_never_overwritten_without_force() {
+    let dir = tempdir();
+    for bad in ["a/b", "..", "../up", "", "x\\y", ".hidden"] {
+        let (code, _, err) = run_with_input(
+            dir.path(),
+            &["record", "--provider", "claude", "--name", bad],
+            b"{}\n".to_vec(),
+        );
+        assert_eq!(code, Some(2), "name {bad:?}: {err}");
+        assert!(err.contains("fixture name"), "{err}");
+    }
+    let (code, _, _) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "dup"],
+        b"{\"n\":1}\n".to_vec(),
+    );
+    assert_eq!(code, Some(0));
+    let (code, _, err) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "dup"],
+        b"{\"n\":2}\n".to_vec(),
+    );
+    assert_eq!(code, Some(2));
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/dup.jsonl.zst", &[])),
+        "{\"n\":1}\n"
+    );
+    let (code, _, _) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "dup", "--force"],
+        b"{\"n\":3}\n".to_vec(),
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/dup.jsonl.zst", &[])),
+        "{\"n\":3}\n"
+    );
+}
+
+#[test]
+fn proxy_records_both_directions_in_order() {
+    let dir = tempdir();
+    let mut child = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "codex",
+            "--name",
+            "rpc",
+            "--proxy",
+            "--",
+            "sh",
+            "-c",
+            "while IFS= read -r l; do echo \"{\\\"reply\\\":$l}\"; done",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut expected = Vec::new();
+    for i in 1..=5 {
+        let req = format!("{{\"id\":{i}}}");
+        writeln!(stdin, "{req}").unwrap();
+        stdin.flush().unwrap();
+        let mut reply = String::new();
+        std::io::BufRead::read_line(&mut out, &mut reply).unwrap();
+        assert_eq!(reply, format!("{{\"reply\":{req}}}\n"));
+        expected.push((Dir::Client, req.clone()));
+        expected.push((Dir::Agent, format!("{{\"reply\":{req}}}")));
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    let fx = read_fixture(&dir.path().join("corpus/codex/rpc.jsonl.zst")).unwrap();
+    let got: Vec<(Dir, String)> = fx
+        .lines
+        .iter()
+        .map(|l| (l.dir, String::from_utf8(l.bytes.clone()).unwrap()))
+        .collect();
+    assert_eq!(got, expected);
+    assert!(fx.lines.windows(2).all(|w| w[0].t <= w[1].t));
+    assert_eq!(fx.header.mode.as_deref(), Some("proxy"));
+}
+
+/// A one-shot SSE server on 127.0.0.1: `body`, then an open connection if `hold`, else a close.
+/// Plain TCP, so every byte is on the wire at once (no chunk buffering in between).
+fn sse_server(body: &'static str, hold: bool) -> (String, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/event", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let Ok((mut conn, _)) = listener.accept() else {
+            return;
+        };
+        let mut req = Vec::new();
+        let mut byte = [0u8; 1];
+        while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+            req.push(byte[0]);
+        }
+        assert!(
+            req.starts_with(b"GET /event "),
+            "{}",
+            String::from_utf8_lossy(&req)
+        );
+        let _ = conn.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
+        );
+        let _ = conn.write_all(body.as_bytes());
+        let _ = conn.flush();
+        if hold {
+            std::thread::sleep(Duration::from_secs(30));
+        }
+    });
+    (url, handle)
+}
+
+const EVENTS: &str = "event: message\r\ndata: {\"type\":\"server.connected\",\"properties\":{}}\r\n\r\n\
+    : keep-alive comment\n\n\
+    data: {\"type\":\"session.updated\",\"properties\":{\"info\":{\"version\":\"1.18.33\"}}}\n\n\
+    data: {\"type\":\"message.part.updated\",\n\
+    data: \"properties\":{}}\n\n\
+    data: {\"type\":\"session.idle\",\"properties\":{\"sessionID\":\"s\"}}\n\n\
+    data: {\"type\":\"after.idle\",\"properties\":{}}\n\n";
+
+#[test]
+fn sse_records_each_event_until_the_given_type() {
+    let dir = tempdir();
+    let (url, server) = sse_server(EVENTS, true);
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "ev",
+            "--sse",
+            &url,
+            "--until",
+            "session.idle",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = "{\"type\":\"server.connected\",\"properties\":{}}\n\
+        {\"type\":\"session.updated\",\"properties\":{\"info\":{\"version\":\"1.18.33\"}}}\n\
+        {\"type\":\"message.part.updated\",\n\"properties\":{}}\n\
+        {\"type\":\"session.idle\",\"properties\":{\"sessionID\":\"s\"}}\n";
+    assert_eq!(stdout(&o), expected);
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &[])),
+        expected
+    );
+    let h: serde_json::Value = serde_json::from_slice(
+        &cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &["--header"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(h["mode"], "sse");
+    assert_eq!(h["cliVersion"], "1.18.33");
+    assert_eq!(h["dialect"], "events");
+    drop(server);
+}
+
+#[test]
+fn sse_ends_cleanly_on_interrupt_and_on_close() {
+    let dir = tempdir();
+    let (url, _server) = sse_server(
+        "data: {\"type\":\"server.connected\",\"properties\":{}}\n\n",
+        true,
+    );
+    let mut child = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "int",
+            "--sse",
+            &url,
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    out.read_exact(&mut first).unwrap();
+    unsafe_kill(child.id(), 2);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let h: serde_json::Value = serde_json::from_slice(
+        &cat(dir.path(), "corpus/opencode/int.jsonl.zst", &["--header"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(h["complete"], true);
+    assert_eq!(h["lines"], 1);
+
+    let (url, _server) = sse_server(
+        "data: {\"type\":\"a.b\"}\n\ndata: {\"type\":\"c.d\"}",
+        false,
+    );
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "closed",
+            "--sse",
+            &url,
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "{\"type\":\"a.b\"}\n{\"type\":\"c.d\"}\n");
+
+    let o = toolnorm()
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "refused",
+            "--sse",
+            "http://127.0.0.1:9/event",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        !dir.path()
+            .join("corpus/opencode/refused.jsonl.zst")
+            .exists()
+    );
+}
