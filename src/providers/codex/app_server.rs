@@ -2,7 +2,8 @@
 //! `item/started` opens a part as running, `item/completed` is authoritative; command and patch
 //! output deltas show as provisional output; an interrupted or failed turn closes open parts.
 //! Client requests and the server's responses make no parts; server→client approval requests are
-//! noted on the part they concern.
+//! noted on the part they concern. `codex mcp-server`'s `codex/event` notifications carry core
+//! EventMsgs and go to the shared EventMsg handling.
 
 use std::borrow::Cow;
 
@@ -14,6 +15,7 @@ use crate::model::{TimeValue, Timing, ToolMetadata, ToolState};
 use crate::providers::{Direction, Input, PartStore, PartUpdate, line_text, report_bad_json};
 
 use super::Ctx;
+use super::event_msg::{self, Pending};
 use super::items::{self, Envelope, Phase};
 
 #[derive(Deserialize)]
@@ -53,6 +55,9 @@ struct Params<'a> {
     thread: Option<Thread<'a>>,
     #[serde(borrow, default)]
     reason: Option<Cow<'a, str>>,
+    /// `codex mcp-server` wraps core EventMsgs as `codex/event` notifications.
+    #[serde(borrow, default)]
+    msg: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +83,7 @@ struct Environment<'a> {
 }
 
 pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx) {
+    let mut pending = Pending::default();
     for line in &input.lines {
         // What the client sent (proxy recordings) never makes parts.
         if line.direction == Direction::ToAgent {
@@ -230,6 +236,11 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                     if let Some(c) = cwd {
                         ctx.cwd = Some(c.to_owned());
                     }
+                }
+            }
+            "codex/event" => {
+                if let Some(msg) = params.msg {
+                    event_msg::handle(store, ctx, &mut pending, n, None, msg);
                 }
             }
             "turn/completed" => {
@@ -433,6 +444,23 @@ mod tests {
             1
         );
         assert_eq!(by("ws1").title, "Finding \"Updated\" on apnews.com");
+    }
+
+    #[test]
+    fn mcp_server_codex_event_notifications() {
+        let doc = run(concat!(
+            r#"{"jsonrpc":"2.0","method":"codex/event","params":{"id":"1","msg":{"type":"exec_command_begin","call_id":"c","command":["bash","-lc","ls"],"cwd":"/w","parsed_cmd":[{"type":"list_files","cmd":"ls","path":null}]},"_meta":{"requestId":1}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"codex/event","params":{"id":"1","msg":{"type":"exec_command_end","call_id":"c","stdout":"a\n","stderr":"","exit_code":0,"duration":{"secs":0,"nanos":1000000}},"_meta":{"requestId":1}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"codex/event","params":{"id":"1","msg":{"type":"view_image_tool_call","call_id":"v","path":"/w/shot.png"},"_meta":{"requestId":1}}}"#,
+            "\n",
+        ));
+        assert_eq!(doc.parts.len(), 2);
+        assert_eq!(doc.parts[0].title, "Listing files");
+        assert_eq!(doc.parts[0].state, ToolState::Complete);
+        assert_eq!(doc.parts[1].title, "Viewing image shot.png");
+        assert_eq!(doc.parts[1].kind, ToolKind::FileRead);
     }
 
     #[test]

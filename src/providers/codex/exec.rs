@@ -38,7 +38,8 @@ struct ErrorBody<'a> {
 struct Ids {
     map: HashMap<String, String>,
     thread: Option<String>,
-    runs: u32,
+    /// Raw id → how many times it was renamed so far.
+    uses: HashMap<String, u32>,
 }
 
 impl Ids {
@@ -50,11 +51,12 @@ impl Ids {
                 return (id.clone(), id != raw);
             }
         }
+        // Suffixes count up per raw id, so many runs stay linear.
+        let n = self.uses.entry(raw.to_owned()).or_insert(0);
         let mut id = raw.to_owned();
-        let mut n = 1;
         while store.contains(&id) {
-            n += 1;
-            id = format!("{raw}#{n}");
+            *n += 1;
+            id = format!("{raw}#{}", *n + 1);
         }
         self.map.insert(raw.to_owned(), id.clone());
         let renamed = id != raw;
@@ -82,7 +84,6 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             "item.completed" => Phase::Completed,
             "thread.started" => {
                 ids.map.clear();
-                ids.runs += 1;
                 ids.thread = ev.thread_id.as_deref().map(str::to_owned);
                 continue;
             }
