@@ -20,8 +20,11 @@ pub const FLUSH_BYTES: usize = 64 * 1024;
 pub const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
 /// Close the zstd frame after this much JSONL and start a new one.
 pub const FRAME_BYTES: usize = 4 << 20;
-/// zstd level of live recordings and imports (the level `zstd` uses by default).
+/// zstd level of live recordings (the level `zstd` uses by default): the CPU it costs is what the
+/// recorder costs.
 pub const LEVEL: i32 = 3;
+/// zstd level of imports and other one-off writes: small files, written once, read many times.
+pub const IMPORT_LEVEL: i32 = 19;
 
 /// Writes one fixture. Call [`tick`] regularly (the recorder does so every 50 ms) so that a quiet
 /// stream still reaches the disk within [`FLUSH_INTERVAL`].
@@ -29,6 +32,7 @@ pub const LEVEL: i32 = 3;
 /// [`tick`]: FixtureWriter::tick
 pub struct FixtureWriter<W: Write> {
     pub(crate) enc: Option<zstd::stream::write::Encoder<'static, W>>,
+    level: i32,
     record: Vec<u8>,
     frame_bytes: usize,
     unflushed: usize,
@@ -40,8 +44,14 @@ impl<W: Write> FixtureWriter<W> {
     /// Start a fixture: the header is flushed at once, so even a recorder killed before the first
     /// line leaves a readable (empty, cut-short) fixture.
     pub fn new(out: W, header: &Header) -> io::Result<Self> {
+        Self::with_level(out, header, LEVEL)
+    }
+
+    /// [`new`](Self::new) with another zstd level.
+    pub fn with_level(out: W, header: &Header, level: i32) -> io::Result<Self> {
         let mut w = FixtureWriter {
-            enc: Some(zstd::stream::write::Encoder::new(out, LEVEL)?),
+            enc: Some(zstd::stream::write::Encoder::new(out, level)?),
+            level,
             record: Vec::with_capacity(4096),
             frame_bytes: 0,
             unflushed: 0,
@@ -129,7 +139,7 @@ impl<W: Write> FixtureWriter<W> {
         if let Some(enc) = self.enc.take() {
             let mut out = enc.finish()?;
             out.flush()?;
-            self.enc = Some(zstd::stream::write::Encoder::new(out, LEVEL)?);
+            self.enc = Some(zstd::stream::write::Encoder::new(out, self.level)?);
         }
         self.frame_bytes = 0;
         self.unflushed = 0;
