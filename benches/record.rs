@@ -60,20 +60,29 @@ fn corpus_streams(corpus: &Path) -> Vec<(String, Vec<u8>, u64)> {
         .collect()
 }
 
+/// The corpus lines, reshuffled for every pass (a fixed seed), until `target` bytes: a stream
+/// with the corpus's redundancy but no period a compressor's window could lock onto.
 fn build_input(streams: &[(String, Vec<u8>, u64)], path: &Path, target: usize) -> usize {
+    let mut lines: Vec<&[u8]> = streams
+        .iter()
+        .flat_map(|(_, raw, _)| raw.split_inclusive(|b| *b == b'\n'))
+        .filter(|l| l.ends_with(b"\n"))
+        .collect();
     let mut out = std::io::BufWriter::new(File::create(path).expect("input file"));
     let mut written = 0;
-    'fill: loop {
-        for (_, raw, _) in streams {
-            for line in raw.split_inclusive(|b| *b == b'\n') {
-                if !line.ends_with(b"\n") {
-                    continue;
-                }
-                out.write_all(line).expect("write input");
-                written += line.len();
-                if written >= target {
-                    break 'fill;
-                }
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    while written < target {
+        for i in (1..lines.len()).rev() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            lines.swap(i, (seed % (i as u64 + 1)) as usize);
+        }
+        for line in &lines {
+            out.write_all(line).expect("write input");
+            written += line.len();
+            if written >= target {
+                break;
             }
         }
     }

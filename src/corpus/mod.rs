@@ -237,8 +237,9 @@ pub fn write_fixture<'a>(
         fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     }
     let file = create_output(path, force)?;
-    let mut w = writer::FixtureWriter::new(io::BufWriter::new(file), &header)
-        .with_context(|| format!("failed to write {}", path.display()))?;
+    let mut w =
+        writer::FixtureWriter::with_level(io::BufWriter::new(file), &header, writer::IMPORT_LEVEL)
+            .with_context(|| format!("failed to write {}", path.display()))?;
     for (t, d, b, term) in &redacted {
         w.push_line(*t, *d, b, *term)
             .with_context(|| format!("failed to write {}", path.display()))?;

@@ -291,9 +291,9 @@ mod tests {
     fn sample() -> Vec<u8> {
         let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
         w.push_line(0, Dir::Agent, b"{\"a\":1}\r", true).unwrap();
-        w.flush_frame().unwrap();
+        w.end_frame().unwrap();
         w.push_line(5, Dir::Client, b"\xff\xfe", true).unwrap();
-        w.flush_frame().unwrap();
+        w.flush().unwrap();
         w.push_line(9, Dir::Agent, b"tail", false).unwrap();
         w.finish(Trailer::default()).unwrap()
     }
@@ -328,6 +328,24 @@ mod tests {
                 Err(e) => panic!("cut at {cut}: {e}"),
             }
         }
+    }
+
+    #[test]
+    fn a_frame_cut_after_a_flush_keeps_the_flushed_lines() {
+        let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
+        w.push_line(0, Dir::Agent, b"one", true).unwrap();
+        w.flush().unwrap();
+        let flushed = w.enc.as_ref().unwrap().get_ref().len();
+        w.push_line(1, Dir::Agent, b"two", true).unwrap();
+        let bytes = w.finish(Trailer::default()).unwrap();
+        let fx = read_fixture_bytes(&bytes[..flushed]).unwrap();
+        assert_eq!(fx.lines.len(), 1);
+        assert_eq!(fx.lines[0].bytes, b"one");
+        assert!(
+            fx.notes[0].contains("cut short after line 1"),
+            "{:?}",
+            fx.notes
+        );
     }
 
     #[test]

@@ -56,6 +56,44 @@ const KINDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Literals at least one of which every built-in match contains. A line holding none of them (most
+/// lines) skips the full pattern: a literal search is several times faster than the combined
+/// regex, which keeps the recorder's CPU near that of `zstd` alone.
+const GATE: &[&str] = &[
+    "PRIVATE KEY-----",
+    "sk-",
+    "k_live_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "AKIA",
+    "ASIA",
+    "AIza",
+    "xox",
+    "npm_",
+    "eyJ",
+    "bearer",
+    "basic",
+    "KEY=",
+    "TOKEN=",
+    "SECRET=",
+    "PASSWORD=",
+    "PASSWD=",
+    "key\"",
+    "token\"",
+    "secret\"",
+    "password\"",
+    "passwd\"",
+    "key\\\"",
+    "token\\\"",
+    "secret\\\"",
+    "password\\\"",
+    "passwd\\\"",
+];
+
 /// What the redactor is told beyond the built-in kinds.
 #[derive(Clone, Debug, Default)]
 pub struct RedactOptions {
@@ -96,6 +134,9 @@ struct Kind {
 /// The compiled detector.
 #[derive(Clone, Debug)]
 pub struct Redactor {
+    /// Literal pre-check ([`GATE`] and the path prefixes); `None` with `--redact` patterns, which
+    /// have no known literal.
+    gate: Option<Regex>,
     combined: Regex,
     kinds: Vec<Kind>,
     pem_end: Regex,
@@ -129,6 +170,7 @@ impl Redactor {
                 false,
             ));
         }
+        let mut literals: Vec<String> = GATE.iter().map(|l| regex::escape(l)).collect();
         let mut paths: Vec<(String, String, &str)> = Vec::new();
         if let Some(home) = opts.home.as_deref().filter(|h| h.len() > 1) {
             paths.push((home.to_owned(), "~".to_owned(), "home-path"));
@@ -150,6 +192,7 @@ impl Redactor {
             } else {
                 format!("{}|{}", regex::escape(&escaped), regex::escape(&from))
             };
+            literals.push(pat.clone());
             alternatives.push(format!("(?:{pat})"));
             specs.push((kind.to_owned(), None, Replace::Path(to), false));
         }
@@ -191,7 +234,22 @@ impl Redactor {
                 pattern: "(built-in patterns)".to_owned(),
                 source: Box::new(e),
             })?;
+        // Case-insensitive: a superset of the exact-case literals is still a correct gate.
+        let gate = if opts.extra.is_empty() {
+            Some(
+                regex::bytes::RegexBuilder::new(&format!("(?i:{})", literals.join("|")))
+                    .size_limit(64 << 20)
+                    .build()
+                    .map_err(|e| PatternError {
+                        pattern: "(built-in literals)".to_owned(),
+                        source: Box::new(e),
+                    })?,
+            )
+        } else {
+            None
+        };
         Ok(Redactor {
+            gate,
             combined,
             kinds,
             pem_end,
@@ -208,6 +266,10 @@ impl Redactor {
             prefixes,
             extra,
         })
+    }
+
+    fn may_match(&self, line: &[u8]) -> bool {
+        self.gate.as_ref().is_none_or(|g| g.is_match(line)) && self.combined.is_match(line)
     }
 
     pub fn state(&self) -> RedactState {
@@ -246,7 +308,7 @@ impl Redactor {
                 None => return Cow::Borrowed(b"[REDACTED:private-key]"),
             }
         }
-        if !self.combined.is_match(&line) {
+        if !self.may_match(&line) {
             return line;
         }
         let mut out = Vec::with_capacity(line.len());
@@ -308,7 +370,7 @@ impl Redactor {
 
     /// Secrets present in a line (path prefixes are not secrets and are not reported).
     pub fn find(&self, line: &[u8]) -> Vec<Finding> {
-        if !self.combined.is_match(line) {
+        if !self.may_match(line) {
             return Vec::new();
         }
         let mut found = Vec::new();

@@ -28,7 +28,7 @@ const QUEUE_CHUNKS: usize = 8192;
 pub const DEFAULT_MAX_LAG_BYTES: usize = 256 << 20;
 /// Lines the writer keeps to detect the dialect and learn the CLI version.
 const SNIFF_LINES: usize = 64;
-/// How often a quiet writer wakes to close a frame that has waited `writer::FRAME_INTERVAL`.
+/// How often a quiet writer wakes to flush a line that has waited `writer::FLUSH_INTERVAL`.
 const WAKE: std::time::Duration = std::time::Duration::from_millis(50);
 
 enum Msg {
@@ -172,6 +172,7 @@ impl Recorder {
         let handle = std::thread::Builder::new()
             .name("toolnorm-recorder".into())
             .spawn(move || {
+                lower_priority();
                 let mut w = WriterLoop {
                     writer: Some(writer),
                     redactor,
@@ -385,5 +386,16 @@ impl WriterLoop {
         crate::providers::detect(&Input::from_bytes(&bytes), self.provider)
             .ok()
             .map(|d| d.as_str().to_owned())
+    }
+}
+
+/// The live session comes first: on a busy machine the writer thread yields the CPU to the
+/// passthrough (a nice value applies per thread on Linux).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on our own thread id only changes its scheduling weight.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
     }
 }

@@ -11,6 +11,9 @@ use super::Tap;
 use super::pipe::{CopyEnd, RawStdout, copy};
 use crate::corpus::format::Dir;
 
+/// How long to wait, after the agent exited, for the rest of its stderr.
+const STDERR_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How to run the agent.
 pub struct WrapOptions<'a> {
     pub command: &'a [String],
@@ -47,9 +50,15 @@ pub fn spawn(opts: &WrapOptions<'_>) -> anyhow::Result<Child> {
 /// (128 + signal number when a signal killed it).
 pub fn run(mut child: Child, tap: &Tap) -> anyhow::Result<i32> {
     let forwarder = forward_signals(child.id());
+    let (stderr_done, stderr_wait) = crossbeam_channel::bounded::<()>(1);
     if let Some(err) = child.stderr.take() {
         let tap = tap.clone();
-        thread::spawn(move || copy(err, io::stderr(), &tap, Dir::Stderr));
+        thread::spawn(move || {
+            copy(err, io::stderr(), &tap, Dir::Stderr);
+            let _ = stderr_done.send(());
+        });
+    } else {
+        drop(stderr_done);
     }
     if let Some(stdin) = child.stdin.take() {
         let tap = tap.clone();
@@ -70,6 +79,9 @@ pub fn run(mut child: Child, tap: &Tap) -> anyhow::Result<i32> {
         );
     }
     let status = child.wait().context("failed to wait for the agent")?;
+    // The agent's last stderr lines are still in flight; a grandchild that keeps the pipe open
+    // must not keep us waiting for long.
+    let _ = stderr_wait.recv_timeout(STDERR_GRACE);
     if let Some(f) = forwarder {
         f.close();
     }
