@@ -19,6 +19,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use toolnorm::corpus::format::new_header;
+use toolnorm::corpus::redact::{RedactOptions, Redactor};
+use toolnorm::corpus::{Dir, write_fixture};
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -54,6 +57,7 @@ fn build_corpus(
     samples: &[(String, Vec<u8>)],
     count: u64,
     total: u64,
+    redactor: &Redactor,
 ) -> (Vec<PathBuf>, u64) {
     let avg = total / count.max(1);
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -69,9 +73,15 @@ fn build_corpus(
         let copies = (target / sample.len()).max(1);
         let body = sample.repeat(copies);
         raw += body.len() as u64;
-        let path = corpus.join(provider).join(format!("gen-{i:05}.jsonl.zst"));
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, zstd::encode_all(body.as_slice(), 3).unwrap()).unwrap();
+        let name = format!("gen-{i:05}");
+        let path = toolnorm::corpus::fixture_path(corpus, provider, &name);
+        // The real fixture format (header, line records, trailer), as `record` and `import` write it.
+        let lines = body
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .enumerate()
+            .map(|(t, l)| (t as u64, Dir::Agent, l, true));
+        write_fixture(&path, new_header(provider, &name), lines, redactor, true).unwrap();
         files.push(path);
     }
     (files, raw)
@@ -93,10 +103,19 @@ fn floor(files: &[PathBuf], jobs: usize) -> Duration {
                     .unwrap()
                     .read_to_end(&mut bytes)
                     .unwrap();
+                // Every record of the fixture, and the raw provider line it carries: the least
+                // any normalizer has to do with it.
                 bytes
                     .split(|b| *b == b'\n')
                     .filter(|l| !l.is_empty())
-                    .filter(|l| serde_json::from_slice::<serde_json::Value>(l).is_ok())
+                    .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+                    .filter(|rec| {
+                        rec.get("l")
+                            .and_then(serde_json::Value::as_str)
+                            .is_none_or(|raw| {
+                                serde_json::from_str::<serde_json::Value>(raw).is_ok()
+                            })
+                    })
                     .count()
             })
             .sum()
@@ -160,7 +179,13 @@ fn main() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path();
     let started = Instant::now();
-    let (files, raw) = build_corpus(&dir.join("corpus"), &samples, count, total);
+    let (files, raw) = build_corpus(
+        &dir.join("corpus"),
+        &samples,
+        count,
+        total,
+        &Redactor::new(&RedactOptions::default()).expect("redactor"),
+    );
     let compressed: u64 = files
         .iter()
         .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))

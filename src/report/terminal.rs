@@ -158,9 +158,8 @@ fn render_matrix(report: &Report, out: &mut impl Write, p: &Painter) -> io::Resu
     }
     writeln!(
         out,
-        "{} {}",
+        "{} (fixtures violating / checked; +N known)",
         p.paint("Rules", Style::new().bold().underline()),
-        "(fixtures violating / checked; +N known)"
     )?;
     // Rules down, providers across: there are many more rules than providers, so the table stays
     // narrow enough for a terminal.
