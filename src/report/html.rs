@@ -621,17 +621,17 @@ fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write)
     if let Some(d) = &f.dialect {
         write!(w, "<dt>dialect</dt><dd>{}</dd>", esc(d))?;
     }
-    write!(
+    writeln!(
         w,
-        "<dt>parts</dt><dd>{}</dd><dt>raw</dt><dd>{}</dd><dt>time</dt><dd>{}</dd></dl>\n",
+        "<dt>parts</dt><dd>{}</dd><dt>raw</dt><dd>{}</dd><dt>time</dt><dd>{}</dd></dl>",
         thousands(f.parts as u64),
         bytes(f.raw_bytes),
         duration(f.duration_ms)
     )?;
     if let Some(m) = &f.message {
-        write!(
+        writeln!(
             w,
-            "<p class=\"message st-{st}\">{}</p>\n",
+            "<p class=\"message st-{st}\">{}</p>",
             esc_clip(m, MAX_TEXT_CHARS)
         )?;
     }
@@ -641,9 +641,9 @@ fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write)
             .iter()
             .map(|r| format!("<span class=\"code\">{}</span>", esc(r)))
             .collect();
-        write!(
+        writeln!(
             w,
-            "<p class=\"message st-xpass\">Known failure {} no longer fails: fixed, remove the entry from <code>expectations.toml</code>.</p>\n",
+            "<p class=\"message st-xpass\">Known failure {} no longer fails: fixed, remove the entry from <code>expectations.toml</code>.</p>",
             codes.join(", ")
         )?;
     }
