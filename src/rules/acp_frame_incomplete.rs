@@ -31,6 +31,9 @@ declare_rule! {
     }
 }
 
+/// Keys that must be present in every frame, possibly `null`.
+const KEYS: &[&str] = &["rawOutput", "error"];
+/// Keys that must hold a value in every frame.
 const ALWAYS: &[&str] = &[
     "toolName", "kind", "title", "rawInput", "metadata", "timing",
 ];
