@@ -137,6 +137,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
 
     let header = Header {
         scenario: &s.name,
+        model_port: server.port(),
         cli,
         version: &version,
         agent: s.agent,
@@ -215,6 +216,9 @@ fn redact_paths(text: &str, scratch: &Scratch) -> String {
 /// The fixture header's scenario fields.
 struct Header<'a> {
     scenario: &'a str,
+    /// The model server's port (also the page server's), folded to a fixed one in fixtures so
+    /// titles built from URLs do not change from run to run.
+    model_port: u16,
     cli: Cli,
     version: &'a str,
     agent: Agent,
@@ -254,6 +258,9 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 const API_KEY: &str = "sk-scripted-model-key";
+
+/// The port written in fixtures in place of the model server's real (free, random) one.
+const STABLE_PORT: u16 = 8080;
 
 /// Write the agent's config files into the scratch folders and fill in its command line.
 fn configure(
@@ -460,6 +467,10 @@ fn record_args(
     {
         maps.push((dir, "~/toolnorm-bin".to_owned()));
     }
+    maps.push((
+        PathBuf::from(format!("127.0.0.1:{}", header.model_port)),
+        format!("127.0.0.1:{STABLE_PORT}"),
+    ));
     for (path, to) in maps {
         // `--flag=value`: a slug value starts with `-`.
         a.push(format!("--map-path={}={to}", path.display()));
@@ -760,8 +771,9 @@ fn drive_serve(
         c.args(record_args(fixture, header, opts, scratch))
             .arg("--sse")
             .arg(&events_url)
-            .arg("--until")
-            .arg("session.idle");
+            // Not `--until session.idle`: a task's child session goes idle before the parent, so
+            // the recording is stopped (SIGINT, a clean finish) once the message call returns.
+            ;
         c.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -797,10 +809,20 @@ fn drive_serve(
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(5));
     if let Some(rec) = recorder.as_mut() {
-        match wait_until(rec, left).context("failed to wait for the recorder")? {
+        // The main session's last events (its session.idle) trail the message reply a little.
+        thread::sleep(Duration::from_millis(1500));
+        if let Ok(pid) = libc::pid_t::try_from(rec.id()) {
+            // SAFETY: kill(2) on the recorder we spawned, with a valid signal; no memory effects.
+            unsafe {
+                libc::kill(pid, libc::SIGINT);
+            }
+        }
+        match wait_until(rec, left.min(Duration::from_secs(20)))
+            .context("failed to wait for the recorder")?
+        {
             Some(st) if st.success() => {}
             Some(st) => bail!("toolnorm record --sse exited with {st}"),
-            None => bail!("toolnorm record --sse did not see session.idle in time"),
+            None => bail!("toolnorm record --sse did not stop when interrupted"),
         }
     }
     if let Some((done, stop)) = raw_reader {
