@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::model_server::{ModelServer, Script};
 use super::npm;
-use super::process::{kill_group, spawn_group, wait_until};
+use super::process::{interrupt, kill_group, spawn_group, wait_for, wait_until};
 use super::spec::{Agent, Cli, Scenario};
 
 /// How `scenario run` records.
@@ -145,7 +145,17 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     let limit = Duration::from_secs(s.timeout_secs);
     let result = match s.agent {
         Agent::Claude | Agent::CodexExec | Agent::OpencodeRun => {
-            record_wrapped(&exe, &agent, &scratch, &fixture, &header, opts, limit)
+            let interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
+            record_wrapped(
+                &exe,
+                &agent,
+                &scratch,
+                &fixture,
+                &header,
+                opts,
+                limit,
+                interrupt_after,
+            )
         }
         Agent::CodexAppServer => {
             record_app_server(&exe, &agent, &scratch, &fixture, &header, opts, s, limit)
@@ -186,7 +196,8 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .lines()
         .filter(|l| l.contains("\"script\":\"main\""))
         .count();
-    if played < s.turns.len() {
+    // An interrupted session stops before its script ends, by design.
+    if played < s.turns.len() && s.interrupt_after_secs.is_none() {
         problems.push(format!(
             "the CLI asked the model {played} times, the script has {} main turns",
             s.turns.len()
@@ -492,6 +503,7 @@ fn fixture_stem(fixture: &Path) -> String {
 }
 
 /// claude -p / codex exec / opencode run: `toolnorm record … -- agent args` (wrap mode).
+#[allow(clippy::too_many_arguments)]
 fn record_wrapped(
     exe: &Path,
     agent: &AgentCommand,
@@ -500,6 +512,7 @@ fn record_wrapped(
     header: &Header,
     opts: &RunOptions,
     limit: Duration,
+    interrupt_after: Option<Duration>,
 ) -> anyhow::Result<()> {
     let mut c = if opts.raw {
         let mut c = base_command(&agent.program, agent, scratch);
@@ -520,7 +533,18 @@ fn record_wrapped(
         .with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
-    let status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
+    let mut status = None;
+    let mut limit = limit;
+    if let Some(after) = interrupt_after {
+        status = wait_for(&mut child, after).context("failed to wait for the agent")?;
+        if status.is_none() {
+            interrupt(&child);
+            limit = limit.saturating_sub(after).max(Duration::from_secs(10));
+        }
+    }
+    if status.is_none() {
+        status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
+    }
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     if opts.raw {
