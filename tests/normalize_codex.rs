@@ -20,7 +20,10 @@ fn read_fixture(name: &str) -> Option<Vec<u8>> {
     match std::fs::read(&path) {
         Ok(b) => Some(b),
         Err(e) => {
-            eprintln!("skipping {name}: {} unreadable ({e}); the shared fixtures are not checked out", path.display());
+            eprintln!(
+                "skipping {name}: {} unreadable ({e}); the shared fixtures are not checked out",
+                path.display()
+            );
             None
         }
     }
@@ -32,9 +35,24 @@ fn run(bytes: &[u8]) -> NormalizedDocument {
 }
 
 const TOOL_ITEM_TYPES: &[&str] = &[
-    "commandExecution", "command_execution", "fileChange", "file_change", "mcpToolCall", "mcp_tool_call",
-    "dynamicToolCall", "webSearch", "web_search", "collabAgentToolCall", "collab_tool_call", "imageView",
-    "todo_list", "CommandExecution", "FileChange", "McpToolCall", "WebSearch", "ImageView",
+    "commandExecution",
+    "command_execution",
+    "fileChange",
+    "file_change",
+    "mcpToolCall",
+    "mcp_tool_call",
+    "dynamicToolCall",
+    "webSearch",
+    "web_search",
+    "collabAgentToolCall",
+    "collab_tool_call",
+    "imageView",
+    "todo_list",
+    "CommandExecution",
+    "FileChange",
+    "McpToolCall",
+    "WebSearch",
+    "ImageView",
 ];
 
 /// The first `"id"` of an item object, read from the raw text the way a person would (the exec
@@ -59,14 +77,25 @@ fn raw_calls(bytes: &[u8], dialect: &str) -> RawCalls {
     let mut out = RawCalls::default();
     let text = String::from_utf8_lossy(bytes);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
         let failed_item = |item: &Value| {
-            matches!(item.get("status").and_then(Value::as_str), Some("failed" | "declined"))
-                || item.get("exitCode").or_else(|| item.get("exit_code")).and_then(Value::as_i64).is_some_and(|c| c != 0)
+            matches!(
+                item.get("status").and_then(Value::as_str),
+                Some("failed" | "declined")
+            ) || item
+                .get("exitCode")
+                .or_else(|| item.get("exit_code"))
+                .and_then(Value::as_i64)
+                .is_some_and(|c| c != 0)
         };
         match dialect {
             "app-server" | "exec" => {
-                let item = v.get("params").and_then(|p| p.get("item")).or_else(|| v.get("item"));
+                let item = v
+                    .get("params")
+                    .and_then(|p| p.get("item"))
+                    .or_else(|| v.get("item"));
                 let Some(item) = item else { continue };
                 let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
                 if !TOOL_ITEM_TYPES.contains(&ty) {
@@ -76,8 +105,11 @@ fn raw_calls(bytes: &[u8], dialect: &str) -> RawCalls {
                 let item_text = &line[line.find("\"item\":").unwrap_or(0)..];
                 let id = first_id(item_text).expect("tool items have ids");
                 out.ids.insert(id.clone());
-                let completed = matches!(v.get("type").and_then(Value::as_str), Some("item.completed"))
-                    || v.get("method").and_then(Value::as_str) == Some("item/completed");
+                let completed = matches!(
+                    v.get("type").and_then(Value::as_str),
+                    Some("item.completed")
+                ) || v.get("method").and_then(Value::as_str)
+                    == Some("item/completed");
                 if completed && dialect == "exec" {
                     out.exec_completions += 1;
                 }
@@ -91,13 +123,36 @@ fn raw_calls(bytes: &[u8], dialect: &str) -> RawCalls {
                 let id = p
                     .get("call_id")
                     .and_then(Value::as_str)
-                    .or_else(|| if ty == "web_search_call" { p.get("id").and_then(Value::as_str) } else { None })
-                    .or_else(|| p.get("item").filter(|i| TOOL_ITEM_TYPES.contains(&i.get("type").and_then(Value::as_str).unwrap_or(""))).and_then(|i| i.get("id")).and_then(Value::as_str));
+                    .or_else(|| {
+                        if ty == "web_search_call" {
+                            p.get("id").and_then(Value::as_str)
+                        } else {
+                            None
+                        }
+                    })
+                    .or_else(|| {
+                        p.get("item")
+                            .filter(|i| {
+                                TOOL_ITEM_TYPES
+                                    .contains(&i.get("type").and_then(Value::as_str).unwrap_or(""))
+                            })
+                            .and_then(|i| i.get("id"))
+                            .and_then(Value::as_str)
+                    });
                 let Some(id) = id else { continue };
                 out.ids.insert(id.to_owned());
-                let failed = p.get("exit_code").and_then(Value::as_i64).is_some_and(|c| c != 0)
+                let failed = p
+                    .get("exit_code")
+                    .and_then(Value::as_i64)
+                    .is_some_and(|c| c != 0)
                     || p.get("success").and_then(Value::as_bool) == Some(false)
-                    || p.get("result").is_some_and(|r| r.get("Err").is_some() || r.get("Ok").and_then(|o| o.get("isError")).and_then(Value::as_bool) == Some(true))
+                    || p.get("result").is_some_and(|r| {
+                        r.get("Err").is_some()
+                            || r.get("Ok")
+                                .and_then(|o| o.get("isError"))
+                                .and_then(Value::as_bool)
+                                == Some(true)
+                    })
                     || p.get("item").is_some_and(failed_item);
                 if failed {
                     out.failed.insert(id.to_owned());
@@ -112,9 +167,17 @@ fn check_invariants(name: &str, bytes: &[u8], doc: &NormalizedDocument) {
     let raw = raw_calls(bytes, &doc.dialect);
     let part_ids: Vec<&str> = doc.parts.iter().map(|p| p.id.as_str()).collect();
     let unique: BTreeSet<&str> = part_ids.iter().copied().collect();
-    assert_eq!(unique.len(), part_ids.len(), "{name}: duplicate part ids {part_ids:?}");
+    assert_eq!(
+        unique.len(),
+        part_ids.len(),
+        "{name}: duplicate part ids {part_ids:?}"
+    );
     if doc.dialect == "exec" {
-        assert_eq!(doc.parts.len(), raw.exec_completions, "{name}: one part per completed exec item");
+        assert_eq!(
+            doc.parts.len(),
+            raw.exec_completions,
+            "{name}: one part per completed exec item"
+        );
         for id in &raw.ids {
             let prefix = format!("{id}#");
             assert!(
@@ -124,24 +187,56 @@ fn check_invariants(name: &str, bytes: &[u8], doc: &NormalizedDocument) {
         }
     } else {
         for id in &raw.ids {
-            assert_eq!(part_ids.iter().filter(|p| **p == id.as_str()).count(), 1, "{name}: raw call {id} must be exactly one part");
+            assert_eq!(
+                part_ids.iter().filter(|p| **p == id.as_str()).count(),
+                1,
+                "{name}: raw call {id} must be exactly one part"
+            );
         }
-        assert_eq!(doc.parts.len(), raw.ids.len(), "{name}: parts without a raw call: {part_ids:?}");
+        assert_eq!(
+            doc.parts.len(),
+            raw.ids.len(),
+            "{name}: parts without a raw call: {part_ids:?}"
+        );
     }
     for id in &raw.failed {
-        let matching: Vec<&NormalizedToolPart> =
-            doc.parts.iter().filter(|p| p.id == *id || p.id.starts_with(&format!("{id}#"))).collect();
+        let matching: Vec<&NormalizedToolPart> = doc
+            .parts
+            .iter()
+            .filter(|p| p.id == *id || p.id.starts_with(&format!("{id}#")))
+            .collect();
         assert!(!matching.is_empty(), "{name}: failed call {id} missing");
         // In an exec stream a reused id may name another, successful call; one of them failed.
-        assert!(matching.iter().any(|p| p.state == ToolState::Error), "{name}: failed call {id} is not an error");
+        assert!(
+            matching.iter().any(|p| p.state == ToolState::Error),
+            "{name}: failed call {id} is not an error"
+        );
     }
     for p in &doc.parts {
-        assert!(p.output.is_none() || p.error.is_none(), "{name}: {} has output and error", p.id);
-        assert!(p.title.chars().count() <= 100 && !p.title.contains('\n'), "{name}: title {:?}", p.title);
+        assert!(
+            p.output.is_none() || p.error.is_none(),
+            "{name}: {} has output and error",
+            p.id
+        );
+        assert!(
+            p.title.chars().count() <= 100 && !p.title.contains('\n'),
+            "{name}: title {:?}",
+            p.title
+        );
         assert_ne!(p.title, p.name, "{name}: title is the raw tool name");
-        assert_eq!(p.state == ToolState::Error, p.error.is_some(), "{name}: {} error iff state error", p.id);
+        assert_eq!(
+            p.state == ToolState::Error,
+            p.error.is_some(),
+            "{name}: {} error iff state error",
+            p.id
+        );
         let meta = serde_json::to_string(&p.metadata).unwrap();
-        assert!(meta.len() < 4096, "{name}: metadata of {} is {} bytes", p.id, meta.len());
+        assert!(
+            meta.len() < 4096,
+            "{name}: metadata of {} is {} bytes",
+            p.id,
+            meta.len()
+        );
     }
 }
 
@@ -160,7 +255,11 @@ fn tally(doc: &NormalizedDocument) -> BTreeMap<(String, ToolKind), (usize, usize
 
 fn expect(doc: &NormalizedDocument, name: &str, kind: ToolKind, count: usize, errors: usize) {
     let t = tally(doc);
-    assert_eq!(t.get(&(name.to_owned(), kind)), Some(&(count, errors)), "{name}/{kind:?} in {t:?}");
+    assert_eq!(
+        t.get(&(name.to_owned(), kind)),
+        Some(&(count, errors)),
+        "{name}/{kind:?} in {t:?}"
+    );
 }
 
 fn snapshot_and_check(file: &str, dialect: &str) -> Option<NormalizedDocument> {
@@ -175,12 +274,18 @@ fn snapshot_and_check(file: &str, dialect: &str) -> Option<NormalizedDocument> {
 }
 
 fn title_of<'a>(doc: &'a NormalizedDocument, id: &str) -> &'a str {
-    &doc.parts.iter().find(|p| p.id == id).unwrap_or_else(|| panic!("no part {id}")).title
+    &doc.parts
+        .iter()
+        .find(|p| p.id == id)
+        .unwrap_or_else(|| panic!("no part {id}"))
+        .title
 }
 
 #[test]
 fn live_exec_tools() {
-    let Some(doc) = snapshot_and_check("live-codex-0.171.0-exec-tools.jsonl", "exec") else { return };
+    let Some(doc) = snapshot_and_check("live-codex-0.171.0-exec-tools.jsonl", "exec") else {
+        return;
+    };
     // SOURCES.md: shell ×3 (1 error), apply_patch add ×1 + update ×2, browser_navigate ×2 (1 error),
     // browser_snapshot ×1. exec has no command actions: every shell command is `bash`.
     expect(&doc, "commandExecution", ToolKind::Bash, 3, 1);
@@ -196,17 +301,25 @@ fn live_exec_tools() {
 
 #[test]
 fn live_exec_websearch() {
-    let Some(doc) = snapshot_and_check("live-codex-0.171.0-exec-websearch.jsonl", "exec") else { return };
+    let Some(doc) = snapshot_and_check("live-codex-0.171.0-exec-websearch.jsonl", "exec") else {
+        return;
+    };
     expect(&doc, "webSearch", ToolKind::WebSearch, 3, 0);
     assert_eq!(title_of(&doc, "item_1"), "Searching Reuters top news");
     assert_eq!(title_of(&doc, "item_2"), "Opening apnews.com");
-    assert_eq!(title_of(&doc, "item_3"), "Finding \"Updated\" on apnews.com");
+    assert_eq!(
+        title_of(&doc, "item_3"),
+        "Finding \"Updated\" on apnews.com"
+    );
     assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
 }
 
 #[test]
 fn live_appserver_tools() {
-    let Some(doc) = snapshot_and_check("live-codex-0.171.0-appserver-tools.jsonl", "app-server") else { return };
+    let Some(doc) = snapshot_and_check("live-codex-0.171.0-appserver-tools.jsonl", "app-server")
+    else {
+        return;
+    };
     // The first command reads and greps (pure actions) → file_read; `ls config/` lists → file_read.
     expect(&doc, "commandExecution", ToolKind::FileRead, 2, 1);
     expect(&doc, "commandExecution", ToolKind::Bash, 1, 0);
@@ -222,34 +335,50 @@ fn live_appserver_tools() {
 
 #[test]
 fn live_appserver_websearch() {
-    let Some(doc) = snapshot_and_check("live-codex-0.171.0-appserver-websearch.jsonl", "app-server") else { return };
+    let Some(doc) =
+        snapshot_and_check("live-codex-0.171.0-appserver-websearch.jsonl", "app-server")
+    else {
+        return;
+    };
     expect(&doc, "webSearch", ToolKind::WebSearch, 3, 0);
     assert_eq!(title_of(&doc, "ws_mockt0x1"), "Searching Reuters top news");
     assert_eq!(title_of(&doc, "ws_mockt0x2"), "Opening apnews.com");
-    assert_eq!(title_of(&doc, "ws_mockt0x3"), "Finding \"Updated\" on apnews.com");
+    assert_eq!(
+        title_of(&doc, "ws_mockt0x3"),
+        "Finding \"Updated\" on apnews.com"
+    );
 }
 
 #[test]
 fn go_harness_app_server_0_153_4() {
-    let Some(doc) =
-        snapshot_and_check("unidentified-go-harness__codex-app-server-0.153.4-recorded.jsonl", "app-server")
-    else {
+    let Some(doc) = snapshot_and_check(
+        "unidentified-go-harness__codex-app-server-0.153.4-recorded.jsonl",
+        "app-server",
+    ) else {
         return;
     };
     // 5 commands (read, listFiles, failed exit 3, two with aggregatedOutput null) and one MCP call.
     expect(&doc, "commandExecution", ToolKind::FileRead, 2, 0);
     expect(&doc, "commandExecution", ToolKind::Bash, 3, 1);
     expect(&doc, "echo", ToolKind::Mcp, 1, 0);
-    assert_eq!(title_of(&doc, "exec-b77282f9-db64-4899-96a4-18794035bba6"), "Reading notes.txt");
-    let null_output = doc.parts.iter().find(|p| p.id == "exec-a9bda5da-698f-4906-ae4c-a5eba582397d").unwrap();
+    assert_eq!(
+        title_of(&doc, "exec-b77282f9-db64-4899-96a4-18794035bba6"),
+        "Reading notes.txt"
+    );
+    let null_output = doc
+        .parts
+        .iter()
+        .find(|p| p.id == "exec-a9bda5da-698f-4906-ae4c-a5eba582397d")
+        .unwrap();
     assert_eq!(null_output.output.as_ref().unwrap(), "");
 }
 
 #[test]
 fn research_doc_exec_0_159_0() {
-    let Some(doc) =
-        snapshot_and_check("unidentified-research-doc__codex-exec-json-0.159.0-live.jsonl", "exec")
-    else {
+    let Some(doc) = snapshot_and_check(
+        "unidentified-research-doc__codex-exec-json-0.159.0-live.jsonl",
+        "exec",
+    ) else {
         return;
     };
     // Runs concatenated: item_0 is reused by three different commands.
@@ -265,15 +394,26 @@ fn leike_exec_auto_and_file_write() {
         expect(&doc, "commandExecution", ToolKind::Bash, 1, 0);
         assert_eq!(title_of(&doc, "item_1"), "Running date -Is");
     }
-    if let Some(doc) = snapshot_and_check("leike0813-agent-test-env__codex-file-write.jsonl", "exec") {
+    if let Some(doc) =
+        snapshot_and_check("leike0813-agent-test-env__codex-file-write.jsonl", "exec")
+    {
         expect(&doc, "commandExecution", ToolKind::Bash, 3, 0);
-        assert!(doc.parts.iter().all(|p| p.output.as_ref().is_some_and(|o| o == "")));
+        assert!(
+            doc.parts
+                .iter()
+                .all(|p| p.output.as_ref().is_some_and(|o| o == ""))
+        );
     }
 }
 
 #[test]
 fn vibe_kanban_legacy() {
-    let Some(doc) = snapshot_and_check("bloopai-vibe-kanban__codex-legacy-exec-json.jsonl", "legacy") else { return };
+    let Some(doc) = snapshot_and_check(
+        "bloopai-vibe-kanban__codex-legacy-exec-json.jsonl",
+        "legacy",
+    ) else {
+        return;
+    };
     expect(&doc, "commandExecution", ToolKind::Bash, 1, 0);
     expect(&doc, "fileChange", ToolKind::FileEdit, 1, 0);
     expect(&doc, "list_projects", ToolKind::Mcp, 1, 0);
@@ -281,11 +421,25 @@ fn vibe_kanban_legacy() {
 
 #[test]
 fn mixed_rollout_lines() {
-    let Some(doc) = snapshot_and_check("mixed-sources__rollout-lines.jsonl", "rollout") else { return };
+    let Some(doc) = snapshot_and_check("mixed-sources__rollout-lines.jsonl", "rollout") else {
+        return;
+    };
     // web_search_end then web_search_call with the same id: one part; another web_search_end alone.
     expect(&doc, "webSearch", ToolKind::WebSearch, 2, 0);
-    assert_eq!(title_of(&doc, "ws_0ba50992c17b4203016a47cc4297208191bb367cf8b5a7ba1e"), "Searching argus");
-    assert_eq!(title_of(&doc, "ws_0125cc88504caca9016a3a38332b8c819489af1925a7afd047"), "Opening help.openai.com");
+    assert_eq!(
+        title_of(
+            &doc,
+            "ws_0ba50992c17b4203016a47cc4297208191bb367cf8b5a7ba1e"
+        ),
+        "Searching argus"
+    );
+    assert_eq!(
+        title_of(
+            &doc,
+            "ws_0125cc88504caca9016a3a38332b8c819489af1925a7afd047"
+        ),
+        "Opening help.openai.com"
+    );
 }
 
 /// Every file of the directory is covered by a test above.
@@ -349,7 +503,9 @@ fn invalid_utf8_is_reported() {
 
 #[test]
 fn normalizing_twice_gives_the_same_parts() {
-    let Some(bytes) = read_fixture("live-codex-0.171.0-appserver-tools.jsonl") else { return };
+    let Some(bytes) = read_fixture("live-codex-0.171.0-appserver-tools.jsonl") else {
+        return;
+    };
     assert_eq!(run(&bytes).parts, run(&bytes).parts);
 }
 

@@ -85,7 +85,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let name = args.name.clone().unwrap_or_else(default_name);
     validate_name(&name).map_err(anyhow::Error::msg)?;
     let dialect = match &args.dialect {
-        Some(d) => Some(Dialect::parse(d, Some(args.provider)).map_err(anyhow::Error::msg)?.as_str().to_owned()),
+        Some(d) => Some(
+            Dialect::parse(d, Some(args.provider))
+                .map_err(anyhow::Error::msg)?
+                .as_str()
+                .to_owned(),
+        ),
         None => None,
     };
     let redactor = Redactor::for_user(parse_map_paths(&args.map_path)?, args.redact.clone())?;
@@ -157,7 +162,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
 
     let recorder = Recorder::start(config(header))?;
-    let opts = wrap::WrapOptions { command: &args.command, record_stderr: args.stderr, proxy: args.proxy };
+    let opts = wrap::WrapOptions {
+        command: &args.command,
+        record_stderr: args.stderr,
+        proxy: args.proxy,
+    };
     let child = match wrap::spawn(&opts) {
         Ok(c) => c,
         Err(e) => {
@@ -173,7 +182,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 /// A timestamp name: `20261202-151000`.
 fn default_name() -> String {
     let fmt = time::macros::format_description!("[year][month][day]-[hour][minute][second]");
-    time::OffsetDateTime::now_utc().format(&fmt).unwrap_or_else(|_| "recording".to_owned())
+    time::OffsetDateTime::now_utc()
+        .format(&fmt)
+        .unwrap_or_else(|_| "recording".to_owned())
 }
 
 /// Run `f` on the first SIGINT/SIGTERM (SSE mode ends its recording cleanly on Ctrl-C).

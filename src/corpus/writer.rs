@@ -46,7 +46,13 @@ impl<W: Write> FixtureWriter<W> {
     }
 
     /// Append one received line (without its `\n`; a `\r` before it stays in `bytes`).
-    pub fn push_line(&mut self, t_ms: u64, dir: Dir, bytes: &[u8], terminated: bool) -> io::Result<()> {
+    pub fn push_line(
+        &mut self,
+        t_ms: u64,
+        dir: Dir,
+        bytes: &[u8],
+        terminated: bool,
+    ) -> io::Result<()> {
         let d = match dir {
             Dir::Agent => "a",
             Dir::Client => "c",
@@ -61,7 +67,11 @@ impl<W: Write> FixtureWriter<W> {
             }
             Err(_) => {
                 buf.extend_from_slice(b"\"b\":\"");
-                buf.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(bytes).as_bytes());
+                buf.extend_from_slice(
+                    base64::engine::general_purpose::STANDARD
+                        .encode(bytes)
+                        .as_bytes(),
+                );
                 buf.push(b'"');
             }
         }
@@ -81,7 +91,10 @@ impl<W: Write> FixtureWriter<W> {
 
     /// Close the pending frame if it has waited [`FRAME_INTERVAL`].
     pub fn tick(&mut self) -> io::Result<()> {
-        if self.pending_since.is_some_and(|s| s.elapsed() >= FRAME_INTERVAL) {
+        if self
+            .pending_since
+            .is_some_and(|s| s.elapsed() >= FRAME_INTERVAL)
+        {
             self.flush_frame()?;
         }
         Ok(())
@@ -108,7 +121,8 @@ impl<W: Write> FixtureWriter<W> {
     /// Write the trailer (its `lines` is filled in here) and return the output.
     pub fn finish(mut self, mut trailer: Trailer) -> io::Result<W> {
         trailer.lines = self.lines;
-        serde_json::to_writer(&mut self.pending, &TrailerRecord { trailer }).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut self.pending, &TrailerRecord { trailer })
+            .map_err(io::Error::other)?;
         self.pending.push(b'\n');
         self.flush_frame()?;
         Ok(self.out)

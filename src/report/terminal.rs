@@ -162,35 +162,78 @@ fn render_matrix(report: &Report, out: &mut impl Write, p: &Painter) -> io::Resu
         p.paint("Rules", Style::new().bold().underline()),
         "(fixtures violating / checked; +N known)"
     )?;
-    let width = providers.iter().map(|s| s.len()).max().unwrap_or(8).max(8);
-    write!(out, "{:width$}", "")?;
-    for rule in &report.rules {
-        write!(out, "  {:>12}", rule.code)?;
+    // Rules down, providers across: there are many more rules than providers, so the table stays
+    // narrow enough for a terminal.
+    let cells: Vec<Vec<(String, Style)>> = report
+        .rules
+        .iter()
+        .map(|rule| {
+            providers
+                .iter()
+                .map(|provider| {
+                    let cell = report
+                        .matrix
+                        .iter()
+                        .find(|c| c.provider == *provider && c.rule == rule.code);
+                    match cell {
+                        Some(c) if c.violations > 0 => (
+                            cell_text(c.violations, c.checked, c.known),
+                            Style::new().red().bold(),
+                        ),
+                        Some(c) if c.known > 0 => (
+                            cell_text(c.violations, c.checked, c.known),
+                            Style::new().yellow(),
+                        ),
+                        Some(c) => (
+                            cell_text(c.violations, c.checked, c.known),
+                            Style::new().green(),
+                        ),
+                        None => ("-".to_owned(), Style::new().dimmed()),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let label = |r: &super::RuleInfo| format!("{} {}", r.code, r.name);
+    let first = report
+        .rules
+        .iter()
+        .map(|r| label(r).chars().count())
+        .max()
+        .unwrap_or(0);
+    let widths: Vec<usize> = providers
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            cells
+                .iter()
+                .map(|row| row[i].0.len())
+                .chain([p.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    write!(out, "{:first$}", "")?;
+    for (provider, w) in providers.iter().zip(&widths) {
+        write!(out, "  {provider:>w$}")?;
     }
     writeln!(out)?;
-    for provider in providers {
-        write!(out, "{provider:width$}")?;
-        for rule in &report.rules {
-            let cell = report
-                .matrix
-                .iter()
-                .find(|c| c.provider == provider && c.rule == rule.code);
-            let text = match cell {
-                Some(c) if c.known > 0 => format!("{}/{} +{}", c.violations, c.checked, c.known),
-                Some(c) => format!("{}/{}", c.violations, c.checked),
-                None => "-".to_owned(),
-            };
-            let style = match cell {
-                Some(c) if c.violations > 0 => Style::new().red().bold(),
-                Some(c) if c.known > 0 => Style::new().yellow(),
-                Some(_) => Style::new().green(),
-                None => Style::new().dimmed(),
-            };
-            write!(out, "  {}", p.paint(&format!("{text:>12}"), style))?;
+    for (rule, row) in report.rules.iter().zip(&cells) {
+        write!(out, "{:first$}", label(rule))?;
+        for ((text, style), w) in row.iter().zip(&widths) {
+            write!(out, "  {}", p.paint(&format!("{text:>w$}"), *style))?;
         }
         writeln!(out)?;
     }
     writeln!(out)
+}
+
+fn cell_text(violations: u32, checked: u32, known: u32) -> String {
+    if known > 0 {
+        format!("{violations}/{checked} +{known}")
+    } else {
+        format!("{violations}/{checked}")
+    }
 }
 
 fn render_fixture(f: &FixtureResult, out: &mut impl Write, p: &Painter) -> io::Result<()> {

@@ -493,8 +493,15 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "TN015",
-            "complete frame without rawOutput",
+            "error frame without error",
             true,
+            CLAUDE_FAILED,
+            bash_doc(with(failed_part(), json!({"error": null}))),
+        ),
+        case(
+            "TN015",
+            "complete frame without output",
+            false,
             CLAUDE_OK,
             bash_doc(with(bash_part(), json!({"output": null}))),
         ),
@@ -503,7 +510,11 @@ fn cases() -> Vec<Case> {
             "empty tool name and null input",
             true,
             CLAUDE_OK,
-            bash_doc(with(bash_part(), json!({"name": "", "input": null}))),
+            {
+                let mut d = bash_doc(with(bash_part(), json!({"name": ""})));
+                d.parts[0].input = Value::Null;
+                d
+            },
         ),
         case("TN015", "complete frame", false, CLAUDE_OK, ok()),
         case(
@@ -745,7 +756,11 @@ fn raw_scan_finds_calls_in_the_real_samples() {
             continue;
         };
         let scan = super::raw_calls::scan(&input, dialect);
-        let failed = scan.calls.iter().filter(|c| c.failed_line.is_some()).count();
+        let failed = scan
+            .calls
+            .iter()
+            .filter(|c| c.failed_line.is_some())
+            .count();
         eprintln!(
             "{:<70} {:<12} calls {:>3} failed {:>2} turn-ends {:>2}",
             path.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
@@ -755,5 +770,25 @@ fn raw_scan_finds_calls_in_the_real_samples() {
             scan.turn_ends.len()
         );
         assert!(scan.calls.iter().all(|c| c.line >= 1 && !c.id.is_empty()));
+        // Every rule over the real normalizer's output. Printed, not asserted: a finding here is
+        // either a normalizer bug or a rule bug, and is triaged by a person.
+        let opts = crate::providers::NormalizeOptions {
+            dialect: Some(dialect),
+            ..Default::default()
+        };
+        match crate::providers::normalize(&input, opts) {
+            Ok(doc) => {
+                let cx = RuleContext {
+                    provider: dialect.provider(),
+                    dialect,
+                    input: &input,
+                    doc: &doc,
+                };
+                for (rule, f) in check_all(&cx) {
+                    eprintln!("    {}", render(rule, &f));
+                }
+            }
+            Err(e) => eprintln!("    normalize failed: {e}"),
+        }
     }
 }

@@ -446,7 +446,7 @@ mod tests {
         let new = json!({"a/b": {"x~": 2}, "new": null, "list": [1, 2]});
         let mut out = Vec::new();
         changed_pointers(&old, &new, &mut String::new(), &mut out);
-        assert_eq!(out, vec!["/a~1b/x~01", "/gone", "/list/2", "/new"]);
+        assert_eq!(out, vec!["/a~1b/x~0", "/gone", "/list/2", "/new"]);
     }
 
     #[test]

@@ -212,12 +212,13 @@ pub fn verify(
 /// Assemble a report from its parts: sort, then compute the matrix and the summary. Shared by
 /// `verify` and `report merge`, so a merged report is computed exactly like an unsharded one.
 pub fn build_report(
-    rules: Vec<RuleInfo>,
+    mut rules: Vec<RuleInfo>,
     mut fixtures: Vec<FixtureResult>,
     mut orphans: Vec<Orphan>,
     strict: bool,
     shard: Option<String>,
 ) -> Report {
+    rules.sort_by(|a, b| a.code.cmp(&b.code));
     fixtures.sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
     orphans.sort_by(|a, b| (a.kind as u8, &a.subject).cmp(&(b.kind as u8, &b.subject)));
     orphans.dedup();
@@ -311,7 +312,152 @@ pub fn strict_from_env(ci: Option<&str>) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
+    use crate::report::Violation;
+
+    fn fixture(
+        provider: &str,
+        name: &str,
+        status: Status,
+        violations: Vec<Violation>,
+    ) -> FixtureResult {
+        FixtureResult {
+            provider: provider.to_owned(),
+            name: name.to_owned(),
+            path: format!("{provider}/{name}.jsonl.zst"),
+            dialect: Some("stream-json".to_owned()),
+            status,
+            diff: None,
+            violations,
+            message: None,
+            raw_lines: BTreeMap::new(),
+            fixed: Vec::new(),
+            parts: 2,
+            raw_bytes: 10,
+            duration_ms: 3,
+        }
+    }
+
+    fn violation(rule: &str, known: bool) -> Violation {
+        Violation {
+            rule: rule.to_owned(),
+            rule_name: "Name".to_owned(),
+            provider: "claude".to_owned(),
+            fixture: "claude/x".to_owned(),
+            line: Some(2),
+            part_id: Some("toolu_1".to_owned()),
+            message: "m".to_owned(),
+            known,
+            reason: known.then(|| "why".to_owned()),
+        }
+    }
+
+    fn rules() -> Vec<RuleInfo> {
+        ["TN002", "TN001"]
+            .iter()
+            .map(|c| RuleInfo {
+                code: (*c).to_owned(),
+                name: "N".to_owned(),
+                summary: "s".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matrix_counts_fixtures_per_provider_and_rule() {
+        let fixtures = vec![
+            fixture("codex", "b", Status::Pass, vec![]),
+            fixture(
+                "claude",
+                "a",
+                Status::Fail,
+                vec![violation("TN001", false), violation("TN001", false)],
+            ),
+            fixture("claude", "c", Status::Xfail, vec![violation("TN002", true)]),
+            fixture("claude", "d", Status::Error, vec![]),
+        ];
+        let report = build_report(rules(), fixtures, vec![], false, None);
+        let cells: Vec<(&str, &str, u32, u32, u32)> = report
+            .matrix
+            .iter()
+            .map(|c| {
+                (
+                    c.provider.as_str(),
+                    c.rule.as_str(),
+                    c.checked,
+                    c.violations,
+                    c.known,
+                )
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("claude", "TN001", 2, 1, 0),
+                ("claude", "TN002", 2, 0, 1),
+                ("codex", "TN001", 1, 0, 0),
+                ("codex", "TN002", 1, 0, 0)
+            ]
+        );
+        assert_eq!(report.fixtures[0].name, "a");
+        assert_eq!(report.summary.violations, 2);
+        assert_eq!(report.summary.known_violations, 1);
+        assert_eq!(report.summary.exit_code, exit::FAILURE);
+    }
+
+    #[test]
+    fn xpass_fails_only_when_strict() {
+        let fixtures = vec![fixture("claude", "a", Status::Xpass, vec![])];
+        assert_eq!(
+            build_report(rules(), fixtures.clone(), vec![], false, None)
+                .summary
+                .exit_code,
+            0
+        );
+        assert_eq!(
+            build_report(rules(), fixtures, vec![], true, None)
+                .summary
+                .exit_code,
+            1
+        );
+    }
+
+    #[test]
+    fn report_json_round_trips_and_snapshots_without_durations() {
+        let fixtures = vec![
+            fixture("claude", "a", Status::Xfail, vec![violation("TN002", true)]),
+            fixture("codex", "b", Status::Pass, vec![]),
+        ];
+        let orphan = Orphan {
+            kind: OrphanKind::MissingFixture,
+            subject: "codex/gone.json".to_owned(),
+            message: "m".to_owned(),
+        };
+        let mut report = build_report(
+            rules(),
+            fixtures,
+            vec![orphan.clone(), orphan],
+            true,
+            Some("1/2".to_owned()),
+        );
+        report.summary.duration_ms = 99;
+        let mut text = Vec::new();
+        crate::report::json::render(&report, &mut text).unwrap();
+        let back: Report = serde_json::from_slice(&text).unwrap();
+        assert_eq!(back, report);
+        assert_eq!(
+            report.orphans.len(),
+            1,
+            "duplicate orphans (from shards) are merged"
+        );
+        insta::assert_json_snapshot!(report, {
+            ".fixtures[].durationMs" => "[duration]",
+            ".summary.durationMs" => "[duration]",
+            ".toolnormVersion" => "[version]",
+        });
+    }
 
     #[test]
     fn ci_env_turns_strict_on() {

@@ -232,7 +232,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("new expected file"), "{text}");
         assert!(text.contains("unknown answer `x`"), "{text}");
-        assert!(text.contains("-  \"n\": \"old\""), "{text}");
+        assert!(text.contains("-{\"n\": \"old\"}"), "{text}");
         assert_eq!(
             fs::read_to_string(expected.join("claude/a.json")).unwrap(),
             "{\"n\": \"a\"}\n"

@@ -14,10 +14,11 @@ const CLAUDE: &str = r#"{"type":"system","subtype":"init","session_id":"s1","too
 {"type":"result","subtype":"success","is_error":false,"session_id":"s1","result":"done"}
 "#;
 
+/// No tool call: the Codex normalizer may not be merged yet, and a call it does not turn into a
+/// part would break a rule. The Claude fixture carries the tool call the title test edits.
 const CODEX: &str = r#"{"type":"thread.started","thread_id":"t1"}
 {"type":"turn.started"}
-{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
-{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"hello"}}
 {"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}
 "#;
 
@@ -38,6 +39,18 @@ fn fixture_file(dir: &Path, provider: &str, name: &str, text: &str) {
     let path = fixture_path(&dir.join("corpus"), provider, name);
     write_fixture(&path, new_header(provider, name), lines, &redactor, true).unwrap();
 }
+
+const CODEX_TOOL: &str = r#"{"type":"thread.started","thread_id":"t1"}
+{"type":"turn.started"}
+{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}
+{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}
+"#;
+
+const CLAUDE_UNANSWERED: &str = r#"{"type":"system","subtype":"init","session_id":"s1","tools":["Bash"],"model":"m"}
+{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_9","name":"Bash","input":{"command":"sleep 9"}}]},"session_id":"s1","parent_tool_use_id":null}
+{"type":"result","subtype":"success","is_error":false,"session_id":"s1","result":"done"}
+"#;
 
 /// A corpus of four fixtures and nothing else.
 fn corpus(dir: &Path) {
@@ -147,7 +160,7 @@ fn change_one_expected_value(path: &Path) -> (String, String) {
         .pointer_mut(pointer)
         .expect("the expected file has a title or a diagnostic to change");
     let old = slot.as_str().unwrap().to_owned();
-    *slot = Value::String("Edited by a reviewer".to_owned());
+    *slot = Value::String("EditedByAReviewer".to_owned());
     let mut text = serde_json::to_string_pretty(&v).unwrap();
     text.push('\n');
     fs::write(path, text).unwrap();
@@ -159,17 +172,17 @@ fn one_changed_expected_value_fails_and_shows_in_every_report() {
     let dir = tempdir();
     let d = dir.path();
     accepted_corpus(d);
-    let (pointer, old) = change_one_expected_value(&d.join("expected/codex/exec.json"));
+    let (pointer, old) = change_one_expected_value(&d.join("expected/claude/basic.json"));
     let o = run_in(d, &["verify"]);
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
 
     let out = stdout(&o);
-    assert!(out.contains("FAIL codex/exec"), "{out}");
+    assert!(out.contains("FAIL claude/basic"), "{out}");
     assert!(out.contains(&format!("changed: {pointer}")), "{out}");
-    assert!(out.contains("Edited by a reviewer"), "{out}");
+    assert!(out.contains("EditedByAReviewer"), "{out}");
 
     let report = report_json(d, "reports");
-    let f = fixture(&report, "codex/exec.jsonl.zst");
+    let f = fixture(&report, "claude/basic.jsonl.zst");
     assert_eq!(f["status"], "fail");
     assert_eq!(f["diff"]["changedPaths"], serde_json::json!([pointer]));
     assert!(f["diff"]["unified"].as_str().unwrap().contains("-"), "{f}");
@@ -177,29 +190,33 @@ fn one_changed_expected_value_fails_and_shows_in_every_report() {
         f["diff"]["unified"]
             .as_str()
             .unwrap()
-            .contains("Edited by a reviewer")
+            .contains("EditedByAReviewer")
     );
-    assert_eq!(fixture(&report, "claude/basic.jsonl.zst")["status"], "pass");
+    assert_eq!(fixture(&report, "codex/exec.jsonl.zst")["status"], "pass");
     assert_eq!(report["summary"]["failed"], 1);
 
     for file in ["junit.xml", "summary.md", "index.html"] {
         let text = read(&d.join("reports").join(file));
         assert!(
-            text.contains("Edited by a reviewer"),
+            text.contains("EditedByAReviewer"),
             "{file} does not show the change"
         );
     }
     // The actual output waits for review; accepting it restores the old value.
-    let pending = read(&d.join("reports/pending/codex/exec.json"));
-    assert!(pending.contains(&old) && !pending.contains("Edited by a reviewer"));
-    let o = run_in(d, &["accept", "--filter", "codex/*"]);
+    let pending = read(&d.join("reports/pending/claude/basic.json"));
+    assert!(pending.contains(&old) && !pending.contains("EditedByAReviewer"));
+    // --fail-fast: with one worker, fixtures run in order and nothing starts after the failure.
+    let o = run_in(d, &["verify", "--fail-fast", "--jobs", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(report_json(d, "reports")["summary"]["fixtures"], 1);
+    let o = run_in(d, &["accept", "--filter", "claude/*"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(
-        stdout(&o).contains("updated codex/exec.json"),
+        stdout(&o).contains("updated claude/basic.json"),
         "{}",
         stdout(&o)
     );
-    assert!(!d.join("reports/pending/codex/exec.json").exists());
+    assert!(!d.join("reports/pending/claude/basic.json").exists());
     assert_eq!(run_in(d, &["verify"]).status.code(), Some(0));
 }
 
@@ -356,7 +373,12 @@ fn a_listed_failure_that_passes_is_xpass_and_fails_only_when_strict() {
 fn listed_violations_are_known_failures() {
     let dir = tempdir();
     let d = dir.path();
-    accepted_corpus(d);
+    corpus(d);
+    // Fixtures likely to break a rule somewhere while normalizers are young: a Codex command the
+    // normalizer may not turn into a part, a Claude call whose result never comes.
+    fixture_file(d, "codex", "tool", CODEX_TOOL);
+    fixture_file(d, "claude", "unanswered", CLAUDE_UNANSWERED);
+    assert_eq!(run_in(d, &["accept"]).status.code(), Some(0));
     run_in(d, &["verify"]);
     let report = report_json(d, "reports");
     let found = report["fixtures"].as_array().unwrap().iter().find_map(|f| {

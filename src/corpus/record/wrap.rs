@@ -22,13 +22,25 @@ pub struct WrapOptions<'a> {
 
 /// Start the agent. Errors (no such program) come before anything was passed through.
 pub fn spawn(opts: &WrapOptions<'_>) -> anyhow::Result<Child> {
-    let (program, args) = opts.command.split_first().context("no command to run after `--`")?;
+    let (program, args) = opts
+        .command
+        .split_first()
+        .context("no command to run after `--`")?;
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .stdin(if opts.proxy { Stdio::piped() } else { Stdio::inherit() })
+        .stdin(if opts.proxy {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
         .stdout(Stdio::piped())
-        .stderr(if opts.record_stderr { Stdio::piped() } else { Stdio::inherit() });
-    cmd.spawn().with_context(|| format!("failed to start `{program}`"))
+        .stderr(if opts.record_stderr {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        });
+    cmd.spawn()
+        .with_context(|| format!("failed to start `{program}`"))
 }
 
 /// Run the passthrough until the agent's stdout closes, then wait for it. Returns its exit code
@@ -44,12 +56,18 @@ pub fn run(mut child: Child, tap: &Tap) -> anyhow::Result<i32> {
         // Not joined: it may sit in a read of our stdin after the agent has gone.
         thread::spawn(move || copy(io::stdin().lock(), FlushingStdin(stdin), &tap, Dir::Client));
     }
-    let out = child.stdout.take().context("the agent's stdout was not captured")?;
+    let out = child
+        .stdout
+        .take()
+        .context("the agent's stdout was not captured")?;
     let end = copy(out, RawStdout::new(), tap, Dir::Agent);
     if let CopyEnd::OutputClosed(e) = &end {
         // Downstream went away: the agent sees a closed pipe at its next write, as it would have
         // without us.
-        let _ = writeln!(io::stderr(), "warning: toolnorm record: stdout closed ({e}); the agent's output is no longer passed on");
+        let _ = writeln!(
+            io::stderr(),
+            "warning: toolnorm record: stdout closed ({e}); the agent's output is no longer passed on"
+        );
     }
     let status = child.wait().context("failed to wait for the agent")?;
     if let Some(f) = forwarder {

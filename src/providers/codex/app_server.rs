@@ -7,7 +7,6 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -21,8 +20,6 @@ use super::items::{self, Envelope, Phase};
 struct Message<'a> {
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
-    #[serde(default)]
-    id: Option<IgnoredAny>,
     #[serde(borrow, default)]
     params: Option<&'a RawValue>,
 }
@@ -61,8 +58,6 @@ struct Params<'a> {
 #[derive(Deserialize)]
 struct Turn<'a> {
     #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     status: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
@@ -88,7 +83,9 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
         if line.direction == Direction::ToAgent {
             continue;
         }
-        let Some(text) = line_text(line, store) else { continue };
+        let Some(text) = line_text(line, store) else {
+            continue;
+        };
         let msg: Message<'_> = match serde_json::from_str(&text) {
             Ok(m) => m,
             Err(e) => {
@@ -97,11 +94,20 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             }
         };
         // Responses to the client's requests carry no method.
-        let Some(method) = msg.method.as_deref() else { continue };
-        let params: Params<'_> = match msg.params.map(|p| serde_json::from_str(p.get())).transpose() {
+        let Some(method) = msg.method.as_deref() else {
+            continue;
+        };
+        let params: Params<'_> = match msg
+            .params
+            .map(|p| serde_json::from_str(p.get()))
+            .transpose()
+        {
             Ok(p) => p.unwrap_or_default(),
             Err(e) => {
-                store.warn(line.number, format!("`{method}` params not understood: {e}"));
+                store.warn(
+                    line.number,
+                    format!("`{method}` params not understood: {e}"),
+                );
                 continue;
             }
         };
@@ -120,24 +126,35 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 };
                 let timing = Timing {
                     started_at: params.started_at_ms.map(TimeValue::Millis),
-                    completed_at: params.completed_at_ms.filter(|_| completed).map(TimeValue::Millis),
+                    completed_at: params
+                        .completed_at_ms
+                        .filter(|_| completed)
+                        .map(TimeValue::Millis),
                     elapsed_ms: None,
                 };
                 let env = Envelope {
                     line: n,
-                    phase: if completed { Phase::Completed } else { Phase::Started },
+                    phase: if completed {
+                        Phase::Completed
+                    } else {
+                        Phase::Started
+                    },
                     id: None,
                     timing,
                 };
                 items::apply(store, ctx, &env, &item);
             }
             "item/commandExecution/outputDelta" | "item/fileChange/outputDelta" => {
-                if let (Some(id), Some(delta)) = (params.item_id.as_deref(), params.delta.as_deref()) {
+                if let (Some(id), Some(delta)) =
+                    (params.item_id.as_deref(), params.delta.as_deref())
+                {
                     ctx.push_delta(store, n, id, delta);
                 }
             }
             "item/fileChange/patchUpdated" => {
-                let (Some(id), Some(changes)) = (params.item_id.as_deref(), params.changes) else { continue };
+                let (Some(id), Some(changes)) = (params.item_id.as_deref(), params.changes) else {
+                    continue;
+                };
                 let changes = items::parse_changes(changes);
                 let mut u = items::patch_update(id, &changes, ctx.cwd.as_deref());
                 u.name = None;
@@ -145,34 +162,71 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 store.upsert(n, u);
             }
             "item/mcpToolCall/progress" => {
-                let Some(id) = params.item_id.as_deref() else { continue };
+                let Some(id) = params.item_id.as_deref() else {
+                    continue;
+                };
                 let mut meta = ToolMetadata::default();
                 if let Some(m) = params.message.as_deref() {
-                    meta.extra.insert("progress".to_owned(), Value::String(crate::providers::titles::clip(m, 200)));
+                    meta.extra.insert(
+                        "progress".to_owned(),
+                        Value::String(crate::providers::titles::clip(m, 200)),
+                    );
                 }
-                store.upsert(n, PartUpdate { state: Some(ToolState::Running), metadata: Some(meta), ..PartUpdate::new(id) });
+                store.upsert(
+                    n,
+                    PartUpdate {
+                        state: Some(ToolState::Running),
+                        metadata: Some(meta),
+                        ..PartUpdate::new(id)
+                    },
+                );
             }
             "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
                 // A server→client request: the call waits for the user. Noted, not a state change.
-                let Some(id) = params.item_id.as_deref() else { continue };
+                let Some(id) = params.item_id.as_deref() else {
+                    continue;
+                };
                 let mut meta = ToolMetadata::default();
-                meta.extra.insert("approvalRequested".to_owned(), Value::Bool(true));
+                meta.extra
+                    .insert("approvalRequested".to_owned(), Value::Bool(true));
                 if let Some(r) = params.reason.as_deref() {
-                    meta.extra.insert("approvalReason".to_owned(), Value::String(crate::providers::titles::clip(r, 200)));
+                    meta.extra.insert(
+                        "approvalReason".to_owned(),
+                        Value::String(crate::providers::titles::clip(r, 200)),
+                    );
                 }
-                store.upsert(n, PartUpdate { metadata: Some(meta), ..PartUpdate::new(id) });
+                store.upsert(
+                    n,
+                    PartUpdate {
+                        metadata: Some(meta),
+                        ..PartUpdate::new(id)
+                    },
+                );
             }
             "turn/plan/updated" => {
                 let turn = params.turn_id.as_deref().unwrap_or("turn");
                 let steps = items::raw_to_value(params.plan);
-                let mut u = items::plan_update(&format!("plan-{turn}"), "todoList", params.explanation.as_deref(), &steps);
+                let mut u = items::plan_update(
+                    &format!("plan-{turn}"),
+                    "todoList",
+                    params.explanation.as_deref(),
+                    &steps,
+                );
                 u.state = Some(ToolState::Complete);
-                u.metadata = Some(ToolMetadata { provider_type: Some("turn/plan/updated".to_owned()), ..ToolMetadata::default() });
+                u.metadata = Some(ToolMetadata {
+                    provider_type: Some("turn/plan/updated".to_owned()),
+                    ..ToolMetadata::default()
+                });
                 store.upsert(n, u);
             }
             "thread/started" => {
                 if let Some(t) = &params.thread {
-                    let cwd = t.cwd.as_deref().or_else(|| t.environments.as_ref().and_then(|e| e.first()).and_then(|e| e.cwd.as_deref()));
+                    let cwd = t.cwd.as_deref().or_else(|| {
+                        t.environments
+                            .as_ref()
+                            .and_then(|e| e.first())
+                            .and_then(|e| e.cwd.as_deref())
+                    });
                     if let Some(c) = cwd {
                         ctx.cwd = Some(c.to_owned());
                     }
@@ -181,25 +235,29 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             "turn/completed" => {
                 let Some(turn) = &params.turn else { continue };
                 match turn.status.as_deref() {
-                    Some("interrupted") => store.abort_open(n, "The turn was interrupted", "interrupted"),
+                    Some("interrupted") => {
+                        store.abort_open(n, "The turn was interrupted", "interrupted")
+                    }
                     Some("failed") => {
                         let why = turn
                             .error
                             .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
-                            .and_then(|e| e.get("message").and_then(Value::as_str).map(str::to_owned));
+                            .and_then(|e| {
+                                e.get("message").and_then(Value::as_str).map(str::to_owned)
+                            });
                         let message = match why {
-                            Some(w) => format!("The turn failed: {}", items::first_line(&w).unwrap_or(w)),
+                            Some(w) => {
+                                format!("The turn failed: {}", items::first_line(&w).unwrap_or(w))
+                            }
                             None => "The turn failed".to_owned(),
                         };
                         store.abort_open(n, &message, "turn_failed");
                     }
                     _ => {}
                 }
-                let _ = &turn.id;
             }
             _ => {}
         }
-        let _ = msg.id;
     }
 }
 
@@ -210,19 +268,32 @@ mod tests {
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
         let input = Input::from_bytes(text.as_bytes());
-        normalize(&input, NormalizeOptions { dialect: Some(Dialect::CodexAppServer), provider: None }).unwrap()
+        normalize(
+            &input,
+            NormalizeOptions {
+                dialect: Some(Dialect::CodexAppServer),
+                provider: None,
+            },
+        )
+        .unwrap()
     }
 
     #[test]
     fn deltas_are_provisional_until_completed() {
         let doc = run(concat!(
-            r#"{"method":"item/started","params":{"item":{"type":"commandExecution","id":"c1","command":"/bin/bash -lc 'make'","cwd":"/w","status":"inProgress","commandActions":[{"type":"unknown","command":"make"}],"aggregatedOutput":null,"exitCode":null,"durationMs":null},"threadId":"t","turnId":"u","startedAtMs":10}}"#, "\n",
-            r#"{"method":"item/commandExecution/outputDelta","params":{"threadId":"t","turnId":"u","itemId":"c1","delta":"building\n"}}"#, "\n",
-            r#"{"method":"item/commandExecution/outputDelta","params":{"threadId":"t","turnId":"u","itemId":"c1","delta":"done\n"}}"#, "\n",
+            r#"{"method":"item/started","params":{"item":{"type":"commandExecution","id":"c1","command":"/bin/bash -lc 'make'","cwd":"/w","status":"inProgress","commandActions":[{"type":"unknown","command":"make"}],"aggregatedOutput":null,"exitCode":null,"durationMs":null},"threadId":"t","turnId":"u","startedAtMs":10}}"#,
+            "\n",
+            r#"{"method":"item/commandExecution/outputDelta","params":{"threadId":"t","turnId":"u","itemId":"c1","delta":"building\n"}}"#,
+            "\n",
+            r#"{"method":"item/commandExecution/outputDelta","params":{"threadId":"t","turnId":"u","itemId":"c1","delta":"done\n"}}"#,
+            "\n",
         ));
         let p = &doc.parts[0];
         assert_eq!(p.state, ToolState::Running);
-        assert_eq!(p.output.as_ref().and_then(|o| o.as_str()), Some("building\ndone\n"));
+        assert_eq!(
+            p.output.as_ref().and_then(|o| o.as_str()),
+            Some("building\ndone\n")
+        );
         assert_eq!(p.title, "Running make");
         let done = run(&format!(
             "{}\n{}\n",
@@ -239,47 +310,66 @@ mod tests {
     #[test]
     fn interrupted_turn_closes_open_parts() {
         let doc = run(concat!(
-            r#"{"method":"item/started","params":{"item":{"type":"mcpToolCall","id":"m1","server":"s","tool":"t","status":"inProgress","arguments":{},"result":null,"error":null},"threadId":"t","turnId":"u","startedAtMs":1}}"#, "\n",
-            r#"{"method":"item/mcpToolCall/progress","params":{"threadId":"t","turnId":"u","itemId":"m1","message":"halfway"}}"#, "\n",
-            r#"{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"u","items":[],"status":"interrupted","error":null}}}"#, "\n",
+            r#"{"method":"item/started","params":{"item":{"type":"mcpToolCall","id":"m1","server":"s","tool":"t","status":"inProgress","arguments":{},"result":null,"error":null},"threadId":"t","turnId":"u","startedAtMs":1}}"#,
+            "\n",
+            r#"{"method":"item/mcpToolCall/progress","params":{"threadId":"t","turnId":"u","itemId":"m1","message":"halfway"}}"#,
+            "\n",
+            r#"{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"u","items":[],"status":"interrupted","error":null}}}"#,
+            "\n",
         ));
         let p = &doc.parts[0];
         assert_eq!(p.state, ToolState::Error);
-        assert_eq!(p.error.as_ref().unwrap().code.as_deref(), Some("interrupted"));
+        assert_eq!(
+            p.error.as_ref().unwrap().code.as_deref(),
+            Some("interrupted")
+        );
         assert_eq!(p.metadata.as_ref().unwrap().extra["progress"], "halfway");
     }
 
     #[test]
     fn failed_turn_closes_open_parts() {
         let doc = run(concat!(
-            r#"{"method":"item/started","params":{"item":{"type":"imageView","id":"i1","path":"/w/a.png"},"threadId":"t","turnId":"u","startedAtMs":1}}"#, "\n",
-            r#"{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"u","items":[],"status":"failed","error":{"message":"quota exceeded"}}}}"#, "\n",
+            r#"{"method":"item/started","params":{"item":{"type":"imageView","id":"i1","path":"/w/a.png"},"threadId":"t","turnId":"u","startedAtMs":1}}"#,
+            "\n",
+            r#"{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"u","items":[],"status":"failed","error":{"message":"quota exceeded"}}}}"#,
+            "\n",
         ));
         let p = &doc.parts[0];
         assert_eq!(p.kind, ToolKind::FileRead);
         assert_eq!(p.state, ToolState::Error);
-        assert_eq!(p.error.as_ref().unwrap().message, "The turn failed: quota exceeded");
+        assert_eq!(
+            p.error.as_ref().unwrap().message,
+            "The turn failed: quota exceeded"
+        );
     }
 
     #[test]
     fn file_change_patch_updated_then_declined() {
         let doc = run(concat!(
-            r#"{"method":"item/started","params":{"item":{"type":"fileChange","id":"f1","changes":[],"status":"inProgress"},"threadId":"t","turnId":"u","startedAtMs":1}}"#, "\n",
-            r#"{"method":"item/fileChange/patchUpdated","params":{"threadId":"t","turnId":"u","itemId":"f1","changes":[{"path":"/w/a.txt","kind":{"type":"update","move_path":"/w/b.txt"},"diff":"@@"}]}}"#, "\n",
-            r#"{"id":5,"method":"item/fileChange/requestApproval","params":{"threadId":"t","turnId":"u","itemId":"f1","reason":"outside workspace"}}"#, "\n",
-            r#"{"method":"item/completed","params":{"item":{"type":"fileChange","id":"f1","changes":[{"path":"/w/a.txt","kind":{"type":"update","move_path":"/w/b.txt"},"diff":"@@"}],"status":"declined"},"threadId":"t","turnId":"u","completedAtMs":2}}"#, "\n",
+            r#"{"method":"item/started","params":{"item":{"type":"fileChange","id":"f1","changes":[],"status":"inProgress"},"threadId":"t","turnId":"u","startedAtMs":1}}"#,
+            "\n",
+            r#"{"method":"item/fileChange/patchUpdated","params":{"threadId":"t","turnId":"u","itemId":"f1","changes":[{"path":"/w/a.txt","kind":{"type":"update","move_path":"/w/b.txt"},"diff":"@@"}]}}"#,
+            "\n",
+            r#"{"id":5,"method":"item/fileChange/requestApproval","params":{"threadId":"t","turnId":"u","itemId":"f1","reason":"outside workspace"}}"#,
+            "\n",
+            r#"{"method":"item/completed","params":{"item":{"type":"fileChange","id":"f1","changes":[{"path":"/w/a.txt","kind":{"type":"update","move_path":"/w/b.txt"},"diff":"@@"}],"status":"declined"},"threadId":"t","turnId":"u","completedAtMs":2}}"#,
+            "\n",
         ));
         let p = &doc.parts[0];
         assert_eq!(p.title, "Editing /w/a.txt → /w/b.txt");
         assert_eq!(p.state, ToolState::Error);
         assert_eq!(p.error.as_ref().unwrap().code.as_deref(), Some("declined"));
-        assert_eq!(p.metadata.as_ref().unwrap().extra["approvalRequested"], true);
+        assert_eq!(
+            p.metadata.as_ref().unwrap().extra["approvalRequested"],
+            true
+        );
     }
 
     #[test]
     fn file_change_all_adds_is_a_write_and_output_is_the_diff() {
         let doc = run(concat!(
-            r#"{"method":"item/completed","params":{"item":{"type":"fileChange","id":"f1","changes":[{"path":"/w/new.txt","kind":{"type":"add"},"diff":"hello\n"}],"status":"completed"},"threadId":"t","turnId":"u","completedAtMs":2}}"#, "\n",
+            r#"{"method":"item/completed","params":{"item":{"type":"fileChange","id":"f1","changes":[{"path":"/w/new.txt","kind":{"type":"add"},"diff":"hello\n"}],"status":"completed"},"threadId":"t","turnId":"u","completedAtMs":2}}"#,
+            "\n",
         ));
         let p = &doc.parts[0];
         assert_eq!(p.kind, ToolKind::FileWrite);
@@ -290,32 +380,58 @@ mod tests {
     #[test]
     fn mcp_failure_without_error_object_uses_result_text() {
         let doc = run(concat!(
-            r####"{"method":"item/completed","params":{"item":{"type":"mcpToolCall","id":"m1","server":"amalgm","tool":"browser_navigate","status":"failed","arguments":{"url":"https://x.dev"},"result":{"content":[{"type":"text","text":"### Error\nError: net::ERR_NAME_NOT_RESOLVED"}],"structuredContent":null},"error":null,"durationMs":3},"threadId":"t","turnId":"u","completedAtMs":2}}"####, "\n",
+            r####"{"method":"item/completed","params":{"item":{"type":"mcpToolCall","id":"m1","server":"amalgm","tool":"browser_navigate","status":"failed","arguments":{"url":"https://x.dev"},"result":{"content":[{"type":"text","text":"### Error\nError: net::ERR_NAME_NOT_RESOLVED"}],"structuredContent":null},"error":null,"durationMs":3},"threadId":"t","turnId":"u","completedAtMs":2}}"####,
+            "\n",
         ));
         let p = &doc.parts[0];
         assert_eq!(p.name, "browser_navigate");
         assert_eq!(p.kind, ToolKind::Browser);
         assert_eq!(p.title, "Opening browser page");
-        assert_eq!(p.error.as_ref().unwrap().message, "Error: net::ERR_NAME_NOT_RESOLVED");
+        assert_eq!(
+            p.error.as_ref().unwrap().message,
+            "Error: net::ERR_NAME_NOT_RESOLVED"
+        );
     }
 
     #[test]
     fn dynamic_collab_plan_and_web_search_items() {
         let doc = run(concat!(
-            r#"{"method":"item/completed","params":{"item":{"type":"dynamicToolCall","id":"d1","namespace":null,"tool":"lookupTicket","arguments":{"id":7},"status":"failed","contentItems":[{"type":"inputText","text":"not found"}],"success":false,"durationMs":1},"threadId":"t","turnId":"u","completedAtMs":2}}"#, "\n",
-            r#"{"method":"item/completed","params":{"item":{"type":"collabAgentToolCall","id":"a1","tool":"spawnAgent","status":"completed","senderThreadId":"t","receiverThreadIds":["t2"],"prompt":"Audit the parser","model":null,"reasoningEffort":null,"agentsStates":{"t2":{"status":"running","message":null}}},"threadId":"t","turnId":"u","completedAtMs":2}}"#, "\n",
-            r#"{"method":"turn/plan/updated","params":{"threadId":"t","turnId":"u","explanation":null,"plan":[{"step":"a","status":"completed"},{"step":"b","status":"inProgress"}]}}"#, "\n",
-            r#"{"method":"turn/plan/updated","params":{"threadId":"t","turnId":"u","explanation":null,"plan":[{"step":"a","status":"completed"},{"step":"b","status":"completed"}]}}"#, "\n",
-            r#"{"method":"item/completed","params":{"item":{"type":"webSearch","id":"ws1","query":"'Updated' in https://apnews.com/x","action":{"type":"findInPage","url":"https://apnews.com/x","pattern":"Updated"},"results":null},"threadId":"t","turnId":"u","completedAtMs":2}}"#, "\n",
+            r#"{"method":"item/completed","params":{"item":{"type":"dynamicToolCall","id":"d1","namespace":null,"tool":"lookupTicket","arguments":{"id":7},"status":"failed","contentItems":[{"type":"inputText","text":"not found"}],"success":false,"durationMs":1},"threadId":"t","turnId":"u","completedAtMs":2}}"#,
+            "\n",
+            r#"{"method":"item/completed","params":{"item":{"type":"collabAgentToolCall","id":"a1","tool":"spawnAgent","status":"completed","senderThreadId":"t","receiverThreadIds":["t2"],"prompt":"Audit the parser","model":null,"reasoningEffort":null,"agentsStates":{"t2":{"status":"running","message":null}}},"threadId":"t","turnId":"u","completedAtMs":2}}"#,
+            "\n",
+            r#"{"method":"turn/plan/updated","params":{"threadId":"t","turnId":"u","explanation":null,"plan":[{"step":"a","status":"completed"},{"step":"b","status":"inProgress"}]}}"#,
+            "\n",
+            r#"{"method":"turn/plan/updated","params":{"threadId":"t","turnId":"u","explanation":null,"plan":[{"step":"a","status":"completed"},{"step":"b","status":"completed"}]}}"#,
+            "\n",
+            r#"{"method":"item/completed","params":{"item":{"type":"webSearch","id":"ws1","query":"'Updated' in https://apnews.com/x","action":{"type":"findInPage","url":"https://apnews.com/x","pattern":"Updated"},"results":null},"threadId":"t","turnId":"u","completedAtMs":2}}"#,
+            "\n",
         ));
         let by = |id: &str| doc.parts.iter().find(|p| p.id == id).unwrap();
         assert_eq!(by("d1").state, ToolState::Error);
         assert_eq!(by("d1").error.as_ref().unwrap().message, "not found");
         assert_eq!(by("a1").kind, ToolKind::Subagent);
         assert_eq!(by("a1").title, "Subagent: Audit the parser");
-        assert_eq!(by("a1").metadata.as_ref().unwrap().child_session_id.as_deref(), Some("t2"));
-        assert_eq!(by("plan-u").title, "Updating the todo list (2 items, 2 done)");
-        assert_eq!(doc.parts.iter().filter(|p| p.kind == ToolKind::Todo).count(), 1);
+        assert_eq!(
+            by("a1")
+                .metadata
+                .as_ref()
+                .unwrap()
+                .child_session_id
+                .as_deref(),
+            Some("t2")
+        );
+        assert_eq!(
+            by("plan-u").title,
+            "Updating the todo list (2 items, 2 done)"
+        );
+        assert_eq!(
+            doc.parts
+                .iter()
+                .filter(|p| p.kind == ToolKind::Todo)
+                .count(),
+            1
+        );
         assert_eq!(by("ws1").title, "Finding \"Updated\" on apnews.com");
     }
 
@@ -324,7 +440,14 @@ mod tests {
         let text = r#"{"method":"item/completed","params":{"item":{"type":"imageView","id":"i1","path":"a.png"},"threadId":"t","turnId":"u","completedAtMs":1}}"#;
         let mut input = Input::from_bytes(text.as_bytes());
         input.lines[0].direction = crate::providers::Direction::ToAgent;
-        let doc = normalize(&input, NormalizeOptions { dialect: Some(Dialect::CodexAppServer), provider: None }).unwrap();
+        let doc = normalize(
+            &input,
+            NormalizeOptions {
+                dialect: Some(Dialect::CodexAppServer),
+                provider: None,
+            },
+        )
+        .unwrap();
         assert!(doc.parts.is_empty());
     }
 }

@@ -63,6 +63,8 @@ struct Event<'a> {
     completed_at_ms: Option<i64>,
     #[serde(borrow, default)]
     reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    chunk: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -123,6 +125,17 @@ pub(super) fn handle(
             u.timing = Some(started(ev.started_at_ms));
             finish(store, line, u, "exec_command_begin");
         }
+        "exec_command_output_delta" => {
+            // Base64 of the raw bytes; never persisted in rollouts, streamed by the old protocol.
+            use base64::Engine as _;
+            let (false, Some(chunk)) = (id.is_empty(), ev.chunk.as_deref()) else {
+                return;
+            };
+            match base64::engine::general_purpose::STANDARD.decode(chunk.as_bytes()) {
+                Ok(bytes) => ctx.push_delta(store, line, id, &String::from_utf8_lossy(&bytes)),
+                Err(e) => store.info(line, format!("output chunk of `{id}` is not base64: {e}")),
+            }
+        }
         "exec_command_end" => {
             if id.is_empty() {
                 return;
@@ -150,9 +163,14 @@ pub(super) fn handle(
                         .join("\n");
                     (!joined.is_empty()).then_some(joined)
                 })
-                .or_else(|| ev.formatted_output.as_deref().map(str::to_owned))
-                .unwrap_or_default();
-            let status = ev.status.as_deref().and_then(Status::parse).unwrap_or(Status::Completed);
+                .or_else(|| ev.formatted_output.as_deref().map(str::to_owned));
+            let streamed = ctx.take_provisional(id);
+            let output = output.or(streamed).unwrap_or_default();
+            let status = ev
+                .status
+                .as_deref()
+                .and_then(Status::parse)
+                .unwrap_or(Status::Completed);
             items::command_outcome(&mut u, status, ev.exit_code, output);
             u.timing = Some(ended(ev.completed_at_ms, ev.duration));
             finish(store, line, u, "exec_command_end");
@@ -182,15 +200,26 @@ pub(super) fn handle(
                 u.input = None;
                 u.kind = None;
             }
-            let status = ev.status.as_deref().and_then(Status::parse).unwrap_or(match ev.success {
-                Some(false) => Status::Failed,
-                _ => Status::Completed,
-            });
+            let status = ev
+                .status
+                .as_deref()
+                .and_then(Status::parse)
+                .unwrap_or(match ev.success {
+                    Some(false) => Status::Failed,
+                    _ => Status::Completed,
+                });
             let stdout = ev.stdout.as_deref().unwrap_or("");
             let stderr = ev.stderr.as_deref().unwrap_or("");
-            let diffs = pending.diffs.remove(id).or_else(|| Some(items::joined_diffs(&changes)).filter(|d| !d.is_empty()));
+            let diffs = pending
+                .diffs
+                .remove(id)
+                .or_else(|| Some(items::joined_diffs(&changes)).filter(|d| !d.is_empty()));
             let output = diffs.or_else(|| (!stdout.is_empty()).then(|| stdout.to_owned()));
-            let failure = if stderr.is_empty() { stdout.to_owned() } else { stderr.to_owned() };
+            let failure = if stderr.is_empty() {
+                stdout.to_owned()
+            } else {
+                stderr.to_owned()
+            };
             items::patch_outcome(&mut u, status, output, Some(failure));
             u.timing = Some(ended(ev.completed_at_ms, ev.duration));
             finish(store, line, u, "patch_apply_end");
@@ -211,11 +240,16 @@ pub(super) fn handle(
                 // `result` is a Rust `Result`: {"Ok": CallToolResult} or {"Err": message}.
                 let result = items::raw_to_value(ev.result);
                 let (status, ok, err) = match &result {
-                    Value::Object(m) if m.contains_key("Ok") => (Status::Completed, m.get("Ok").cloned(), None),
+                    Value::Object(m) if m.contains_key("Ok") => {
+                        (Status::Completed, m.get("Ok").cloned(), None)
+                    }
                     Value::Object(m) if m.contains_key("Err") => {
                         let e = m.get("Err").map(|e| match e {
                             Value::String(s) => s.clone(),
-                            other => other.get("message").and_then(Value::as_str).map_or_else(|| other.to_string(), str::to_owned),
+                            other => other
+                                .get("message")
+                                .and_then(Value::as_str)
+                                .map_or_else(|| other.to_string(), str::to_owned),
                         });
                         (Status::Failed, None, e)
                     }
@@ -253,7 +287,10 @@ pub(super) fn handle(
             if id.is_empty() {
                 return;
             }
-            let action = ev.action.map(|a| items::raw_to_value(Some(a))).filter(|a| !a.is_null());
+            let action = ev
+                .action
+                .map(|a| items::raw_to_value(Some(a)))
+                .filter(|a| !a.is_null());
             let mut u = items::web_search_update(id, ev.query.as_deref(), action);
             items::simple_outcome(&mut u, Status::Completed, None, "");
             u.timing = Some(ended(ev.completed_at_ms, ev.duration));
@@ -265,7 +302,10 @@ pub(super) fn handle(
             }
             let path = ev.path.as_deref().unwrap_or("");
             let mut u = items::named(id, "imageView", crate::model::ToolKind::FileRead);
-            u.title = Some(titles::view_image(&titles::display_path(path, ctx.cwd.as_deref())));
+            u.title = Some(titles::view_image(&titles::display_path(
+                path,
+                ctx.cwd.as_deref(),
+            )));
             u.input = Some(serde_json::json!({ "path": path }));
             items::simple_outcome(&mut u, Status::Completed, None, "");
             u.timing = Some(started(None));
@@ -283,16 +323,33 @@ pub(super) fn handle(
             };
             let completed = ev.ty == "item_completed";
             let timing = Timing {
-                completed_at: if completed { ev.completed_at_ms.map(TimeValue::Millis).or_else(stamp) } else { None },
+                completed_at: if completed {
+                    ev.completed_at_ms.map(TimeValue::Millis).or_else(stamp)
+                } else {
+                    None
+                },
                 started_at: if completed { None } else { stamp() },
                 elapsed_ms: None,
             };
-            let env = Envelope { line, phase: if completed { Phase::Completed } else { Phase::Started }, id: None, timing };
+            let env = Envelope {
+                line,
+                phase: if completed {
+                    Phase::Completed
+                } else {
+                    Phase::Started
+                },
+                id: None,
+                timing,
+            };
             items::apply(store, ctx, &env, &item);
         }
         "turn_aborted" => {
             let reason = ev.reason.as_deref().unwrap_or("interrupted");
-            let code = if reason == "interrupted" { "interrupted" } else { "aborted" };
+            let code = if reason == "interrupted" {
+                "interrupted"
+            } else {
+                "aborted"
+            };
             let message = if reason == "interrupted" {
                 "The turn was interrupted".to_owned()
             } else {
@@ -320,17 +377,27 @@ fn finish(store: &mut PartStore, line: u32, mut u: PartUpdate, provider_type: &s
     if store.contains(&u.id) {
         u.name = None;
     } else {
-        u.metadata.get_or_insert_with(ToolMetadata::default).provider_type = Some(provider_type.to_owned());
+        u.metadata
+            .get_or_insert_with(ToolMetadata::default)
+            .provider_type = Some(provider_type.to_owned());
     }
     store.upsert(line, u);
 }
 
-fn upsert_keep_name_unless(store: &mut PartStore, line: u32, mut u: PartUpdate, provider_type: &str, rename: bool) {
+fn upsert_keep_name_unless(
+    store: &mut PartStore,
+    line: u32,
+    mut u: PartUpdate,
+    provider_type: &str,
+    rename: bool,
+) {
     if store.contains(&u.id) && !rename {
         u.name = None;
     }
     if !store.contains(&u.id) {
-        u.metadata.get_or_insert_with(ToolMetadata::default).provider_type = Some(provider_type.to_owned());
+        u.metadata
+            .get_or_insert_with(ToolMetadata::default)
+            .provider_type = Some(provider_type.to_owned());
         if u.name.is_none() {
             u.name = Some(provider_type.to_owned());
         }

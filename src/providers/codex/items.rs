@@ -150,7 +150,10 @@ impl<'de> Deserialize<'de> for Entries<'de> {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::new();
                 while let Some(k) = m.next_key::<Cow<'de, str>>()? {
                     let v: &'de RawValue = m.next_value()?;
@@ -217,10 +220,10 @@ impl ItemType {
             "todo_list" | "todoList" | "TodoList" => ItemType::TodoList,
             "plan" | "Plan" => ItemType::Plan,
             "userMessage" | "UserMessage" | "user_message" | "agentMessage" | "AgentMessage"
-            | "agent_message" | "reasoning" | "Reasoning" | "hookPrompt" | "HookPrompt" | "error"
-            | "contextCompaction" | "ContextCompaction" | "enteredReviewMode" | "exitedReviewMode"
-            | "subAgentActivity" | "SubAgentActivity" | "sleep" | "Sleep" | "functionCallOutput"
-            | "FunctionCallOutput" | "Extension" => ItemType::NotATool,
+            | "agent_message" | "reasoning" | "Reasoning" | "hookPrompt" | "HookPrompt"
+            | "error" | "contextCompaction" | "ContextCompaction" | "enteredReviewMode"
+            | "exitedReviewMode" | "subAgentActivity" | "SubAgentActivity" | "sleep" | "Sleep"
+            | "functionCallOutput" | "FunctionCallOutput" | "Extension" => ItemType::NotATool,
             _ => ItemType::Unknown,
         }
     }
@@ -259,9 +262,16 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
     if ty == ItemType::NotATool {
         return;
     }
-    let Some(id) = env.id.clone().or_else(|| item.id.as_deref().map(str::to_owned)) else {
+    let Some(id) = env
+        .id
+        .clone()
+        .or_else(|| item.id.as_deref().map(str::to_owned))
+    else {
         if ty != ItemType::Unknown {
-            store.info(env.line, format!("`{}` item without an id skipped", item.ty));
+            store.info(
+                env.line,
+                format!("`{}` item without an id skipped", item.ty),
+            );
         }
         return;
     };
@@ -279,7 +289,10 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
     if timing.completed_at.is_none() {
         timing.completed_at = item.completed_at_ms.map(TimeValue::Millis);
     }
-    if let Some(ms) = item.duration_ms.or_else(|| item.duration.and_then(duration_ms)) {
+    if let Some(ms) = item
+        .duration_ms
+        .or_else(|| item.duration.and_then(duration_ms))
+    {
         timing.elapsed_ms = Some(ms);
     }
     // A completion without a status is a success; an in-progress status on a completion stays open.
@@ -311,14 +324,23 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
             let mut u = patch_update(&id, &changes, ctx.cwd.as_deref());
             if let Some(s) = outcome {
                 let diffs = joined_diffs(&changes);
-                let output = if diffs.is_empty() { ctx.take_provisional(&id) } else { Some(diffs) };
+                let output = if diffs.is_empty() {
+                    ctx.take_provisional(&id)
+                } else {
+                    Some(diffs)
+                };
                 patch_outcome(&mut u, s, output, None);
             }
             u
         }
         ItemType::Mcp => {
             let args = raw_to_value(item.arguments);
-            let mut u = mcp_update(&id, item.server.as_deref().unwrap_or(""), item.tool.as_deref().unwrap_or(""), args);
+            let mut u = mcp_update(
+                &id,
+                item.server.as_deref().unwrap_or(""),
+                item.tool.as_deref().unwrap_or(""),
+                args,
+            );
             if let Some(s) = outcome {
                 let result = item.result.map(|r| raw_to_value(Some(r)));
                 let error = item.error.and_then(error_message);
@@ -328,10 +350,16 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
         }
         ItemType::Dynamic => dynamic_update(&id, item, outcome),
         ItemType::WebSearch => {
-            let action = item.action.map(|a| raw_to_value(Some(a))).filter(|a| !a.is_null());
+            let action = item
+                .action
+                .map(|a| raw_to_value(Some(a)))
+                .filter(|a| !a.is_null());
             let mut u = web_search_update(&id, item.query.as_deref(), action);
             if let Some(s) = outcome {
-                let output = item.results.map(|r| raw_to_value(Some(r))).filter(|v| !v.is_null());
+                let output = item
+                    .results
+                    .map(|r| raw_to_value(Some(r)))
+                    .filter(|v| !v.is_null());
                 simple_outcome(&mut u, s, output, "Web search failed");
             }
             u
@@ -340,7 +368,10 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
         ItemType::ImageView => {
             let path = item.path.as_deref().unwrap_or("");
             let mut u = named(&id, "imageView", ToolKind::FileRead);
-            u.title = Some(titles::view_image(&titles::display_path(path, ctx.cwd.as_deref())));
+            u.title = Some(titles::view_image(&titles::display_path(
+                path,
+                ctx.cwd.as_deref(),
+            )));
             u.input = Some(json!({ "path": path }));
             if let Some(s) = outcome {
                 simple_outcome(&mut u, s, None, "Viewing the image failed");
@@ -350,7 +381,9 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
         ItemType::ImageGeneration => {
             let mut u = named(&id, "imageGeneration", ToolKind::Unknown);
             u.title = Some(match item.revised_prompt.as_deref() {
-                Some(p) if !p.trim().is_empty() => titles::finish(&format!("Generating image: {p}"), "Generating an image"),
+                Some(p) if !p.trim().is_empty() => {
+                    titles::finish(&format!("Generating image: {p}"), "Generating an image")
+                }
                 _ => "Generating an image".to_owned(),
             });
             if let Some(p) = &item.revised_prompt {
@@ -358,18 +391,28 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
             }
             // The status of an image generation is a free string; only the phase is reliable.
             if env.phase == Phase::Completed {
-                simple_outcome(&mut u, outcome.unwrap_or(Status::Completed), None, "Image generation failed");
+                simple_outcome(
+                    &mut u,
+                    outcome.unwrap_or(Status::Completed),
+                    None,
+                    "Image generation failed",
+                );
             } else {
                 u.state = Some(ToolState::Running);
             }
             u
         }
         ItemType::TodoList => {
-            let entries = item.items.map(|i| raw_to_value(Some(i))).unwrap_or(Value::Array(Vec::new()));
+            let entries = item
+                .items
+                .map(|i| raw_to_value(Some(i)))
+                .unwrap_or(Value::Array(Vec::new()));
             let total = entries.as_array().map_or(0, Vec::len);
-            let done = entries
-                .as_array()
-                .map_or(0, |a| a.iter().filter(|e| e.get("completed").and_then(Value::as_bool) == Some(true)).count());
+            let done = entries.as_array().map_or(0, |a| {
+                a.iter()
+                    .filter(|e| e.get("completed").and_then(Value::as_bool) == Some(true))
+                    .count()
+            });
             let mut u = named(&id, "todoList", ToolKind::Todo);
             u.title = Some(titles::todo(total, done));
             u.input = Some(json!({ "items": entries }));
@@ -410,11 +453,16 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
 
 /// A new part's update with its name and kind.
 pub(crate) fn named(id: &str, name: &str, kind: ToolKind) -> PartUpdate {
-    PartUpdate { name: Some(name.to_owned()), kind: Some(kind), ..PartUpdate::new(id) }
+    PartUpdate {
+        name: Some(name.to_owned()),
+        kind: Some(kind),
+        ..PartUpdate::new(id)
+    }
 }
 
 pub(crate) fn raw_to_value(raw: Option<&RawValue>) -> Value {
-    raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
+        .unwrap_or(Value::Null)
 }
 
 /// `{"secs":1,"nanos":5000000}` (serialized `std::time::Duration`), a millisecond number, or a
@@ -463,9 +511,16 @@ pub(crate) fn first_line(text: &str) -> Option<String> {
 /// What a command action does, from `commandActions` / `parsed_cmd`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Action {
-    Read { path: String },
-    List { path: Option<String> },
-    Search { query: Option<String>, path: Option<String> },
+    Read {
+        path: String,
+    },
+    List {
+        path: Option<String>,
+    },
+    Search {
+        query: Option<String>,
+        path: Option<String>,
+    },
     Unknown,
 }
 
@@ -491,9 +546,14 @@ pub(crate) fn parse_actions(raw: Option<&RawValue>) -> Vec<Action> {
         .map(|a| {
             let s = |c: Option<Cow<'_, str>>| c.map(|c| c.into_owned()).filter(|c| !c.is_empty());
             match a.ty.as_ref() {
-                "read" => Action::Read { path: s(a.path).or(s(a.name)).unwrap_or_default() },
+                "read" => Action::Read {
+                    path: s(a.path).or(s(a.name)).unwrap_or_default(),
+                },
                 "listFiles" | "list_files" => Action::List { path: s(a.path) },
-                "search" => Action::Search { query: s(a.query), path: s(a.path) },
+                "search" => Action::Search {
+                    query: s(a.query),
+                    path: s(a.path),
+                },
                 _ => Action::Unknown,
             }
         })
@@ -533,9 +593,25 @@ impl Command {
     pub(crate) fn kind_title(&self, session_cwd: Option<&str>) -> (ToolKind, String) {
         let cwd = self.cwd.as_deref().or(session_cwd);
         let pure = !self.actions.is_empty() && self.actions.iter().all(|a| *a != Action::Unknown);
-        let kind = if pure { ToolKind::FileRead } else { ToolKind::Bash };
+        let kind = if pure {
+            ToolKind::FileRead
+        } else {
+            ToolKind::Bash
+        };
         let title = match self.actions.as_slice() {
             [one] if pure => action_title(one, cwd),
+            // Several reads/searches chained (`sed … && grep …`): the actions, in order.
+            [first, rest @ ..] if pure => {
+                let mut t = action_title(first, cwd);
+                for a in rest {
+                    let next = action_title(a, cwd);
+                    let mut chars = next.chars();
+                    t.push_str(", ");
+                    t.extend(chars.next().into_iter().flat_map(char::to_lowercase));
+                    t.push_str(chars.as_str());
+                }
+                titles::finish(&t, "Reading files")
+            }
             _ => titles::shell(&self.line()),
         };
         (kind, title)
@@ -561,7 +637,9 @@ impl Command {
         u.input = Some(self.input());
         if !self.actions.is_empty() {
             let meta = u.metadata.get_or_insert_with(ToolMetadata::default);
-            meta.action = Some(Value::Array(self.actions.iter().map(action_value).collect()));
+            meta.action = Some(Value::Array(
+                self.actions.iter().map(action_value).collect(),
+            ));
         }
         u
     }
@@ -581,14 +659,24 @@ fn action_title(a: &Action, cwd: Option<&str>) -> String {
         Action::Read { path } => titles::read(&titles::display_path(path, cwd), None, None),
         Action::List { path: Some(p) } => titles::list(&titles::display_path(p, cwd)),
         Action::List { path: None } => titles::finish("", "Listing files"),
-        Action::Search { query: Some(q), path } => {
+        Action::Search {
+            query: Some(q),
+            path,
+        } => {
             let scope = path.as_deref().map(|p| titles::display_path(p, cwd));
             titles::grep(q, scope.as_deref())
         }
-        Action::Search { query: None, path: Some(p) } => {
-            titles::finish(&format!("Searching {}", titles::display_path(p, cwd)), "Searching files")
-        }
-        Action::Search { query: None, path: None } => titles::finish("", "Searching files"),
+        Action::Search {
+            query: None,
+            path: Some(p),
+        } => titles::finish(
+            &format!("Searching {}", titles::display_path(p, cwd)),
+            "Searching files",
+        ),
+        Action::Search {
+            query: None,
+            path: None,
+        } => titles::finish("", "Searching files"),
         Action::Unknown => titles::finish("", "Running a shell command"),
     }
 }
@@ -599,7 +687,9 @@ fn normalize_shell_path(command: &str) -> String {
     let c = command.trim_start();
     let (program, rest) = c.split_once(' ').unwrap_or((c, ""));
     if let Some((_, base)) = program.rsplit_once('/') {
-        if matches!(base, "bash" | "zsh" | "sh") && (rest.starts_with("-lc ") || rest.starts_with("-c ")) {
+        if matches!(base, "bash" | "zsh" | "sh")
+            && (rest.starts_with("-lc ") || rest.starts_with("-c "))
+        {
             return format!("{base} {rest}");
         }
     }
@@ -608,7 +698,12 @@ fn normalize_shell_path(command: &str) -> String {
 
 /// Settle a command: success only for a completed status with exit code 0 or none; a non-zero exit
 /// is an error whatever the status said.
-pub(crate) fn command_outcome(u: &mut PartUpdate, status: Status, exit_code: Option<i64>, output: String) {
+pub(crate) fn command_outcome(
+    u: &mut PartUpdate,
+    status: Status,
+    exit_code: Option<i64>,
+    output: String,
+) {
     let meta = u.metadata.get_or_insert_with(ToolMetadata::default);
     meta.exit_code = exit_code;
     let failed_exit = exit_code.is_some_and(|c| c != 0);
@@ -650,7 +745,12 @@ pub(crate) fn command_outcome(u: &mut PartUpdate, status: Status, exit_code: Opt
 }
 
 /// Outcome of a tool with no exit code: completed → output, anything else → error.
-pub(crate) fn simple_outcome(u: &mut PartUpdate, status: Status, output: Option<Value>, failure: &str) {
+pub(crate) fn simple_outcome(
+    u: &mut PartUpdate,
+    status: Status,
+    output: Option<Value>,
+    failure: &str,
+) {
     match status {
         Status::Running => u.state = Some(ToolState::Running),
         Status::Completed => {
@@ -662,9 +762,20 @@ pub(crate) fn simple_outcome(u: &mut PartUpdate, status: Status, output: Option<
             let (message, code) = match status {
                 Status::Declined => ("Declined".to_owned(), Some("declined".to_owned())),
                 Status::Interrupted => ("Interrupted".to_owned(), Some("interrupted".to_owned())),
-                _ => (if failure.is_empty() { "Failed".to_owned() } else { failure.to_owned() }, None),
+                _ => (
+                    if failure.is_empty() {
+                        "Failed".to_owned()
+                    } else {
+                        failure.to_owned()
+                    },
+                    None,
+                ),
             };
-            u.error = Some(ToolError { message, code, details: output });
+            u.error = Some(ToolError {
+                message,
+                code,
+                details: output,
+            });
         }
     }
 }
@@ -718,7 +829,12 @@ fn change_from(path: String, body: &Value) -> Option<Change> {
         .or_else(|| text(detail, "content"))
         .filter(|d| !d.is_empty());
     let move_path = text(detail, "move_path").or_else(|| text(detail, "movePath"));
-    Some(Change { path, kind, move_path, diff })
+    Some(Change {
+        path,
+        kind,
+        move_path,
+        diff,
+    })
 }
 
 /// `changes` as an array of `{path, kind, diff?}` or a map `path → FileChange`.
@@ -731,7 +847,10 @@ pub(crate) fn parse_changes(raw: &RawValue) -> Vec<Change> {
                 change_from(path, c)
             })
             .collect(),
-        Ok(Value::Object(map)) => map.iter().filter_map(|(p, body)| change_from(p.clone(), body)).collect(),
+        Ok(Value::Object(map)) => map
+            .iter()
+            .filter_map(|(p, body)| change_from(p.clone(), body))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -755,7 +874,12 @@ pub(crate) fn changes_from_patch(patch: &str) -> Vec<Change> {
             }
             continue;
         };
-        out.push(Change { path: path.trim().to_owned(), kind, move_path: None, diff: None });
+        out.push(Change {
+            path: path.trim().to_owned(),
+            kind,
+            move_path: None,
+            diff: None,
+        });
     }
     out
 }
@@ -783,7 +907,10 @@ fn kind_name(k: ChangeKind) -> &'static str {
 
 /// Kind and title of a patch: only new files → `file_write` "Creating …"; otherwise `file_edit`.
 pub(crate) fn patch_kind_title(changes: &[Change], cwd: Option<&str>) -> (ToolKind, String) {
-    let paths: Vec<String> = changes.iter().map(|c| titles::display_path(&c.path, cwd)).collect();
+    let paths: Vec<String> = changes
+        .iter()
+        .map(|c| titles::display_path(&c.path, cwd))
+        .collect();
     if !changes.is_empty() && changes.iter().all(|c| c.kind == ChangeKind::Add) {
         return (ToolKind::FileWrite, titles::create(&paths.join(", ")));
     }
@@ -809,7 +936,10 @@ pub(crate) fn patch_update(id: &str, changes: &[Change], cwd: Option<&str>) -> P
             .map(|c| {
                 let mut m = Map::new();
                 m.insert("path".to_owned(), Value::String(c.path.clone()));
-                m.insert("kind".to_owned(), Value::String(kind_name(c.kind).to_owned()));
+                m.insert(
+                    "kind".to_owned(),
+                    Value::String(kind_name(c.kind).to_owned()),
+                );
                 if let Some(mp) = &c.move_path {
                     m.insert("movePath".to_owned(), Value::String(mp.clone()));
                 }
@@ -824,7 +954,12 @@ pub(crate) fn patch_update(id: &str, changes: &[Change], cwd: Option<&str>) -> P
 }
 
 /// Settle a patch. `output` is the diff(s) or the apply_patch response; `failure` the error text.
-pub(crate) fn patch_outcome(u: &mut PartUpdate, status: Status, output: Option<String>, failure: Option<String>) {
+pub(crate) fn patch_outcome(
+    u: &mut PartUpdate,
+    status: Status,
+    output: Option<String>,
+    failure: Option<String>,
+) {
     match status {
         Status::Completed => {
             u.state = Some(ToolState::Complete);
@@ -836,13 +971,23 @@ pub(crate) fn patch_outcome(u: &mut PartUpdate, status: Status, output: Option<S
             let details = failure.clone().filter(|f| !f.trim().is_empty());
             let (message, code) = match status {
                 Status::Declined => ("Patch declined".to_owned(), Some("declined".to_owned())),
-                Status::Interrupted => ("Patch interrupted".to_owned(), Some("interrupted".to_owned())),
+                Status::Interrupted => (
+                    "Patch interrupted".to_owned(),
+                    Some("interrupted".to_owned()),
+                ),
                 _ => (
-                    details.as_deref().and_then(first_line).unwrap_or_else(|| "Patch failed".to_owned()),
+                    details
+                        .as_deref()
+                        .and_then(first_line)
+                        .unwrap_or_else(|| "Patch failed".to_owned()),
                     None,
                 ),
             };
-            u.error = Some(ToolError { message, code, details: details.map(Value::String) });
+            u.error = Some(ToolError {
+                message,
+                code,
+                details: details.map(Value::String),
+            });
         }
     }
 }
@@ -857,11 +1002,26 @@ pub(crate) fn split_mcp_name(name: &str) -> Option<(&str, &str)> {
 }
 
 pub(crate) fn mcp_update(id: &str, server: &str, tool: &str, args: Value) -> PartUpdate {
-    let mut u = named(id, if tool.is_empty() { ItemType::Mcp.name() } else { tool }, titles::mcp_kind(server, tool));
+    let mut u = named(
+        id,
+        if tool.is_empty() {
+            ItemType::Mcp.name()
+        } else {
+            tool
+        },
+        titles::mcp_kind(server, tool),
+    );
     u.title = Some(titles::mcp(server, tool, &args));
-    u.input = Some(if args.is_null() { Value::Object(Map::new()) } else { args });
+    u.input = Some(if args.is_null() {
+        Value::Object(Map::new())
+    } else {
+        args
+    });
     let meta = u.metadata.get_or_insert_with(ToolMetadata::default);
-    meta.mcp = Some(McpRef { server: server.to_owned(), tool: tool.to_owned() });
+    meta.mcp = Some(McpRef {
+        server: server.to_owned(),
+        tool: tool.to_owned(),
+    });
     u
 }
 
@@ -881,14 +1041,28 @@ pub(crate) fn content_text(content: &Value) -> Option<String> {
 
 /// Settle an MCP call from its result (`{content, structuredContent|structured_content, isError?}`)
 /// and error message. A failed call may carry `error: null` with the text in `result.content`.
-pub(crate) fn mcp_outcome(u: &mut PartUpdate, status: Status, result: Option<&Value>, error: Option<String>) {
+pub(crate) fn mcp_outcome(
+    u: &mut PartUpdate,
+    status: Status,
+    result: Option<&Value>,
+    error: Option<String>,
+) {
     let content = result.and_then(|r| r.get("content"));
     let text = content.and_then(content_text);
-    let is_error = result.and_then(|r| r.get("isError").or_else(|| r.get("is_error"))).and_then(Value::as_bool) == Some(true);
+    let is_error = result
+        .and_then(|r| r.get("isError").or_else(|| r.get("is_error")))
+        .and_then(Value::as_bool)
+        == Some(true);
     let output = match (&text, content) {
         (Some(t), _) => Some(Value::String(t.clone())),
         (None, Some(c)) if !c.is_null() => Some(c.clone()),
-        _ => result.and_then(|r| r.get("structuredContent").or_else(|| r.get("structured_content"))).filter(|v| !v.is_null()).cloned(),
+        _ => result
+            .and_then(|r| {
+                r.get("structuredContent")
+                    .or_else(|| r.get("structured_content"))
+            })
+            .filter(|v| !v.is_null())
+            .cloned(),
     };
     let attachments = content.and_then(Value::as_array).map(|blocks| {
         blocks
@@ -896,23 +1070,39 @@ pub(crate) fn mcp_outcome(u: &mut PartUpdate, status: Status, result: Option<&Va
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
             .map(|b| crate::model::Attachment {
                 media_type: b.get("mimeType").and_then(Value::as_str).map(str::to_owned),
-                size: b.get("data").and_then(Value::as_str).map(|d| d.len() as u64),
+                size: b
+                    .get("data")
+                    .and_then(Value::as_str)
+                    .map(|d| d.len() as u64),
                 filename: None,
             })
             .collect::<Vec<_>>()
     });
     if let Some(a) = attachments.filter(|a| !a.is_empty()) {
-        u.metadata.get_or_insert_with(ToolMetadata::default).attachments = Some(a);
+        u.metadata
+            .get_or_insert_with(ToolMetadata::default)
+            .attachments = Some(a);
     }
-    let status = if status == Status::Completed && (is_error || error.is_some()) { Status::Failed } else { status };
+    let status = if status == Status::Completed && (is_error || error.is_some()) {
+        Status::Failed
+    } else {
+        status
+    };
     match status {
         Status::Running => u.state = Some(ToolState::Running),
         Status::Completed => {
             u.state = Some(ToolState::Complete);
             // Image payloads are never inlined: a content list with images keeps only its text.
-            u.output = match (u.metadata.as_ref().and_then(|m| m.attachments.as_ref()), &output) {
+            u.output = match (
+                u.metadata.as_ref().and_then(|m| m.attachments.as_ref()),
+                &output,
+            ) {
                 (Some(_), Some(Value::Array(blocks))) => Some(Value::String(
-                    blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
+                    blocks
+                        .iter()
+                        .filter_map(|b| b.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
                 )),
                 _ => output,
             };
@@ -920,8 +1110,14 @@ pub(crate) fn mcp_outcome(u: &mut PartUpdate, status: Status, result: Option<&Va
         Status::Failed | Status::Declined | Status::Interrupted => {
             u.state = Some(ToolState::Error);
             let (message, code) = match status {
-                Status::Declined => ("MCP tool call declined".to_owned(), Some("declined".to_owned())),
-                Status::Interrupted => ("MCP tool call interrupted".to_owned(), Some("interrupted".to_owned())),
+                Status::Declined => (
+                    "MCP tool call declined".to_owned(),
+                    Some("declined".to_owned()),
+                ),
+                Status::Interrupted => (
+                    "MCP tool call interrupted".to_owned(),
+                    Some("interrupted".to_owned()),
+                ),
                 _ => (
                     error
                         .as_deref()
@@ -932,7 +1128,11 @@ pub(crate) fn mcp_outcome(u: &mut PartUpdate, status: Status, result: Option<&Va
                 ),
             };
             let details = text.map(Value::String).or_else(|| error.map(Value::String));
-            u.error = Some(ToolError { message, code, details });
+            u.error = Some(ToolError {
+                message,
+                code,
+                details,
+            });
         }
     }
 }
@@ -941,7 +1141,11 @@ pub(crate) fn mcp_outcome(u: &mut PartUpdate, status: Status, result: Option<&Va
 
 /// The action's tag folded to the app-server spelling.
 fn action_type(action: &Value) -> &str {
-    match action.get("type").and_then(Value::as_str).unwrap_or("other") {
+    match action
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("other")
+    {
         "open_page" | "openPage" => "openPage",
         "find_in_page" | "findInPage" => "findInPage",
         "search" => "search",
@@ -950,7 +1154,12 @@ fn action_type(action: &Value) -> &str {
 }
 
 pub(crate) fn web_search_title(query: Option<&str>, action: Option<&Value>) -> String {
-    let get = |k: &str| action.and_then(|a| a.get(k)).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
+    let get = |k: &str| {
+        action
+            .and_then(|a| a.get(k))
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+    };
     let query = query.filter(|q| !q.trim().is_empty());
     match action.map(action_type).unwrap_or("other") {
         "search" => {
@@ -975,11 +1184,18 @@ pub(crate) fn web_search_title(query: Option<&str>, action: Option<&Value>) -> S
     }
 }
 
-pub(crate) fn web_search_update(id: &str, query: Option<&str>, action: Option<Value>) -> PartUpdate {
+pub(crate) fn web_search_update(
+    id: &str,
+    query: Option<&str>,
+    action: Option<Value>,
+) -> PartUpdate {
     let mut u = named(id, ItemType::WebSearch.name(), ToolKind::WebSearch);
     u.title = Some(web_search_title(query, action.as_ref()));
     let mut input = Map::new();
-    input.insert("query".to_owned(), Value::String(query.unwrap_or("").to_owned()));
+    input.insert(
+        "query".to_owned(),
+        Value::String(query.unwrap_or("").to_owned()),
+    );
     if let Some(Value::Object(a)) = &action {
         for (k, v) in a {
             if k != "type" && !v.is_null() {
@@ -998,22 +1214,50 @@ pub(crate) fn web_search_update(id: &str, query: Option<&str>, action: Option<Va
 
 fn dynamic_update(id: &str, item: &RawItem<'_>, outcome: Option<Status>) -> PartUpdate {
     let tool = item.tool.as_deref().unwrap_or("");
-    let mut u = named(id, if tool.is_empty() { ItemType::Dynamic.name() } else { tool }, ToolKind::Unknown);
+    let mut u = named(
+        id,
+        if tool.is_empty() {
+            ItemType::Dynamic.name()
+        } else {
+            tool
+        },
+        ToolKind::Unknown,
+    );
     u.title = Some(titles::unknown_tool(tool));
     let args = raw_to_value(item.arguments);
-    u.input = Some(if args.is_null() { Value::Object(Map::new()) } else { args });
+    u.input = Some(if args.is_null() {
+        Value::Object(Map::new())
+    } else {
+        args
+    });
     if let Some(ns) = &item.namespace {
-        u.metadata.get_or_insert_with(ToolMetadata::default).extra.insert("namespace".to_owned(), Value::String(ns.to_string()));
+        u.metadata
+            .get_or_insert_with(ToolMetadata::default)
+            .extra
+            .insert("namespace".to_owned(), Value::String(ns.to_string()));
     }
     if let Some(s) = outcome {
         let content = raw_to_value(item.content_items);
         let text = content.as_array().map(|items| {
-            items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+            items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
         });
-        let s = if s == Status::Completed && item.success == Some(false) { Status::Failed } else { s };
+        let s = if s == Status::Completed && item.success == Some(false) {
+            Status::Failed
+        } else {
+            s
+        };
         let output = text.filter(|t| !t.is_empty()).map(Value::String);
         simple_outcome(&mut u, s, output, "Dynamic tool call failed");
-        let first = u.error.as_ref().and_then(|e| e.details.as_ref()).and_then(Value::as_str).and_then(first_line);
+        let first = u
+            .error
+            .as_ref()
+            .and_then(|e| e.details.as_ref())
+            .and_then(Value::as_str)
+            .and_then(first_line);
         if let (Some(e), Some(t)) = (u.error.as_mut(), first) {
             e.message = t;
         }
@@ -1053,13 +1297,24 @@ pub(crate) fn collab_title(tool: &str, prompt: Option<&str>) -> String {
         "closeAgent" => "Closing a subagent".to_owned(),
         "interruptAgent" => "Interrupting a subagent".to_owned(),
         "listAgents" => "Listing subagents".to_owned(),
-        _ => with(&titles::capitalize(&titles::words(tool)), "Running a subagent"),
+        _ => with(
+            &titles::capitalize(&titles::words(tool)),
+            "Running a subagent",
+        ),
     }
 }
 
 fn collab_update(id: &str, item: &RawItem<'_>, outcome: Option<Status>) -> PartUpdate {
     let tool = camel_case(item.tool.as_deref().unwrap_or(""));
-    let mut u = named(id, if tool.is_empty() { ItemType::Collab.name() } else { &tool }, ToolKind::Subagent);
+    let mut u = named(
+        id,
+        if tool.is_empty() {
+            ItemType::Collab.name()
+        } else {
+            &tool
+        },
+        ToolKind::Subagent,
+    );
     u.title = Some(collab_title(&tool, item.prompt.as_deref()));
     let mut input = Map::new();
     if let Some(p) = &item.prompt {
@@ -1069,17 +1324,27 @@ fn collab_update(id: &str, item: &RawItem<'_>, outcome: Option<Status>) -> PartU
         input.insert("model".to_owned(), Value::String(m.to_string()));
     }
     if let Some(r) = &item.receiver_thread_ids {
-        input.insert("receiverThreadIds".to_owned(), Value::Array(r.iter().map(|s| Value::String(s.to_string())).collect()));
+        input.insert(
+            "receiverThreadIds".to_owned(),
+            Value::Array(r.iter().map(|s| Value::String(s.to_string())).collect()),
+        );
     }
     u.input = Some(Value::Object(input));
     if let Some(child) = item.receiver_thread_ids.as_ref().and_then(|r| r.first()) {
-        u.metadata.get_or_insert_with(ToolMetadata::default).child_session_id = Some(child.to_string());
+        u.metadata
+            .get_or_insert_with(ToolMetadata::default)
+            .child_session_id = Some(child.to_string());
     }
     if let Some(s) = outcome {
         let states = raw_to_value(item.agents_states);
         let messages: Vec<String> = states
             .as_object()
-            .map(|m| m.values().filter_map(|s| s.get("message").and_then(Value::as_str)).map(str::to_owned).collect())
+            .map(|m| {
+                m.values()
+                    .filter_map(|s| s.get("message").and_then(Value::as_str))
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default();
         let output = (!messages.is_empty()).then(|| Value::String(messages.join("\n")));
         simple_outcome(&mut u, s, output, "Subagent call failed");
@@ -1095,9 +1360,17 @@ fn collab_update(id: &str, item: &RawItem<'_>, outcome: Option<Status>) -> PartU
 }
 
 /// Title of a todo / plan update from its steps (`update_plan`, `turn/plan/updated`).
-pub(crate) fn plan_update(id: &str, name: &str, explanation: Option<&str>, steps: &Value) -> PartUpdate {
+pub(crate) fn plan_update(
+    id: &str,
+    name: &str,
+    explanation: Option<&str>,
+    steps: &Value,
+) -> PartUpdate {
     let list = steps.as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let done = list.iter().filter(|s| s.get("status").and_then(Value::as_str) == Some("completed")).count();
+    let done = list
+        .iter()
+        .filter(|s| s.get("status").and_then(Value::as_str) == Some("completed"))
+        .count();
     let mut u = named(id, name, ToolKind::Todo);
     u.title = Some(titles::todo(list.len(), done));
     let mut input = Map::new();
@@ -1134,7 +1407,9 @@ mod tests {
     #[test]
     fn change_shapes() {
         let r = |s: &str| parse_changes(&serde_json::from_str::<Box<RawValue>>(s).unwrap());
-        let app = r(r#"[{"path":"/w/a.txt","kind":{"type":"update","move_path":"/w/b.txt"},"diff":"@@"}]"#);
+        let app = r(
+            r#"[{"path":"/w/a.txt","kind":{"type":"update","move_path":"/w/b.txt"},"diff":"@@"}]"#,
+        );
         assert_eq!(app[0].kind, ChangeKind::Update);
         assert_eq!(app[0].move_path.as_deref(), Some("/w/b.txt"));
         assert_eq!(app[0].diff.as_deref(), Some("@@"));
@@ -1164,12 +1439,48 @@ mod tests {
             actions,
             extra: Map::new(),
         };
-        let (k, t) = cmd("/bin/bash -lc 'cat notes.txt'", vec![Action::Read { path: "/w/notes.txt".into() }]).kind_title(None);
+        let (k, t) = cmd(
+            "/bin/bash -lc 'cat notes.txt'",
+            vec![Action::Read {
+                path: "/w/notes.txt".into(),
+            }],
+        )
+        .kind_title(None);
         assert_eq!((k, t.as_str()), (ToolKind::FileRead, "Reading notes.txt"));
         let (k, t) = cmd("ls -1", vec![Action::List { path: None }]).kind_title(None);
         assert_eq!((k, t.as_str()), (ToolKind::FileRead, "Listing files"));
-        let (k, t) = cmd("rg x src", vec![Action::Search { query: Some("x".into()), path: Some("src".into()) }]).kind_title(None);
-        assert_eq!((k, t.as_str()), (ToolKind::FileRead, "Searching for \"x\" in src"));
+        let (k, t) = cmd(
+            "rg x src",
+            vec![Action::Search {
+                query: Some("x".into()),
+                path: Some("src".into()),
+            }],
+        )
+        .kind_title(None);
+        assert_eq!(
+            (k, t.as_str()),
+            (ToolKind::FileRead, "Searching for \"x\" in src")
+        );
+        let (k, t) = cmd(
+            "sed -n '1,20p' src/a.js && grep -n version package.json",
+            vec![
+                Action::Read {
+                    path: "/w/src/a.js".into(),
+                },
+                Action::Search {
+                    query: Some("version".into()),
+                    path: Some("package.json".into()),
+                },
+            ],
+        )
+        .kind_title(None);
+        assert_eq!(
+            (k, t.as_str()),
+            (
+                ToolKind::FileRead,
+                "Reading src/a.js, searching for \"version\" in package.json"
+            )
+        );
         let (k, t) = cmd("/usr/bin/zsh -lc 'date -Is'", vec![Action::Unknown]).kind_title(None);
         assert_eq!((k, t.as_str()), (ToolKind::Bash, "Running date -Is"));
     }
@@ -1177,10 +1488,18 @@ mod tests {
     #[test]
     fn web_search_titles_follow_the_contract() {
         let t = |a: Value| web_search_title(Some(""), Some(&a));
-        assert_eq!(t(json!({"type":"search","query":"Reuters top news"})), "Searching Reuters top news");
-        assert_eq!(t(json!({"type":"openPage","url":"https://apnews.com/hub/ap-top-news"})), "Opening apnews.com");
         assert_eq!(
-            t(json!({"type":"find_in_page","url":"https://apnews.com/hub/ap-top-news","pattern":"Updated"})),
+            t(json!({"type":"search","query":"Reuters top news"})),
+            "Searching Reuters top news"
+        );
+        assert_eq!(
+            t(json!({"type":"openPage","url":"https://apnews.com/hub/ap-top-news"})),
+            "Opening apnews.com"
+        );
+        assert_eq!(
+            t(
+                json!({"type":"find_in_page","url":"https://apnews.com/hub/ap-top-news","pattern":"Updated"})
+            ),
             "Finding \"Updated\" on apnews.com"
         );
         assert_eq!(t(json!({"type":"other"})), "Searching the web");

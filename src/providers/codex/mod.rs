@@ -55,7 +55,10 @@ impl Ctx {
         p.line = line;
         if p.text.len() >= p.shown.saturating_mul(2).max(1) {
             p.shown = p.text.len();
-            let u = PartUpdate { output: Some(Value::String(p.text.clone())), ..PartUpdate::new(id) };
+            let u = PartUpdate {
+                output: Some(Value::String(p.text.clone())),
+                ..PartUpdate::new(id)
+            };
             store.upsert(line, u);
         }
     }
@@ -67,12 +70,21 @@ impl Ctx {
 
     /// At the end of the stream, show the whole streamed output of items that never completed.
     fn flush_provisional(&mut self, store: &mut PartStore) {
-        let mut pending: Vec<(String, Provisional)> =
-            self.provisional.drain().filter(|(_, p)| p.shown < p.text.len()).collect();
+        let mut pending: Vec<(String, Provisional)> = self
+            .provisional
+            .drain()
+            .filter(|(_, p)| p.shown < p.text.len())
+            .collect();
         pending.sort_by_key(|(_, p)| p.line);
         for (id, p) in pending {
             if store.get(&id).is_some_and(|part| !part.state.is_terminal()) {
-                store.upsert(p.line, PartUpdate { output: Some(Value::String(p.text)), ..PartUpdate::new(id) });
+                store.upsert(
+                    p.line,
+                    PartUpdate {
+                        output: Some(Value::String(p.text)),
+                        ..PartUpdate::new(id)
+                    },
+                );
             }
         }
     }
