@@ -62,6 +62,34 @@ pub fn kill_group(child: &Child) {
     }
 }
 
+/// Wait up to `limit` for `child` to exit, leaving it running when it does not.
+pub fn wait_for(
+    child: &mut Child,
+    limit: Duration,
+) -> io::Result<Option<std::process::ExitStatus>> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Send SIGINT to `child` (`toolnorm record` forwards it to the agent it wraps), as a user
+/// pressing Ctrl-C would.
+pub fn interrupt(child: &Child) {
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) on a child we spawned, with a valid signal; no memory effects.
+        unsafe {
+            libc::kill(pid, libc::SIGINT);
+        }
+    }
+}
+
 /// Wait for `child` until `limit`; on timeout kill its process group (and reap it) and return
 /// `None`. Either way, what the child left running in its group is ended.
 pub fn wait_until(

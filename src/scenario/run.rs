@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::model_server::{ModelServer, Script};
 use super::npm;
-use super::process::{kill_group, spawn_group, wait_until};
+use super::process::{interrupt, kill_group, spawn_group, wait_for, wait_until};
 use super::spec::{Agent, Cli, Scenario};
 
 /// How `scenario run` records.
@@ -137,6 +137,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
 
     let header = Header {
         scenario: &s.name,
+        model_port: server.port(),
         cli,
         version: &version,
         agent: s.agent,
@@ -144,7 +145,17 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     let limit = Duration::from_secs(s.timeout_secs);
     let result = match s.agent {
         Agent::Claude | Agent::CodexExec | Agent::OpencodeRun => {
-            record_wrapped(&exe, &agent, &scratch, &fixture, &header, opts, limit)
+            let interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
+            record_wrapped(
+                &exe,
+                &agent,
+                &scratch,
+                &fixture,
+                &header,
+                opts,
+                limit,
+                interrupt_after,
+            )
         }
         Agent::CodexAppServer => {
             record_app_server(&exe, &agent, &scratch, &fixture, &header, opts, s, limit)
@@ -185,7 +196,8 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .lines()
         .filter(|l| l.contains("\"script\":\"main\""))
         .count();
-    if played < s.turns.len() {
+    // An interrupted session stops before its script ends, by design.
+    if played < s.turns.len() && s.interrupt_after_secs.is_none() {
         problems.push(format!(
             "the CLI asked the model {played} times, the script has {} main turns",
             s.turns.len()
@@ -215,6 +227,9 @@ fn redact_paths(text: &str, scratch: &Scratch) -> String {
 /// The fixture header's scenario fields.
 struct Header<'a> {
     scenario: &'a str,
+    /// The model server's port (also the page server's), folded to a fixed one in fixtures so
+    /// titles built from URLs do not change from run to run.
+    model_port: u16,
     cli: Cli,
     version: &'a str,
     agent: Agent,
@@ -254,6 +269,9 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 const API_KEY: &str = "sk-scripted-model-key";
+
+/// The port written in fixtures in place of the model server's real (free, random) one.
+const STABLE_PORT: u16 = 8080;
 
 /// Write the agent's config files into the scratch folders and fill in its command line.
 fn configure(
@@ -460,6 +478,10 @@ fn record_args(
     {
         maps.push((dir, "~/toolnorm-bin".to_owned()));
     }
+    maps.push((
+        PathBuf::from(format!("127.0.0.1:{}", header.model_port)),
+        format!("127.0.0.1:{STABLE_PORT}"),
+    ));
     for (path, to) in maps {
         // `--flag=value`: a slug value starts with `-`.
         a.push(format!("--map-path={}={to}", path.display()));
@@ -481,6 +503,7 @@ fn fixture_stem(fixture: &Path) -> String {
 }
 
 /// claude -p / codex exec / opencode run: `toolnorm record … -- agent args` (wrap mode).
+#[allow(clippy::too_many_arguments)]
 fn record_wrapped(
     exe: &Path,
     agent: &AgentCommand,
@@ -489,6 +512,7 @@ fn record_wrapped(
     header: &Header,
     opts: &RunOptions,
     limit: Duration,
+    interrupt_after: Option<Duration>,
 ) -> anyhow::Result<()> {
     let mut c = if opts.raw {
         let mut c = base_command(&agent.program, agent, scratch);
@@ -509,7 +533,18 @@ fn record_wrapped(
         .with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
-    let status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
+    let mut status = None;
+    let mut limit = limit;
+    if let Some(after) = interrupt_after {
+        status = wait_for(&mut child, after).context("failed to wait for the agent")?;
+        if status.is_none() {
+            interrupt(&child);
+            limit = limit.saturating_sub(after).max(Duration::from_secs(10));
+        }
+    }
+    if status.is_none() {
+        status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
+    }
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     if opts.raw {
@@ -760,8 +795,9 @@ fn drive_serve(
         c.args(record_args(fixture, header, opts, scratch))
             .arg("--sse")
             .arg(&events_url)
-            .arg("--until")
-            .arg("session.idle");
+            // Not `--until session.idle`: a task's child session goes idle before the parent, so
+            // the recording is stopped (SIGINT, a clean finish) once the message call returns.
+            ;
         c.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -797,10 +833,20 @@ fn drive_serve(
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(5));
     if let Some(rec) = recorder.as_mut() {
-        match wait_until(rec, left).context("failed to wait for the recorder")? {
+        // The main session's last events (its session.idle) trail the message reply a little.
+        thread::sleep(Duration::from_millis(1500));
+        if let Ok(pid) = libc::pid_t::try_from(rec.id()) {
+            // SAFETY: kill(2) on the recorder we spawned, with a valid signal; no memory effects.
+            unsafe {
+                libc::kill(pid, libc::SIGINT);
+            }
+        }
+        match wait_until(rec, left.min(Duration::from_secs(20)))
+            .context("failed to wait for the recorder")?
+        {
             Some(st) if st.success() => {}
             Some(st) => bail!("toolnorm record --sse exited with {st}"),
-            None => bail!("toolnorm record --sse did not see session.idle in time"),
+            None => bail!("toolnorm record --sse did not stop when interrupted"),
         }
     }
     if let Some((done, stop)) = raw_reader {

@@ -168,6 +168,10 @@ pub struct Scenario {
     /// record refusals).
     #[serde(default)]
     pub permission_mode: Option<String>,
+    /// Interrupt the agent (SIGINT, as Ctrl-C) this many seconds after it starts: an interrupted
+    /// turn. Only for agents recorded in wrap mode (claude, codex-exec, opencode-run).
+    #[serde(default)]
+    pub interrupt_after_secs: Option<u64>,
     /// Configure the `amalgm` fixture MCP server for the agent.
     #[serde(default)]
     pub mcp: bool,
@@ -304,6 +308,11 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "update_plan",
             "web_search",
             "view_image",
+            "get_goal",
+            "create_goal",
+            "update_goal",
+            "request_user_input",
+            "tool_search",
             "spawn_agent",
             "send_input",
             "wait",
@@ -411,6 +420,11 @@ impl Scenario {
                     _ => {}
                 }
             }
+        }
+        if self.interrupt_after_secs.is_some()
+            && matches!(self.agent, Agent::CodexAppServer | Agent::OpencodeServe)
+        {
+            return Some("interrupt_after_secs only works for wrapped agents".to_owned());
         }
         if self.turns.last().is_some_and(|t| !t.tools.is_empty()) {
             return Some("the last main turn must be text only, so the session ends".to_owned());

@@ -612,3 +612,21 @@ fn run_names_an_unknown_scenario() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_missing_npm_is_a_clear_error() {
+    let cache = tempdir();
+    let corpus = tempdir();
+    let out = toolnorm()
+        .args(["scenario", "run", "claude-bash", "--corpus"])
+        .arg(corpus.path())
+        .current_dir(root())
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("PATH", "")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("npm was not found on PATH"), "{err}");
+    assert!(!corpus.path().join("claude/live-claude-bash.jsonl.zst").exists());
+}
