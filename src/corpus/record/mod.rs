@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
+use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 
 use super::format::{Dir, Header, Trailer, now_rfc3339};
 use super::redact::{RedactState, Redactor};
@@ -23,13 +23,13 @@ use super::writer::FixtureWriter;
 use crate::providers::{Input, Provider};
 
 /// Chunks in flight between the passthrough and the writer thread…
-const QUEUE_CHUNKS: usize = 8192;
+const QUEUE_CHUNKS: usize = 65536;
 /// …and bytes in flight. Past either the recording is dropped, never the passthrough.
 pub const DEFAULT_MAX_LAG_BYTES: usize = 256 << 20;
 /// Lines the writer keeps to detect the dialect and learn the CLI version.
 const SNIFF_LINES: usize = 64;
 /// How often a quiet writer wakes to flush a line that has waited `writer::FLUSH_INTERVAL`.
-const WAKE: std::time::Duration = std::time::Duration::from_millis(50);
+const WAKE: std::time::Duration = std::time::Duration::from_millis(20);
 
 enum Msg {
     Chunk { t: u64, dir: Dir, data: Vec<u8> },
@@ -269,25 +269,30 @@ struct WriterLoop {
 }
 
 impl WriterLoop {
-    /// Runs until told to finish; returns the number of lines written.
+    /// Runs until told to finish; returns the number of lines written. The thread drains the
+    /// queue, then sleeps: it is never parked on the channel, so the passthrough's `try_send`
+    /// never has to wake it (no syscall, no context switch per line on the live path).
     fn run(&mut self, rx: Receiver<Msg>) -> u64 {
         loop {
-            match rx.recv_timeout(WAKE) {
-                Ok(Msg::Chunk { t, dir, data }) => {
-                    self.shared
-                        .in_flight
-                        .fetch_sub(data.len(), Ordering::Relaxed);
-                    self.chunk(t, dir, &data);
+            loop {
+                match rx.try_recv() {
+                    Ok(Msg::Chunk { t, dir, data }) => {
+                        self.shared
+                            .in_flight
+                            .fetch_sub(data.len(), Ordering::Relaxed);
+                        self.chunk(t, dir, &data);
+                    }
+                    Ok(Msg::Finish { exit_code }) => return self.finish(exit_code),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return self.finish(None),
                 }
-                Ok(Msg::Finish { exit_code }) => return self.finish(exit_code),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return self.finish(None),
             }
             if let Some(w) = &mut self.writer {
                 if let Err(e) = w.tick() {
                     self.io_failed(&e);
                 }
             }
+            std::thread::sleep(WAKE);
         }
     }
 
