@@ -11,8 +11,14 @@ use toolnorm::{Dialect, Input, NormalizeOptions, normalize};
 const SAMPLES: [(&str, Dialect); 4] = [
     ("spotter_subagent.jsonl", Dialect::ClaudeTranscript),
     ("spotter_tool_heavy.jsonl", Dialect::ClaudeTranscript),
-    ("ccagent_claude-session-with-image.jsonl", Dialect::ClaudeStreamJson),
-    ("live-claude-2.1.197-coding-partial.jsonl", Dialect::ClaudeStreamJson),
+    (
+        "ccagent_claude-session-with-image.jsonl",
+        Dialect::ClaudeStreamJson,
+    ),
+    (
+        "live-claude-2.1.197-coding-partial.jsonl",
+        Dialect::ClaudeStreamJson,
+    ),
 ];
 
 fn bench(c: &mut Criterion) {
@@ -27,7 +33,10 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("normalize/{name}"), |b| {
             b.iter(|| {
                 let input = Input::from_bytes(&bytes);
-                let opts = NormalizeOptions { provider: None, dialect: Some(dialect) };
+                let opts = NormalizeOptions {
+                    provider: None,
+                    dialect: Some(dialect),
+                };
                 normalize(&input, opts).map(|d| d.parts.len())
             })
         });

@@ -22,13 +22,20 @@ const BIN: &str = env!("CARGO_BIN_EXE_toolnorm");
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let tmp = tempfile::tempdir().expect("temp dir");
-    let mb: usize = std::env::var("BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let mb: usize = std::env::var("BENCH_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
     let streams = corpus_streams(&root.join("corpus"));
     assert!(!streams.is_empty(), "the corpus is empty: seed it first");
 
     let input = tmp.path().join("input.jsonl");
     let size = build_input(&streams, &input, mb << 20);
-    println!("input: {:.1} MB of JSONL from {} corpus streams", size as f64 / 1e6, streams.len());
+    println!(
+        "input: {:.1} MB of JSONL from {} corpus streams",
+        size as f64 / 1e6,
+        streams.len()
+    );
 
     throughput(&input, size, tmp.path());
     latency();
@@ -53,20 +60,29 @@ fn corpus_streams(corpus: &Path) -> Vec<(String, Vec<u8>, u64)> {
         .collect()
 }
 
+/// The corpus lines, reshuffled for every pass (a fixed seed), until `target` bytes: a stream
+/// with the corpus's redundancy but no period a compressor's window could lock onto.
 fn build_input(streams: &[(String, Vec<u8>, u64)], path: &Path, target: usize) -> usize {
+    let mut lines: Vec<&[u8]> = streams
+        .iter()
+        .flat_map(|(_, raw, _)| raw.split_inclusive(|b| *b == b'\n'))
+        .filter(|l| l.ends_with(b"\n"))
+        .collect();
     let mut out = std::io::BufWriter::new(File::create(path).expect("input file"));
     let mut written = 0;
-    'fill: loop {
-        for (_, raw, _) in streams {
-            for line in raw.split_inclusive(|b| *b == b'\n') {
-                if !line.ends_with(b"\n") {
-                    continue;
-                }
-                out.write_all(line).expect("write input");
-                written += line.len();
-                if written >= target {
-                    break 'fill;
-                }
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    while written < target {
+        for i in (1..lines.len()).rev() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            lines.swap(i, (seed % (i as u64 + 1)) as usize);
+        }
+        for line in &lines {
+            out.write_all(line).expect("write input");
+            written += line.len();
+            if written >= target {
+                break;
             }
         }
     }
@@ -78,7 +94,9 @@ fn children_cpu() -> Duration {
     // SAFETY: getrusage fills the struct it is given.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
@@ -100,19 +118,35 @@ fn throughput(input: &Path, size: usize, tmp: &Path) {
     for _ in 0..3 {
         let rec = measure(
             Command::new(BIN)
-                .args(["record", "--provider", "claude", "--name", "bench", "--force", "--corpus"])
+                .args([
+                    "record",
+                    "--provider",
+                    "claude",
+                    "--name",
+                    "bench",
+                    "--force",
+                    "--corpus",
+                ])
                 .arg(tmp.join("c"))
                 .stdin(File::open(input).expect("input"))
                 .stdout(File::create("/dev/null").expect("/dev/null")),
         );
-        fixture_size = fs::metadata(tmp.join("c/claude/bench.jsonl.zst")).map(|m| m.len()).unwrap_or(0);
+        fixture_size = fs::metadata(tmp.join("c/claude/bench.jsonl.zst"))
+            .map(|m| m.len())
+            .unwrap_or(0);
         let tee = measure(
             Command::new("bash")
-                .args(["-c", "tee >(zstd -3 -q -f -o \"$2\") < \"$1\" > /dev/null; wait $!", "_"])
+                .args([
+                    "-c",
+                    "tee >(zstd -3 -q -f -o \"$2\") < \"$1\" > /dev/null; wait $!",
+                    "_",
+                ])
                 .arg(input)
                 .arg(tmp.join("tee.zst")),
         );
-        tee_size = fs::metadata(tmp.join("tee.zst")).map(|m| m.len()).unwrap_or(0);
+        tee_size = fs::metadata(tmp.join("tee.zst"))
+            .map(|m| m.len())
+            .unwrap_or(0);
         best_rec = best_rec.min(rec);
         best_tee = best_tee.min(tee);
     }
@@ -132,7 +166,10 @@ fn throughput(input: &Path, size: usize, tmp: &Path) {
         best_tee.1.as_secs_f64(),
         tee_size as f64 / 1e6
     );
-    println!("cpu ratio record / tee+zstd: {:.2}x", best_rec.1.as_secs_f64() / best_tee.1.as_secs_f64());
+    println!(
+        "cpu ratio record / tee+zstd: {:.2}x",
+        best_rec.1.as_secs_f64() / best_tee.1.as_secs_f64()
+    );
 }
 
 /// Lines through `program args` at a live-like pace; per-line latency quantiles in µs.
@@ -171,7 +208,11 @@ fn line_latency(program: &str, args: &[&str], lines: usize) -> Vec<u128> {
     }
     let sent = writer.join().expect("writer");
     let _ = child.wait();
-    let mut lat: Vec<u128> = sent.iter().zip(&recv).map(|(s, r)| r.saturating_sub(*s).as_micros()).collect();
+    let mut lat: Vec<u128> = sent
+        .iter()
+        .zip(&recv)
+        .map(|(s, r)| r.saturating_sub(*s).as_micros())
+        .collect();
     lat.sort_unstable();
     lat
 }
@@ -187,25 +228,51 @@ fn latency() {
     let base = line_latency("cat", &[], n);
     let rec = line_latency(
         BIN,
-        &["record", "--provider", "claude", "--name", "lat", "--corpus", corpus.to_str().expect("utf-8 path")],
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "lat",
+            "--corpus",
+            corpus.to_str().expect("utf-8 path"),
+        ],
         n,
     );
     println!("\n## latency per line ({n} lines, 5000 lines/s)");
-    println!("cat              : p50 {}µs p99 {}µs max {}µs", q(&base, 0.5), q(&base, 0.99), q(&base, 1.0));
-    println!("toolnorm record  : p50 {}µs p99 {}µs max {}µs", q(&rec, 0.5), q(&rec, 0.99), q(&rec, 1.0));
-    println!("added p99: {}µs", q(&rec, 0.99) as i128 - q(&base, 0.99) as i128);
+    println!(
+        "cat              : p50 {}µs p99 {}µs max {}µs",
+        q(&base, 0.5),
+        q(&base, 0.99),
+        q(&base, 1.0)
+    );
+    println!(
+        "toolnorm record  : p50 {}µs p99 {}µs max {}µs",
+        q(&rec, 0.5),
+        q(&rec, 0.99),
+        q(&rec, 1.0)
+    );
+    println!(
+        "added p99: {}µs",
+        q(&rec, 0.99) as i128 - q(&base, 0.99) as i128
+    );
 }
 
 fn compression(streams: &[(String, Vec<u8>, u64)]) {
     println!("\n## compression per provider (sum over files)");
-    println!("provider | files | raw | zstd -3 per file | fixture | fixture/zstd | JSONL+dict (dict incl.) | JSONL no dict (one frame)");
+    println!(
+        "provider | files | raw | zstd -3 per file | fixture | fixture/zstd | JSONL+dict (dict incl.) | JSONL no dict (one frame)"
+    );
     let mut providers: Vec<&str> = streams.iter().map(|s| s.0.as_str()).collect();
     providers.sort_unstable();
     providers.dedup();
     for p in providers {
         let mine: Vec<&(String, Vec<u8>, u64)> = streams.iter().filter(|s| s.0 == p).collect();
         let raw: usize = mine.iter().map(|s| s.1.len()).sum();
-        let z3: usize = mine.iter().map(|s| zstd::bulk::compress(&s.1, 3).expect("zstd").len()).sum();
+        let z3: usize = mine
+            .iter()
+            .map(|s| zstd::bulk::compress(&s.1, 3).expect("zstd").len())
+            .sum();
         let fixtures: u64 = mine.iter().map(|s| s.2).sum();
         // The dictionary question, asked of the fixture content itself (JSONL records).
         let jsonl: Vec<Vec<u8>> = mine
@@ -217,18 +284,27 @@ fn compression(streams: &[(String, Vec<u8>, u64)]) {
                 )
                 .expect("writer");
                 for line in s.1.split(|b| *b == b'\n') {
-                    w.push_line(0, toolnorm::corpus::Dir::Agent, line, true).expect("push");
+                    w.push_line(0, toolnorm::corpus::Dir::Agent, line, true)
+                        .expect("push");
                 }
-                zstd::stream::decode_all(&w.finish(Default::default()).expect("finish")[..]).expect("decode")
+                zstd::stream::decode_all(&w.finish(Default::default()).expect("finish")[..])
+                    .expect("decode")
             })
             .collect();
-        let plain: usize = jsonl.iter().map(|j| zstd::bulk::compress(j, 3).expect("zstd").len()).sum();
+        let plain: usize = jsonl
+            .iter()
+            .map(|j| zstd::bulk::compress(j, 3).expect("zstd").len())
+            .sum();
         let dict = zstd::dict::from_samples(&jsonl, 16 << 10).unwrap_or_default();
         let with_dict: usize = if dict.is_empty() {
             0
         } else {
             let mut c = zstd::bulk::Compressor::with_dictionary(3, &dict).expect("dict");
-            jsonl.iter().map(|j| c.compress(j).expect("compress").len()).sum::<usize>() + dict.len()
+            jsonl
+                .iter()
+                .map(|j| c.compress(j).expect("compress").len())
+                .sum::<usize>()
+                + dict.len()
         };
         println!(
             "{p} | {} | {} | {} | {} | {:.2} | {} | {}",
@@ -237,7 +313,11 @@ fn compression(streams: &[(String, Vec<u8>, u64)]) {
             z3,
             fixtures,
             fixtures as f64 / z3 as f64,
-            if with_dict == 0 { "n/a".to_owned() } else { with_dict.to_string() },
+            if with_dict == 0 {
+                "n/a".to_owned()
+            } else {
+                with_dict.to_string()
+            },
             plain
         );
     }

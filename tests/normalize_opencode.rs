@@ -32,7 +32,10 @@ fn run(bytes: &[u8]) -> NormalizedDocument {
 }
 
 fn run_as(bytes: &[u8], dialect: Dialect) -> NormalizedDocument {
-    let opts = NormalizeOptions { provider: Some(Provider::Opencode), dialect: Some(dialect) };
+    let opts = NormalizeOptions {
+        provider: Some(Provider::Opencode),
+        dialect: Some(dialect),
+    };
     normalize(&Input::from_bytes(bytes), opts).expect("dialect accepted")
 }
 
@@ -74,7 +77,13 @@ fn check(name: &str, doc: &NormalizedDocument, bytes: &[u8], expected: &[(&str, 
     let raw = raw_tool_parts(bytes);
     let raw_ids: BTreeSet<String> = raw
         .iter()
-        .map(|p| p.get("callID").or(p.get("id")).and_then(Value::as_str).unwrap().to_owned())
+        .map(|p| {
+            p.get("callID")
+                .or(p.get("id"))
+                .and_then(Value::as_str)
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     let ids: Vec<&str> = doc.parts.iter().map(|p| p.id.as_str()).collect();
     let unique: BTreeSet<String> = ids.iter().map(|s| (*s).to_owned()).collect();
@@ -86,10 +95,15 @@ fn check(name: &str, doc: &NormalizedDocument, bytes: &[u8], expected: &[(&str, 
         let state = &p["state"];
         let status = state["status"].as_str().unwrap_or("");
         let exit = state["metadata"]["exit"].as_i64().unwrap_or(0);
-        let failed = status == "error" || (p["tool"] == "bash" && status == "completed" && exit != 0);
+        let failed =
+            status == "error" || (p["tool"] == "bash" && status == "completed" && exit != 0);
         let part = doc.parts.iter().find(|x| x.id == id).unwrap();
         if failed {
-            assert_eq!(part.state, ToolState::Error, "{name}: failed call {id} is not an error");
+            assert_eq!(
+                part.state,
+                ToolState::Error,
+                "{name}: failed call {id} is not an error"
+            );
         }
         if status == "completed" && !failed {
             assert_eq!(part.state, ToolState::Complete, "{name}: {id}");
@@ -97,11 +111,24 @@ fn check(name: &str, doc: &NormalizedDocument, bytes: &[u8], expected: &[(&str, 
     }
 
     for part in &doc.parts {
-        assert!(part.output.is_none() || part.error.is_none(), "{}: output and error", part.id);
-        assert!(part.title.chars().count() <= 100 && !part.title.contains('\n'), "{}", part.title);
+        assert!(
+            part.output.is_none() || part.error.is_none(),
+            "{}: output and error",
+            part.id
+        );
+        assert!(
+            part.title.chars().count() <= 100 && !part.title.contains('\n'),
+            "{}",
+            part.title
+        );
         assert_ne!(part.title, part.name, "{name}: title is the raw tool name");
         let meta = serde_json::to_string(&part.metadata).unwrap();
-        assert!(meta.len() < 4096, "{name}: metadata of {} is {} bytes", part.id, meta.len());
+        assert!(
+            meta.len() < 4096,
+            "{name}: metadata of {} is {} bytes",
+            part.id,
+            meta.len()
+        );
     }
 
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -112,21 +139,33 @@ fn check(name: &str, doc: &NormalizedDocument, bytes: &[u8], expected: &[(&str, 
             e.1 += 1;
         }
     }
-    let want: BTreeMap<String, (usize, usize)> =
-        expected.iter().map(|(t, n, e)| ((*t).to_owned(), (*n, *e))).collect();
+    let want: BTreeMap<String, (usize, usize)> = expected
+        .iter()
+        .map(|(t, n, e)| ((*t).to_owned(), (*n, *e)))
+        .collect();
     assert_eq!(counts, want, "{name}: tool counts differ from SOURCES.md");
     assert!(
-        doc.diagnostics.iter().all(|d| d.level != DiagnosticLevel::Warning && d.level != DiagnosticLevel::Error),
+        doc.diagnostics
+            .iter()
+            .all(|d| d.level != DiagnosticLevel::Warning && d.level != DiagnosticLevel::Error),
         "{name}: {:?}",
         doc.diagnostics
     );
 }
 
 /// `(file, dialect, [(tool, count, errors)])` as SOURCES.md lists them.
-type Row = (&'static str, &'static str, &'static [(&'static str, usize, usize)]);
+type Row = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, usize, usize)],
+);
 
 const SAMPLES: &[Row] = &[
-    ("anomalyco_opencode_issue_47972.run-format-json-error.jsonl", "run", &[]),
+    (
+        "anomalyco_opencode_issue_47972.run-format-json-error.jsonl",
+        "run",
+        &[],
+    ),
     (
         "live-opencode-1.18.33-run-mcp-task.jsonl",
         "run",
@@ -181,8 +220,16 @@ const SAMPLES: &[Row] = &[
             ("write", 1, 0),
         ],
     ),
-    ("third_party_go_testharness.opencode-1.1.13.sse-events.jsonl", "events", &[("glob", 1, 0), ("read", 1, 0)]),
-    ("third_party_plugin_event_hook.compacted_bash_part.jsonl", "events", &[("bash", 1, 0)]),
+    (
+        "third_party_go_testharness.opencode-1.1.13.sse-events.jsonl",
+        "events",
+        &[("glob", 1, 0), ("read", 1, 0)],
+    ),
+    (
+        "third_party_plugin_event_hook.compacted_bash_part.jsonl",
+        "events",
+        &[("bash", 1, 0)],
+    ),
 ];
 
 #[test]
@@ -192,7 +239,10 @@ fn every_real_sample() {
         for entry in dir.flatten() {
             let n = entry.file_name().to_string_lossy().into_owned();
             if n.ends_with(".jsonl") || n.ends_with(".json") {
-                assert!(listed.contains(n.as_str()), "sample {n} has no row in this test");
+                assert!(
+                    listed.contains(n.as_str()),
+                    "sample {n} has no row in this test"
+                );
             }
         }
     }
@@ -211,7 +261,9 @@ fn every_real_sample() {
 
 #[test]
 fn live_samples_tell_the_story() {
-    let Some(bytes) = sample("live-opencode-1.18.33-serve-mcp-task.jsonl") else { return };
+    let Some(bytes) = sample("live-opencode-1.18.33-serve-mcp-task.jsonl") else {
+        return;
+    };
     let doc = run(&bytes);
     let by_id = |id: &str| doc.parts.iter().find(|p| p.id == id).unwrap();
     let tab = by_id("call_mock_5_0");
@@ -222,30 +274,51 @@ fn live_samples_tell_the_story() {
     assert_eq!(task.title, "Research Northern India politics");
     assert_eq!(task.kind, ToolKind::Subagent);
     let meta = task.metadata.as_ref().unwrap();
-    assert_eq!(meta.child_session_id.as_deref(), Some("ses_dc8f50910ffekbZaSK4IAA3Cs9"));
+    assert_eq!(
+        meta.child_session_id.as_deref(),
+        Some("ses_dc8f50910ffekbZaSK4IAA3Cs9")
+    );
     // The stream mixes the root and the child session: every part says which it belongs to.
     let child_bash = by_id("call_mock_8_0");
     assert_eq!(
         child_bash.metadata.as_ref().unwrap().session_id.as_deref(),
         Some("ses_dc8f50910ffekbZaSK4IAA3Cs9")
     );
-    assert_eq!(meta.session_id.as_deref(), Some("ses_dc8f5119bffeH53J0RwH4j2bRF"));
+    assert_eq!(
+        meta.session_id.as_deref(),
+        Some("ses_dc8f5119bffeH53J0RwH4j2bRF")
+    );
     let failed = by_id("call_mock_6_0");
     assert_eq!(failed.state, ToolState::Error);
     let err = failed.error.as_ref().unwrap();
-    assert!(err.message.starts_with("Could not register artifact"), "{}", err.message);
+    assert!(
+        err.message.starts_with("Could not register artifact"),
+        "{}",
+        err.message
+    );
 
-    let Some(bytes) = sample("live-opencode-1.18.33-serve-tools.jsonl") else { return };
+    let Some(bytes) = sample("live-opencode-1.18.33-serve-tools.jsonl") else {
+        return;
+    };
     let doc = run(&bytes);
     let by_id = |id: &str| doc.parts.iter().find(|p| p.id == id).unwrap();
     // Single session: no sessionId noise.
-    assert!(doc.parts.iter().all(|p| p.metadata.as_ref().unwrap().session_id.is_none()));
+    assert!(
+        doc.parts
+            .iter()
+            .all(|p| p.metadata.as_ref().unwrap().session_id.is_none())
+    );
     let bash_fail = by_id("call_mock_13_0");
     assert_eq!(bash_fail.state, ToolState::Error);
     let err = bash_fail.error.as_ref().unwrap();
     assert_eq!(err.code.as_deref(), Some("1"));
     assert_eq!(err.message, "Exit code 1");
-    assert_eq!(err.details, Some(json!("version mismatch: package.json=2.3.1 CHANGELOG=2.4.0\n")));
+    assert_eq!(
+        err.details,
+        Some(json!(
+            "version mismatch: package.json=2.3.1 CHANGELOG=2.4.0\n"
+        ))
+    );
     assert_eq!(bash_fail.metadata.as_ref().unwrap().exit_code, Some(1));
     let invalid = by_id("call_mock_3_0");
     assert_eq!(invalid.title, "Calling unavailable tool list");
@@ -257,8 +330,12 @@ fn live_samples_tell_the_story() {
     let timing = ok.timing.as_ref().unwrap();
     assert_eq!(timing.elapsed_ms, Some(117));
     // pending → running → complete, one part.
-    let states: Vec<ToolState> =
-        doc.events.iter().filter(|e| e.part_id == "call_mock_6_0").map(|e| e.state).collect();
+    let states: Vec<ToolState> = doc
+        .events
+        .iter()
+        .filter(|e| e.part_id == "call_mock_6_0")
+        .map(|e| e.state)
+        .collect();
     assert_eq!(states.first(), Some(&ToolState::Started));
     assert_eq!(states.last(), Some(&ToolState::Complete));
 }
@@ -278,7 +355,12 @@ fn lines(values: &[Value]) -> Vec<u8> {
 
 #[test]
 fn three_envelope_eras_and_global_events_agree() {
-    let pending = tool_part("prt_1", "call_1", "grep", json!({"status":"pending","input":{},"raw":""}));
+    let pending = tool_part(
+        "prt_1",
+        "call_1",
+        "grep",
+        json!({"status":"pending","input":{},"raw":""}),
+    );
     let running = tool_part(
         "prt_1",
         "call_1",
@@ -304,7 +386,10 @@ fn three_envelope_eras_and_global_events_agree() {
         .iter()
         .map(|p| json!({"id":"evt_1","type":"message.part.updated","properties":{"sessionID":"ses_a","part":p,"time":5}}))
         .collect();
-    let global: Vec<Value> = v4.iter().map(|e| json!({"directory":"/w","payload":e})).collect();
+    let global: Vec<Value> = v4
+        .iter()
+        .map(|e| json!({"directory":"/w","payload":e}))
+        .collect();
     let mut sse = Vec::new();
     sse.extend_from_slice(b": hello\nevent: message\nid: 1\ndata: {\"type\":\"server.connected\",\"properties\":{}}\n\n");
     for e in &v1 {
@@ -312,7 +397,12 @@ fn three_envelope_eras_and_global_events_agree() {
     }
     sse.extend_from_slice(b"data: {\"type\":\"server.heartbeat\",\"properties\":{}}\n\n");
 
-    let docs = [run(&lines(&v1)), run(&lines(&v2)), run(&lines(&v4)), run(&sse)];
+    let docs = [
+        run(&lines(&v1)),
+        run(&lines(&v2)),
+        run(&lines(&v4)),
+        run(&sse),
+    ];
     for d in &docs {
         assert_eq!(d.dialect, "events");
         assert_eq!(d.parts.len(), 1);
@@ -324,7 +414,10 @@ fn three_envelope_eras_and_global_events_agree() {
         assert_eq!(p.output, Some(json!("Found 1 match")));
         assert_eq!(p.timing.as_ref().unwrap().elapsed_ms, Some(15));
         let states: Vec<ToolState> = d.events.iter().map(|e| e.state).collect();
-        assert_eq!(states, [ToolState::Started, ToolState::Running, ToolState::Complete]);
+        assert_eq!(
+            states,
+            [ToolState::Started, ToolState::Running, ToolState::Complete]
+        );
     }
     // /global/event gives the directory: paths become relative.
     let g = run(&lines(&global));
@@ -340,7 +433,12 @@ fn event(part: Value) -> Value {
 fn errors_aborts_and_interruptions() {
     let stream = lines(&[
         // Pending straight to abort keeps input {} and raw "".
-        event(tool_part("prt_1", "c1", "write", json!({"status":"pending","input":{},"raw":""}))),
+        event(tool_part(
+            "prt_1",
+            "c1",
+            "write",
+            json!({"status":"pending","input":{},"raw":""}),
+        )),
         event(tool_part(
             "prt_1",
             "c1",
@@ -380,11 +478,23 @@ fn errors_aborts_and_interruptions() {
     let d = run(&stream);
     let by = |id: &str| d.parts.iter().find(|p| p.id == id).unwrap();
     let e1 = by("c1").error.as_ref().unwrap();
-    assert_eq!((e1.message.as_str(), e1.code.as_deref()), ("Tool execution aborted", Some("aborted")));
+    assert_eq!(
+        (e1.message.as_str(), e1.code.as_deref()),
+        ("Tool execution aborted", Some("aborted"))
+    );
     assert_eq!(by("c1").input, json!({}));
-    assert_eq!(by("c2").error.as_ref().unwrap().code.as_deref(), Some("interrupted"));
-    assert_eq!(by("c3").error.as_ref().unwrap().message, "File not found: /nope");
-    assert_eq!(by("c4").error.as_ref().unwrap().code.as_deref(), Some("permission_denied"));
+    assert_eq!(
+        by("c2").error.as_ref().unwrap().code.as_deref(),
+        Some("interrupted")
+    );
+    assert_eq!(
+        by("c3").error.as_ref().unwrap().message,
+        "File not found: /nope"
+    );
+    assert_eq!(
+        by("c4").error.as_ref().unwrap().code.as_deref(),
+        Some("permission_denied")
+    );
     let e5 = by("c5").error.as_ref().unwrap();
     assert_eq!(by("c5").state, ToolState::Error);
     assert_eq!(e5.code.as_deref(), Some("aborted"));
@@ -394,7 +504,12 @@ fn errors_aborts_and_interruptions() {
 #[test]
 fn open_call_without_abort_stays_open() {
     let d = run(&lines(&[
-        event(tool_part("prt_1", "c1", "bash", json!({"status":"running","input":{"command":"ls"},"time":{"start":1}}))),
+        event(tool_part(
+            "prt_1",
+            "c1",
+            "bash",
+            json!({"status":"running","input":{"command":"ls"},"time":{"start":1}}),
+        )),
         json!({"type":"session.error","properties":{"sessionID":"ses_a","error":{"name":"APIError","data":{"message":"overloaded"}}}}),
         json!({"type":"session.status","properties":{"sessionID":"ses_a","status":{"type":"idle"}}}),
     ]));
@@ -403,7 +518,12 @@ fn open_call_without_abort_stays_open() {
     assert_eq!(d.diagnostics[0].level, DiagnosticLevel::Info);
     // A message that ends aborted closes its parts.
     let d = run(&lines(&[
-        event(tool_part("prt_1", "c1", "bash", json!({"status":"running","input":{"command":"ls"},"time":{"start":1}}))),
+        event(tool_part(
+            "prt_1",
+            "c1",
+            "bash",
+            json!({"status":"running","input":{"command":"ls"},"time":{"start":1}}),
+        )),
         json!({"type":"message.updated","properties":{"info":{"id":"msg_a","sessionID":"ses_a","role":"assistant","error":{"name":"MessageAbortedError","data":{"message":"x"}}}}}),
     ]));
     assert_eq!(d.parts[0].state, ToolState::Error);
@@ -448,13 +568,25 @@ fn compaction_attachments_truncation_and_provider_titles() {
     assert_eq!(bash.state, ToolState::Complete);
     assert_eq!(bash.title, "Running git stash list");
     assert_eq!(bash.metadata.as_ref().unwrap().exit_code, Some(0));
-    assert_eq!(bash.metadata.as_ref().unwrap().extra.get("compactedAt"), Some(&json!(900)));
+    assert_eq!(
+        bash.metadata.as_ref().unwrap().extra.get("compactedAt"),
+        Some(&json!(900))
+    );
     assert_eq!(bash.output, Some(json!("ok\n")));
-    let att = &by("c2").metadata.as_ref().unwrap().attachments.as_ref().unwrap()[0];
+    let att = &by("c2")
+        .metadata
+        .as_ref()
+        .unwrap()
+        .attachments
+        .as_ref()
+        .unwrap()[0];
     assert_eq!(att.media_type.as_deref(), Some("image/png"));
     assert_eq!(att.filename.as_deref(), Some("logo.png"));
     assert_eq!(att.size, Some(big.len() as u64));
-    assert!(serde_json::to_string(&by("c2")).unwrap().len() < 2000, "attachment data leaked");
+    assert!(
+        serde_json::to_string(&by("c2")).unwrap().len() < 2000,
+        "attachment data leaked"
+    );
     let m3 = by("c3").metadata.as_ref().unwrap();
     assert_eq!(m3.truncated, Some(true));
     assert_eq!(m3.extra.get("outputPath"), Some(&json!("/tmp/out.txt")));
@@ -463,7 +595,10 @@ fn compaction_attachments_truncation_and_provider_titles() {
     let task = by("c5");
     assert_eq!(task.title, "Audit deps");
     assert_eq!(task.state, ToolState::Running);
-    assert_eq!(task.metadata.as_ref().unwrap().child_session_id.as_deref(), Some("ses_child"));
+    assert_eq!(
+        task.metadata.as_ref().unwrap().child_session_id.as_deref(),
+        Some("ses_child")
+    );
 }
 
 #[test]
@@ -493,14 +628,28 @@ fn run_format_json_lines() {
     assert_eq!(d.parts[0].timing.as_ref().unwrap().elapsed_ms, Some(20));
     assert_eq!(d.parts[1].state, ToolState::Error);
     assert_eq!(d.parts[1].title, "Fetching example.com");
-    assert_eq!(d.parts[1].error.as_ref().unwrap().message, "Request failed with status code: 404");
-    assert_eq!(d.events.len(), 2, "one event per call: run shows only terminal snapshots");
+    assert_eq!(
+        d.parts[1].error.as_ref().unwrap().message,
+        "Request failed with status code: 404"
+    );
+    assert_eq!(
+        d.events.len(),
+        2,
+        "one event per call: run shows only terminal snapshots"
+    );
     assert_eq!(d.diagnostics.len(), 1);
     assert!(d.diagnostics[0].message.contains("UnknownError"));
 }
 
 #[test]
 fn export_document() {
+    let mut search = tool_part(
+        "prt_3",
+        "call_3",
+        "websearch",
+        json!({"status":"running","input":{"query":"Reuters top news"},"time":{"start":5}}),
+    );
+    search["messageID"] = json!("msg_b");
     let doc = json!({
         "info": {"id":"ses_a","directory":"/w","title":"t","version":"1.18.33"},
         "messages": [
@@ -510,7 +659,7 @@ fn export_document() {
                 tool_part("prt_2","call_2","bash",json!({"status":"running","input":{"command":"sleep 100"},"time":{"start":3}}))
             ]},
             {"info":{"id":"msg_b","sessionID":"ses_a","role":"assistant","error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}},"parts":[
-                tool_part("prt_3","call_3","websearch",json!({"status":"running","input":{"query":"Reuters top news"},"time":{"start":5}}))
+                search
             ]}
         ]
     });
@@ -519,7 +668,11 @@ fn export_document() {
     assert_eq!(d.dialect, "export");
     assert_eq!(d.parts.len(), 3);
     assert_eq!(d.parts[0].title, "Reading a.rs (lines 6–9)");
-    assert_eq!(d.parts[1].state, ToolState::Running, "another message's abort does not close it");
+    assert_eq!(
+        d.parts[1].state,
+        ToolState::Running,
+        "another message's abort does not close it"
+    );
     assert_eq!(d.parts[2].state, ToolState::Error);
     assert_eq!(d.parts[2].title, "Searching Reuters top news");
     assert_eq!(d.parts[2].kind, ToolKind::WebSearch);
@@ -531,7 +684,10 @@ fn export_document() {
             "call_2" => "prt_2",
             _ => "prt_3",
         };
-        assert!(lines[e.line as usize - 1].contains(&format!("\"{prt}\"")), "{e:?}");
+        assert!(
+            lines[e.line as usize - 1].contains(&format!("\"{prt}\"")),
+            "{e:?}"
+        );
     }
     // A cut-short export is a diagnostic, not a panic.
     let cut = run_as(&text.as_bytes()[..text.len() / 2], Dialect::OpencodeExport);
@@ -552,10 +708,15 @@ fn bad_lines_are_diagnostics() {
     stream.extend_from_slice(b"\xEF\xBB\xBF");
     stream.extend_from_slice(good.as_bytes());
     stream.extend_from_slice(b"\r\nnot json\n\n{\"type\":\"message.part.updated\",\"properties\":{\"part\":{\"type\":\"tool\",\"tool\":\"x\",\"callID\":\"\xff\"}}}\n");
-    stream.extend_from_slice(b"{\"type\":\"message.part.updated\",\"properties\":{\"part\":{\"id\":\"p");
+    stream.extend_from_slice(
+        b"{\"type\":\"message.part.updated\",\"properties\":{\"part\":{\"id\":\"p",
+    );
     let d = run_as(&stream, Dialect::OpencodeEvents);
     assert_eq!(d.parts[0].state, ToolState::Error);
-    assert_eq!(d.parts[0].error.as_ref().unwrap().code.as_deref(), Some("1"));
+    assert_eq!(
+        d.parts[0].error.as_ref().unwrap().code.as_deref(),
+        Some("1")
+    );
     let lines: Vec<u32> = d.diagnostics.iter().map(|x| x.line).collect();
     assert!(lines.contains(&2), "{:?}", d.diagnostics);
     assert!(lines.contains(&4), "{:?}", d.diagnostics);
@@ -565,8 +726,18 @@ fn bad_lines_are_diagnostics() {
 
 #[test]
 fn callid_reused_in_another_message_stays_two_calls() {
-    let a = tool_part("prt_1", "call_0", "read", json!({"status":"completed","input":{"filePath":"/a"},"output":"","title":"a","metadata":{},"time":{"start":1,"end":2}}));
-    let mut b = tool_part("prt_2", "call_0", "read", json!({"status":"completed","input":{"filePath":"/b"},"output":"","title":"b","metadata":{},"time":{"start":3,"end":4}}));
+    let a = tool_part(
+        "prt_1",
+        "call_0",
+        "read",
+        json!({"status":"completed","input":{"filePath":"/a"},"output":"","title":"a","metadata":{},"time":{"start":1,"end":2}}),
+    );
+    let mut b = tool_part(
+        "prt_2",
+        "call_0",
+        "read",
+        json!({"status":"completed","input":{"filePath":"/b"},"output":"","title":"b","metadata":{},"time":{"start":3,"end":4}}),
+    );
     b["messageID"] = json!("msg_b");
     let d = run(&lines(&[event(a.clone()), event(b), event(a)]));
     assert_eq!(d.parts.len(), 2);
@@ -609,4 +780,16 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn experimental_runner_events_are_noted_once() {
+    let d = run(&lines(&[
+        json!({"id":"evt_1","type":"session.next.tool.called","properties":{"sessionID":"ses_a","callID":"c1","tool":"bash"}}),
+        json!({"id":"evt_2","type":"session.next.tool.success","properties":{"sessionID":"ses_a","callID":"c1"}}),
+    ]));
+    assert_eq!(d.dialect, "events");
+    assert!(d.parts.is_empty());
+    assert_eq!(d.diagnostics.len(), 1);
+    assert_eq!(d.diagnostics[0].level, DiagnosticLevel::Info);
 }

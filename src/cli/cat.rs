@@ -38,7 +38,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Record::Trailer(t) => trailer = Some(t),
         Record::Bad { record, message } => bad.push(format!("fixture record {record}: {message}")),
         Record::Line(l) => {
-            let wanted = if args.stderr { l.dir == Dir::Stderr } else { l.dir != Dir::Stderr };
+            let wanted = if args.stderr {
+                l.dir == Dir::Stderr
+            } else {
+                l.dir != Dir::Stderr
+            };
             if !wanted {
                 return;
             }
@@ -46,13 +50,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             if args.header || write_err.is_some() {
                 return;
             }
-            let r = out.write_all(&l.bytes).and_then(|()| if l.terminated { out.write_all(b"\n") } else { Ok(()) });
+            let r = out.write_all(&l.bytes).and_then(|()| {
+                if l.terminated {
+                    out.write_all(b"\n")
+                } else {
+                    Ok(())
+                }
+            });
             if let Err(e) = r {
                 write_err = Some(e);
             }
         }
     })
-    .map_err(|kind| FixtureError { path: path.clone(), kind })?;
+    .map_err(|kind| FixtureError {
+        path: path.clone(),
+        kind,
+    })?;
     if let Some(e) = write_err {
         return Err(anyhow::Error::new(e).context("failed to write stdout"));
     }
@@ -68,7 +81,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!("warning: {}: {b}", path.display());
     }
     if let Some(why) = end.damage {
-        eprintln!("warning: {}: fixture was cut short after line {lines} ({why})", path.display());
+        eprintln!(
+            "warning: {}: fixture was cut short after line {lines} ({why})",
+            path.display()
+        );
     } else if trailer.is_none() {
         eprintln!(
             "warning: {}: fixture was cut short after line {lines} (no trailer: the recording did not finish)",

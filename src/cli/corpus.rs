@@ -36,17 +36,32 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         CorpusCommand::Lint { corpus, redact } => {
             // Secrets only: a path is not a secret, and the linting machine's home says nothing
             // about the recording machine's.
-            let detector = Redactor::new(&RedactOptions { extra: redact, ..RedactOptions::default() })?;
+            let detector = Redactor::new(&RedactOptions {
+                extra: redact,
+                ..RedactOptions::default()
+            })?;
             let report = lint_corpus(&corpus, &detector);
             for (path, note) in &report.problems {
                 eprintln!("warning: {}: {note}", path.display());
             }
             for f in &report.findings {
-                let line = if f.line == 0 { "header".to_owned() } else { format!("line {}", f.line) };
+                let line = if f.line == 0 {
+                    "header".to_owned()
+                } else {
+                    format!("line {}", f.line)
+                };
                 println!("{}: {line}: {}", f.path.display(), f.kind);
             }
-            eprintln!("{} fixtures scanned, {} secrets found", report.fixtures, report.findings.len());
-            Ok(if report.findings.is_empty() { exit::SUCCESS } else { exit::FAILURE })
+            eprintln!(
+                "{} fixtures scanned, {} secrets found",
+                report.fixtures,
+                report.findings.len()
+            );
+            Ok(if report.findings.is_empty() {
+                exit::SUCCESS
+            } else {
+                exit::FAILURE
+            })
         }
         CorpusCommand::List { corpus } => {
             for e in list_fixtures(&corpus) {

@@ -49,7 +49,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     };
     let bar = (files.len() >= PROGRESS_FROM && io::stderr().is_terminal()).then(|| {
         let pb = indicatif::ProgressBar::new(files.len() as u64);
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}") {
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
+        {
             pb.set_style(style);
         }
         pb
@@ -64,10 +66,25 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             pb.set_message(f.display().to_string());
         }
         match import_file(f, &opts) {
-            Imported::Done { source, fixture, dialect, lines, redactions, .. } => {
+            Imported::Done {
+                source,
+                fixture,
+                dialect,
+                lines,
+                redactions,
+                ..
+            } => {
                 done += 1;
-                let red = if redactions > 0 { format!(", {redactions} redactions") } else { String::new() };
-                say(format!("imported {} → {} ({dialect}, {lines} lines{red})", source.display(), fixture.display()));
+                let red = if redactions > 0 {
+                    format!(", {redactions} redactions")
+                } else {
+                    String::new()
+                };
+                say(format!(
+                    "imported {} → {} ({dialect}, {lines} lines{red})",
+                    source.display(),
+                    fixture.display()
+                ));
             }
             Imported::Skipped { source, reason } => {
                 skipped += 1;
@@ -86,5 +103,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         pb.finish_and_clear();
     }
     eprintln!("{done} imported, {skipped} skipped, {failed} failed");
-    Ok(if failed > 0 { exit::ERROR } else { exit::SUCCESS })
+    Ok(if failed > 0 {
+        exit::ERROR
+    } else {
+        exit::SUCCESS
+    })
 }

@@ -11,6 +11,7 @@ pub struct Args {}
 
 pub fn run(_args: Args) -> anyhow::Result<u8> {
     let stdin = io::stdin();
-    crate::scenario::mcp_server::serve(stdin.lock(), io::stdout().lock()).context("failed to serve MCP on stdio")?;
+    crate::scenario::mcp_server::serve(stdin.lock(), io::stdout().lock())
+        .context("failed to serve MCP on stdio")?;
     Ok(exit::SUCCESS)
 }

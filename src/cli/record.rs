@@ -55,6 +55,12 @@ pub struct Args {
     /// The agent CLI's version, when the stream does not announce it.
     #[arg(long, value_name = "VERSION")]
     pub cli_version: Option<String>,
+    /// The agent CLI's name, written in the header (e.g. claude-code).
+    #[arg(long, value_name = "NAME")]
+    pub cli: Option<String>,
+    /// The live scenario this recording comes from, written in the header.
+    #[arg(long, value_name = "NAME")]
+    pub scenario: Option<String>,
     /// Stop recording (never the passthrough) when this many MiB wait for the writer.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_LAG_BYTES >> 20, hide = true)]
     pub max_lag_mib: usize,
@@ -79,7 +85,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let name = args.name.clone().unwrap_or_else(default_name);
     validate_name(&name).map_err(anyhow::Error::msg)?;
     let dialect = match &args.dialect {
-        Some(d) => Some(Dialect::parse(d, Some(args.provider)).map_err(anyhow::Error::msg)?.as_str().to_owned()),
+        Some(d) => Some(
+            Dialect::parse(d, Some(args.provider))
+                .map_err(anyhow::Error::msg)?
+                .as_str()
+                .to_owned(),
+        ),
         None => None,
     };
     let redactor = Redactor::for_user(parse_map_paths(&args.map_path)?, args.redact.clone())?;
@@ -87,6 +98,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut header = new_header(args.provider.as_str(), &name);
     header.dialect = dialect;
     header.cli_version = args.cli_version.clone();
+    header.cli = args.cli.clone();
+    header.scenario = args.scenario.clone();
     // The command as a string list, with the home directory folded like everything else.
     let mut state = redactor.state();
     header.command = args
@@ -149,7 +162,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
 
     let recorder = Recorder::start(config(header))?;
-    let opts = wrap::WrapOptions { command: &args.command, record_stderr: args.stderr, proxy: args.proxy };
+    let opts = wrap::WrapOptions {
+        command: &args.command,
+        record_stderr: args.stderr,
+        proxy: args.proxy,
+    };
     let child = match wrap::spawn(&opts) {
         Ok(c) => c,
         Err(e) => {
@@ -165,7 +182,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 /// A timestamp name: `20261202-151000`.
 fn default_name() -> String {
     let fmt = time::macros::format_description!("[year][month][day]-[hour][minute][second]");
-    time::OffsetDateTime::now_utc().format(&fmt).unwrap_or_else(|_| "recording".to_owned())
+    time::OffsetDateTime::now_utc()
+        .format(&fmt)
+        .unwrap_or_else(|_| "recording".to_owned())
 }
 
 /// Run `f` on the first SIGINT/SIGTERM (SSE mode ends its recording cleanly on Ctrl-C).

@@ -69,7 +69,8 @@ pub struct DriftArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let loaded = spec::load_dir(&args.scenarios).with_context(|| format!("failed to list {}", args.scenarios.display()))?;
+    let loaded = spec::load_dir(&args.scenarios)
+        .with_context(|| format!("failed to list {}", args.scenarios.display()))?;
     let mut scenarios = Vec::new();
     let mut bad = 0;
     for r in loaded {
@@ -84,7 +85,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.action {
         Action::List => {
             for s in &scenarios {
-                println!("{:<34} {:<17} {:<9} {}", s.name, s.agent.as_str(), s.cli_version, s.description);
+                println!(
+                    "{:<34} {:<17} {:<9} {}",
+                    s.name,
+                    s.agent.as_str(),
+                    s.cli_version,
+                    s.description
+                );
             }
             Ok(if bad > 0 { exit::ERROR } else { exit::SUCCESS })
         }
@@ -102,10 +109,20 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             let mut failed = 0;
             let count = chosen.len();
             for s in chosen {
-                eprintln!("recording {} ({} {})", s.name, s.agent.as_str(), s.cli_version);
+                eprintln!(
+                    "recording {} ({} {})",
+                    s.name,
+                    s.agent.as_str(),
+                    s.cli_version
+                );
                 match run_scenario(s, &opts) {
                     Ok(o) => {
-                        eprintln!("  {} in {:.1}s, {} model requests", o.fixture.display(), o.elapsed.as_secs_f64(), o.requests);
+                        eprintln!(
+                            "  {} in {:.1}s, {} model requests",
+                            o.fixture.display(),
+                            o.elapsed.as_secs_f64(),
+                            o.requests
+                        );
                         for p in &o.problems {
                             eprintln!("  problem: {p}");
                         }
@@ -119,11 +136,24 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                     }
                 }
             }
-            eprintln!("{count} scenario(s), {failed} failed, {:.1}s in all", total.elapsed().as_secs_f64());
-            Ok(if failed > 0 || bad > 0 { exit::FAILURE } else { exit::SUCCESS })
+            eprintln!(
+                "{count} scenario(s), {failed} failed, {:.1}s in all",
+                total.elapsed().as_secs_f64()
+            );
+            Ok(if failed > 0 || bad > 0 {
+                exit::FAILURE
+            } else {
+                exit::SUCCESS
+            })
         }
         Action::Drift(a) => {
-            let opts = DriftOptions { cli: a.cli, names: a.names, expected: a.expected, reports: a.reports, corpus: a.corpus };
+            let opts = DriftOptions {
+                cli: a.cli,
+                names: a.names,
+                expected: a.expected,
+                reports: a.reports,
+                corpus: a.corpus,
+            };
             drift::run(&scenarios, &opts)
         }
     }

@@ -28,7 +28,15 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const FIXTURE_SUFFIX: &str = ".jsonl.zst";
 
 /// Environment variables a recording may copy into its header. Anything else may hold a secret.
-pub const ENV_ALLOW_LIST: &[&str] = &["SHELL", "TERM", "LANG", "LC_ALL", "CI", "COLORTERM", "TERM_PROGRAM"];
+pub const ENV_ALLOW_LIST: &[&str] = &[
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LC_ALL",
+    "CI",
+    "COLORTERM",
+    "TERM_PROGRAM",
+];
 
 /// The first line of a fixture.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +69,12 @@ pub struct Header {
     /// For imports: the source file, relative to the home directory as `~/...` when under it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The live scenario that produced the recording (`toolnorm scenario run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// The agent CLI's name (`claude-code`, `codex-cli`, `opencode`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli: Option<String>,
     /// How the fixture was made: `pipe`, `wrap`, `proxy`, `sse` or `import`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
@@ -127,13 +141,22 @@ pub(crate) struct TrailerRecord {
 /// A header with the trailer's end-of-recording facts merged in, as `toolnorm cat --header` shows it.
 pub fn merged_header(header: &Header, trailer: Option<&Trailer>) -> serde_json::Value {
     let mut v = serde_json::to_value(header).unwrap_or(serde_json::Value::Null);
-    let Some(obj) = v.as_object_mut() else { return v };
+    let Some(obj) = v.as_object_mut() else {
+        return v;
+    };
     match trailer {
         Some(t) => {
             // Live recordings count redactions as they go and only know the totals at the end;
             // imports know them up front and write the same counts in both places.
-            let redactions = if t.redactions.is_empty() { &header.redactions } else { &t.redactions };
-            obj.insert("redactions".into(), serde_json::to_value(redactions).unwrap_or_default());
+            let redactions = if t.redactions.is_empty() {
+                &header.redactions
+            } else {
+                &t.redactions
+            };
+            obj.insert(
+                "redactions".into(),
+                serde_json::to_value(redactions).unwrap_or_default(),
+            );
             obj.insert("lines".into(), t.lines.into());
             obj.insert("endedAt".into(), t.ended_at.clone().into());
             if header.cli_version.is_none() {

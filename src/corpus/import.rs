@@ -30,10 +30,23 @@ pub struct ImportOptions<'a> {
 /// The result of importing one file.
 #[derive(Debug)]
 pub enum Imported {
-    Done { source: PathBuf, fixture: PathBuf, provider: Provider, dialect: String, lines: usize, redactions: u64 },
+    Done {
+        source: PathBuf,
+        fixture: PathBuf,
+        provider: Provider,
+        dialect: String,
+        lines: usize,
+        redactions: u64,
+    },
     /// Not a session file, or empty: a message, never an error.
-    Skipped { source: PathBuf, reason: String },
-    Failed { source: PathBuf, error: String },
+    Skipped {
+        source: PathBuf,
+        reason: String,
+    },
+    Failed {
+        source: PathBuf,
+        error: String,
+    },
 }
 
 /// The files to import under `paths`: files as given, directories walked for `*.jsonl` / `*.json`;
@@ -43,7 +56,10 @@ pub fn collect_inputs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
     let mut errors = Vec::new();
     for p in paths {
         if p.is_dir() {
-            for entry in walkdir::WalkDir::new(p).follow_links(false).sort_by_file_name() {
+            for entry in walkdir::WalkDir::new(p)
+                .follow_links(false)
+                .sort_by_file_name()
+            {
                 match entry {
                     Ok(e) if e.file_type().is_file() && is_candidate(e.path()) => {
                         files.insert(e.path().to_owned());
@@ -70,9 +86,13 @@ fn is_candidate(p: &Path) -> bool {
 
 /// `<dir>/<session>.jsonl` → `<dir>/<session>/subagents/agent-*.jsonl`.
 fn subagent_files(p: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(stem)) = (p.parent(), p.file_stem()) else { return Vec::new() };
+    let (Some(dir), Some(stem)) = (p.parent(), p.file_stem()) else {
+        return Vec::new();
+    };
     let sub = dir.join(stem).join("subagents");
-    let Ok(entries) = fs::read_dir(&sub) else { return Vec::new() };
+    let Ok(entries) = fs::read_dir(&sub) else {
+        return Vec::new();
+    };
     let mut out: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
@@ -85,10 +105,20 @@ fn subagent_files(p: &Path) -> Vec<PathBuf> {
 /// The fixture name of a source file: its name without `.jsonl` / `.json`; a Claude subagent file
 /// `<session>/subagents/agent-x.jsonl` becomes `<session>__subagents__agent-x`.
 pub fn fixture_name(p: &Path) -> String {
-    let file = p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem = file.strip_suffix(".jsonl").or_else(|| file.strip_suffix(".json")).unwrap_or(&file).to_owned();
+    let file = p
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = file
+        .strip_suffix(".jsonl")
+        .or_else(|| file.strip_suffix(".json"))
+        .unwrap_or(&file)
+        .to_owned();
     let parent = p.parent();
-    if parent.and_then(Path::file_name).is_some_and(|n| n == "subagents") {
+    if parent
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "subagents")
+    {
         if let Some(session) = parent.and_then(Path::parent).and_then(Path::file_name) {
             return format!("{}__subagents__{stem}", session.to_string_lossy());
         }
@@ -117,10 +147,18 @@ fn slash(p: &Path) -> String {
 
 /// Import one file.
 pub fn import_file(source: &Path, opts: &ImportOptions<'_>) -> Imported {
-    let skip = |reason: String| Imported::Skipped { source: source.to_owned(), reason };
+    let skip = |reason: String| Imported::Skipped {
+        source: source.to_owned(),
+        reason,
+    };
     let bytes = match fs::read(source) {
         Ok(b) => b,
-        Err(e) => return Imported::Failed { source: source.to_owned(), error: format!("failed to read: {e}") },
+        Err(e) => {
+            return Imported::Failed {
+                source: source.to_owned(),
+                error: format!("failed to read: {e}"),
+            };
+        }
     };
     if bytes.trim_ascii().is_empty() {
         return skip("empty file".to_owned());
@@ -146,7 +184,10 @@ pub fn import_file(source: &Path, opts: &ImportOptions<'_>) -> Imported {
         header.started_at = start;
     }
     let fixture = fixture_path(opts.corpus, provider.as_str(), &name);
-    let records = lines.iter().zip(&times.offsets).map(|((b, term), t)| (*t, Dir::Agent, *b, *term));
+    let records = lines
+        .iter()
+        .zip(&times.offsets)
+        .map(|((b, term), t)| (*t, Dir::Agent, *b, *term));
     match write_fixture(&fixture, header, records, opts.redactor, opts.force) {
         Ok(trailer) => Imported::Done {
             source: source.to_owned(),
@@ -157,7 +198,10 @@ pub fn import_file(source: &Path, opts: &ImportOptions<'_>) -> Imported {
             redactions: trailer.redactions.values().sum(),
         },
         Err(e) if e.to_string().contains("already exists") => skip(format!("{e:#}")),
-        Err(e) => Imported::Failed { source: source.to_owned(), error: format!("{e:#}") },
+        Err(e) => Imported::Failed {
+            source: source.to_owned(),
+            error: format!("{e:#}"),
+        },
     }
 }
 
@@ -195,7 +239,8 @@ fn line_times(lines: &[(&[u8], bool)]) -> Times {
     let parse = |b: &[u8]| -> Option<(time::OffsetDateTime, String)> {
         let s: Stamped = serde_json::from_slice(b).ok()?;
         let text = s.timestamp?.as_str()?.to_owned();
-        let t = time::OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339).ok()?;
+        let t = time::OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339)
+            .ok()?;
         Some((t, text))
     };
     let mut first: Option<time::OffsetDateTime> = None;
@@ -221,11 +266,23 @@ mod tests {
 
     #[test]
     fn names_and_sources() {
-        assert_eq!(fixture_name(Path::new("a/spotter_short.jsonl")), "spotter_short");
-        assert_eq!(fixture_name(Path::new("p/ae4a/subagents/agent-aac.jsonl")), "ae4a__subagents__agent-aac");
+        assert_eq!(
+            fixture_name(Path::new("a/spotter_short.jsonl")),
+            "spotter_short"
+        );
+        assert_eq!(
+            fixture_name(Path::new("p/ae4a/subagents/agent-aac.jsonl")),
+            "ae4a__subagents__agent-aac"
+        );
         assert_eq!(fixture_name(Path::new("x/export.json")), "export");
-        assert_eq!(source_label(Path::new("/home/a/.claude/p/s.jsonl"), Some("/home/a")), "~/.claude/p/s.jsonl");
-        assert_eq!(source_label(Path::new("./../shared/x.jsonl"), Some("/home/a")), "../shared/x.jsonl");
+        assert_eq!(
+            source_label(Path::new("/home/a/.claude/p/s.jsonl"), Some("/home/a")),
+            "~/.claude/p/s.jsonl"
+        );
+        assert_eq!(
+            source_label(Path::new("./../shared/x.jsonl"), Some("/home/a")),
+            "../shared/x.jsonl"
+        );
     }
 
     #[test]

@@ -26,10 +26,13 @@ pub struct LintReport {
     pub problems: Vec<(PathBuf, String)>,
 }
 
+/// The findings and problems of one fixture.
+type Scanned = (Vec<LintFinding>, Vec<(PathBuf, String)>);
+
 /// Scan every fixture under `root`.
 pub fn lint_corpus(root: &Path, detector: &Redactor) -> LintReport {
     let entries = list_fixtures(root);
-    let results: Vec<(Vec<LintFinding>, Vec<(PathBuf, String)>)> = entries
+    let results: Vec<Scanned> = entries
         .par_iter()
         .map(|e| {
             let mut findings = Vec::new();
@@ -38,21 +41,34 @@ pub fn lint_corpus(root: &Path, detector: &Redactor) -> LintReport {
                 Ok(fx) => {
                     let header = serde_json::to_vec(&fx.header).unwrap_or_default();
                     for f in detector.find(&header) {
-                        findings.push(LintFinding { path: e.path.clone(), line: 0, kind: f.kind });
+                        findings.push(LintFinding {
+                            path: e.path.clone(),
+                            line: 0,
+                            kind: f.kind,
+                        });
                     }
                     for (i, line) in fx.lines.iter().enumerate() {
                         for f in detector.find(&line.bytes) {
-                            findings.push(LintFinding { path: e.path.clone(), line: i as u64 + 1, kind: f.kind });
+                            findings.push(LintFinding {
+                                path: e.path.clone(),
+                                line: i as u64 + 1,
+                                kind: f.kind,
+                            });
                         }
                     }
                     problems.extend(fx.notes.into_iter().map(|n| (e.path.clone(), n)));
                 }
-                Err(err) => problems.push((e.path.clone(), format!("{:#}", anyhow::Error::new(err)))),
+                Err(err) => {
+                    problems.push((e.path.clone(), format!("{:#}", anyhow::Error::new(err))))
+                }
             }
             (findings, problems)
         })
         .collect();
-    let mut report = LintReport { fixtures: entries.len(), ..LintReport::default() };
+    let mut report = LintReport {
+        fixtures: entries.len(),
+        ..LintReport::default()
+    };
     for (f, p) in results {
         report.findings.extend(f);
         report.problems.extend(p);

@@ -77,8 +77,10 @@ pub fn load_stream(path: &Path) -> anyhow::Result<LoadedStream> {
     }
     let bytes = fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
     if bytes.starts_with(&reader::ZSTD_MAGIC) {
-        let fixture = reader::read_fixture_bytes(&bytes)
-            .map_err(|kind| FixtureError { path: path.to_owned(), kind })?;
+        let fixture = reader::read_fixture_bytes(&bytes).map_err(|kind| FixtureError {
+            path: path.to_owned(),
+            kind,
+        })?;
         return Ok(LoadedStream::from_fixture(fixture));
     }
     Ok(LoadedStream::from_plain(bytes))
@@ -89,7 +91,12 @@ impl LoadedStream {
     /// left out), provider and dialect from its header (or trailer), and a note when it was cut
     /// short.
     pub fn from_fixture(fixture: Fixture) -> Self {
-        let Fixture { header, lines, trailer, notes } = fixture;
+        let Fixture {
+            header,
+            lines,
+            trailer,
+            notes,
+        } = fixture;
         let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.bytes.len() + 1).sum());
         let mut spans = Vec::with_capacity(lines.len());
         for line in lines {
@@ -113,8 +120,17 @@ impl LoadedStream {
             }
             spans.push((start, end, direction, line.terminated));
         }
-        let dialect = header.dialect.clone().or_else(|| trailer.as_ref().and_then(|t| t.dialect.clone()));
-        LoadedStream { bytes, spans, provider: Some(header.provider), dialect, notes }
+        let dialect = header
+            .dialect
+            .clone()
+            .or_else(|| trailer.as_ref().and_then(|t| t.dialect.clone()));
+        LoadedStream {
+            bytes,
+            spans,
+            provider: Some(header.provider),
+            dialect,
+            notes,
+        }
     }
 }
 
@@ -134,18 +150,29 @@ pub struct FixtureEntry {
 /// name. A missing root yields nothing.
 pub fn list_fixtures(root: &Path) -> Vec<FixtureEntry> {
     let mut out = Vec::new();
-    let Ok(providers) = fs::read_dir(root) else { return out };
+    let Ok(providers) = fs::read_dir(root) else {
+        return out;
+    };
     for dir in providers.flatten() {
-        let Ok(files) = fs::read_dir(dir.path()) else { continue };
+        let Ok(files) = fs::read_dir(dir.path()) else {
+            continue;
+        };
         let provider = dir.file_name().to_string_lossy().into_owned();
         for file in files.flatten() {
             let file_name = file.file_name().to_string_lossy().into_owned();
-            let Some(name) = file_name.strip_suffix(format::FIXTURE_SUFFIX) else { continue };
+            let Some(name) = file_name.strip_suffix(format::FIXTURE_SUFFIX) else {
+                continue;
+            };
             let Ok(meta) = file.metadata() else { continue };
             if !meta.is_file() {
                 continue;
             }
-            out.push(FixtureEntry { provider: provider.clone(), name: name.to_owned(), path: file.path(), size: meta.len() });
+            out.push(FixtureEntry {
+                provider: provider.clone(),
+                name: name.to_owned(),
+                path: file.path(),
+                size: meta.len(),
+            });
         }
     }
     out.sort();
@@ -154,7 +181,8 @@ pub fn list_fixtures(root: &Path) -> Vec<FixtureEntry> {
 
 /// Where a fixture goes: `<root>/<provider>/<name>.jsonl.zst`.
 pub fn fixture_path(root: &Path, provider: &str, name: &str) -> PathBuf {
-    root.join(provider).join(format!("{name}{}", format::FIXTURE_SUFFIX))
+    root.join(provider)
+        .join(format!("{name}{}", format::FIXTURE_SUFFIX))
 }
 
 /// Check a fixture name: not empty, no path separator, no `..`, no NUL, no leading dot.
@@ -163,13 +191,21 @@ pub fn validate_name(name: &str) -> Result<(), String> {
         return Err("the fixture name is empty".to_owned());
     }
     if name.contains(['/', '\\', '\0']) {
-        return Err(format!("the fixture name `{}` holds a path separator or NUL", name.escape_debug()));
+        return Err(format!(
+            "the fixture name `{}` holds a path separator or NUL",
+            name.escape_debug()
+        ));
     }
     if name.contains("..") || name.starts_with('.') {
-        return Err(format!("the fixture name `{name}` starts with `.` or holds `..`"));
+        return Err(format!(
+            "the fixture name `{name}` starts with `.` or holds `..`"
+        ));
     }
     if name.chars().any(char::is_control) {
-        return Err(format!("the fixture name `{}` holds a control character", name.escape_debug()));
+        return Err(format!(
+            "the fixture name `{}` holds a control character",
+            name.escape_debug()
+        ));
     }
     Ok(())
 }
@@ -186,20 +222,27 @@ pub fn write_fixture<'a>(
     force: bool,
 ) -> anyhow::Result<Trailer> {
     let mut state = redactor.state();
-    let redacted: Vec<(u64, Dir, std::borrow::Cow<'a, [u8]>, bool)> =
-        lines.into_iter().map(|(t, d, b, term)| (t, d, redactor.redact(b, &mut state), term)).collect();
+    let redacted: Vec<(u64, Dir, std::borrow::Cow<'a, [u8]>, bool)> = lines
+        .into_iter()
+        .map(|(t, d, b, term)| (t, d, redactor.redact(b, &mut state), term))
+        .collect();
     header.redactions = redactor.summary(&state);
     if header.cli_version.is_none() {
-        header.cli_version = redacted.iter().take(200).find_map(|(_, _, b, _)| learn_cli_version(b));
+        header.cli_version = redacted
+            .iter()
+            .take(200)
+            .find_map(|(_, _, b, _)| learn_cli_version(b));
     }
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     }
     let file = create_output(path, force)?;
-    let mut w = writer::FixtureWriter::new(io::BufWriter::new(file), &header)
-        .with_context(|| format!("failed to write {}", path.display()))?;
+    let mut w =
+        writer::FixtureWriter::with_level(io::BufWriter::new(file), &header, writer::IMPORT_LEVEL)
+            .with_context(|| format!("failed to write {}", path.display()))?;
     for (t, d, b, term) in &redacted {
-        w.push_line(*t, *d, b, *term).with_context(|| format!("failed to write {}", path.display()))?;
+        w.push_line(*t, *d, b, *term)
+            .with_context(|| format!("failed to write {}", path.display()))?;
     }
     let trailer = Trailer {
         redactions: header.redactions.clone(),
@@ -207,7 +250,9 @@ pub fn write_fixture<'a>(
         cli_version: header.cli_version.clone(),
         ..Trailer::default()
     };
-    let mut out = w.finish(trailer.clone()).with_context(|| format!("failed to write {}", path.display()))?;
+    let mut out = w
+        .finish(trailer.clone())
+        .with_context(|| format!("failed to write {}", path.display()))?;
     io::Write::flush(&mut out).with_context(|| format!("failed to write {}", path.display()))?;
     Ok(trailer)
 }
@@ -224,7 +269,10 @@ pub fn create_output(path: &Path, force: bool) -> anyhow::Result<fs::File> {
     }
     opts.open(path).map_err(|e| {
         if e.kind() == io::ErrorKind::AlreadyExists {
-            anyhow::anyhow!("{} already exists (use --force to overwrite it)", path.display())
+            anyhow::anyhow!(
+                "{} already exists (use --force to overwrite it)",
+                path.display()
+            )
         } else {
             anyhow::Error::new(e).context(format!("failed to create {}", path.display()))
         }

@@ -65,7 +65,10 @@ impl Fixture {
 
     /// The dialect named by the header, else the one detected at the end of the recording.
     pub fn dialect(&self) -> Option<&str> {
-        self.header.dialect.as_deref().or(self.trailer.as_ref().and_then(|t| t.dialect.as_deref()))
+        self.header
+            .dialect
+            .as_deref()
+            .or(self.trailer.as_ref().and_then(|t| t.dialect.as_deref()))
     }
 }
 
@@ -76,12 +79,18 @@ pub enum Record {
     Line(Line),
     Trailer(Trailer),
     /// A record that could not be read; the reader goes on with the next one.
-    Bad { record: u64, message: String },
+    Bad {
+        record: u64,
+        message: String,
+    },
 }
 
 /// Read a fixture file into memory.
 pub fn read_fixture(path: &Path) -> Result<Fixture, FixtureError> {
-    let err = |kind| FixtureError { path: path.to_owned(), kind };
+    let err = |kind| FixtureError {
+        path: path.to_owned(),
+        kind,
+    };
     let bytes = fs::read(path).map_err(|e| err(FixtureErrorKind::Io(e)))?;
     read_fixture_bytes(&bytes).map_err(err)
 }
@@ -96,15 +105,28 @@ pub fn read_fixture_bytes(bytes: &[u8]) -> Result<Fixture, FixtureErrorKind> {
         Record::Header(h) => header = Some(h),
         Record::Line(l) => lines.push(l),
         Record::Trailer(t) => trailer = Some(t),
-        Record::Bad { record, message } => notes.push(format!("fixture record {record}: {message}")),
+        Record::Bad { record, message } => {
+            notes.push(format!("fixture record {record}: {message}"))
+        }
     })?;
     let header = header.ok_or(FixtureErrorKind::NoHeader)?;
     if let Some(why) = end.damage {
-        notes.push(format!("fixture was cut short after line {} ({why})", lines.len()));
+        notes.push(format!(
+            "fixture was cut short after line {} ({why})",
+            lines.len()
+        ));
     } else if trailer.is_none() {
-        notes.push(format!("fixture was cut short after line {} (no trailer: the recording did not finish)", lines.len()));
+        notes.push(format!(
+            "fixture was cut short after line {} (no trailer: the recording did not finish)",
+            lines.len()
+        ));
     }
-    Ok(Fixture { header, lines, trailer, notes })
+    Ok(Fixture {
+        header,
+        lines,
+        trailer,
+        notes,
+    })
 }
 
 /// How the content ended.
@@ -120,7 +142,12 @@ pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, F
     if !bytes.starts_with(&ZSTD_MAGIC) {
         return Err(FixtureErrorKind::NotZstd);
     }
-    let mut parser = Parser { carry: Vec::new(), record: 0, header_seen: false, header_error: None };
+    let mut parser = Parser {
+        carry: Vec::new(),
+        record: 0,
+        header_seen: false,
+        header_error: None,
+    };
     let mut rest = bytes;
     let mut damage = None;
     while !rest.is_empty() {
@@ -175,7 +202,11 @@ struct Parser {
 }
 
 impl Parser {
-    fn feed(&mut self, mut data: &[u8], f: &mut impl FnMut(Record)) -> Result<(), FixtureErrorKind> {
+    fn feed(
+        &mut self,
+        mut data: &[u8],
+        f: &mut impl FnMut(Record),
+    ) -> Result<(), FixtureErrorKind> {
         while let Some(i) = memchr::memchr(b'\n', data) {
             if self.carry.is_empty() {
                 self.record(&data[..i], f);
@@ -208,7 +239,10 @@ impl Parser {
         }
         match parse_record(line) {
             Ok(r) => f(r),
-            Err(message) => f(Record::Bad { record: self.record, message }),
+            Err(message) => f(Record::Bad {
+                record: self.record,
+                message,
+            }),
         }
     }
 }
@@ -231,7 +265,8 @@ fn parse_record(line: &[u8]) -> Result<Record, String> {
             .map(|r| Record::Trailer(r.trailer))
             .map_err(|e| format!("bad trailer: {e}"));
     }
-    let raw: RawRecord = serde_json::from_slice(line).map_err(|e| format!("bad line record: {e}"))?;
+    let raw: RawRecord =
+        serde_json::from_slice(line).map_err(|e| format!("bad line record: {e}"))?;
     let bytes = match (raw.l, raw.b) {
         (Some(l), None) => l.into_bytes(),
         (None, Some(b)) => base64::engine::general_purpose::STANDARD
@@ -239,7 +274,12 @@ fn parse_record(line: &[u8]) -> Result<Record, String> {
             .map_err(|e| format!("bad base64 in line record: {e}"))?,
         _ => return Err("a line record holds exactly one of `l` and `b`".to_owned()),
     };
-    Ok(Record::Line(Line { t: raw.t, dir: raw.d, bytes, terminated: !raw.n }))
+    Ok(Record::Line(Line {
+        t: raw.t,
+        dir: raw.d,
+        bytes,
+        terminated: !raw.n,
+    }))
 }
 
 #[cfg(test)]
@@ -251,9 +291,9 @@ mod tests {
     fn sample() -> Vec<u8> {
         let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
         w.push_line(0, Dir::Agent, b"{\"a\":1}\r", true).unwrap();
-        w.flush_frame().unwrap();
+        w.end_frame().unwrap();
         w.push_line(5, Dir::Client, b"\xff\xfe", true).unwrap();
-        w.flush_frame().unwrap();
+        w.flush().unwrap();
         w.push_line(9, Dir::Agent, b"tail", false).unwrap();
         w.finish(Trailer::default()).unwrap()
     }
@@ -278,7 +318,11 @@ mod tests {
                 Ok(fx) => {
                     assert!(fx.lines.len() <= 3);
                     assert!(fx.trailer.is_none());
-                    assert!(fx.notes.iter().any(|n| n.contains("cut short")), "{cut}: {:?}", fx.notes);
+                    assert!(
+                        fx.notes.iter().any(|n| n.contains("cut short")),
+                        "{cut}: {:?}",
+                        fx.notes
+                    );
                 }
                 Err(FixtureErrorKind::NoHeader | FixtureErrorKind::NotZstd) => {}
                 Err(e) => panic!("cut at {cut}: {e}"),
@@ -287,7 +331,28 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_cut_after_a_flush_keeps_the_flushed_lines() {
+        let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
+        w.push_line(0, Dir::Agent, b"one", true).unwrap();
+        w.flush().unwrap();
+        let flushed = w.enc.as_ref().unwrap().get_ref().len();
+        w.push_line(1, Dir::Agent, b"two", true).unwrap();
+        let bytes = w.finish(Trailer::default()).unwrap();
+        let fx = read_fixture_bytes(&bytes[..flushed]).unwrap();
+        assert_eq!(fx.lines.len(), 1);
+        assert_eq!(fx.lines[0].bytes, b"one");
+        assert!(
+            fx.notes[0].contains("cut short after line 1"),
+            "{:?}",
+            fx.notes
+        );
+    }
+
+    #[test]
     fn garbage_is_not_a_fixture() {
-        assert!(matches!(read_fixture_bytes(b"{\"a\":1}\n"), Err(FixtureErrorKind::NotZstd)));
+        assert!(matches!(
+            read_fixture_bytes(b"{\"a\":1}\n"),
+            Err(FixtureErrorKind::NotZstd)
+        ));
     }
 }

@@ -81,7 +81,10 @@ pub fn content_security_policy() -> String {
 /// `sha256-<base64>` over the exact bytes of an inline element's content.
 fn csp_hash(content: &str) -> String {
     let digest = Sha256::digest(content.as_bytes());
-    format!("sha256-{}", base64::engine::general_purpose::STANDARD.encode(digest))
+    format!(
+        "sha256-{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
 }
 
 /// Escape untrusted text for HTML text and (quoted) attribute values alike.
@@ -95,14 +98,26 @@ fn esc_clip(s: &str, max: usize) -> String {
         None => esc(s).into_owned(),
         Some((i, _)) => {
             let rest = s[i..].chars().count();
-            format!("{}<span class=\"clip\">… {} more characters</span>", esc(&s[..i]), thousands(rest as u64))
+            format!(
+                "{}<span class=\"clip\">… {} more characters</span>",
+                esc(&s[..i]),
+                thousands(rest as u64)
+            )
         }
     }
 }
 
 /// A fragment-safe id piece: ASCII letters, digits, `-_./` kept, anything else becomes `_`.
 fn slug(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/') { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The deep-link anchor of a fixture: `fixture-<provider>-<name>`.
@@ -135,7 +150,11 @@ fn bytes(n: u64) -> String {
 }
 
 fn duration(ms: u64) -> String {
-    if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) }
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -144,7 +163,11 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 
 fn header(report: &Report, w: &mut impl Write) -> io::Result<()> {
     let s = &report.summary;
-    let (class, word) = if s.exit_code == 0 { ("ok", "PASSED") } else { ("bad", "FAILED") };
+    let (class, word) = if s.exit_code == 0 {
+        ("ok", "PASSED")
+    } else {
+        ("bad", "FAILED")
+    };
     write!(
         w,
         "<header class=\"top\"><div class=\"wrap\"><div class=\"brand\"><span class=\"logo\">toolnorm</span> verify \
@@ -156,7 +179,11 @@ fn header(report: &Report, w: &mut impl Write) -> io::Result<()> {
         plural(s.fixtures as u64, "fixture", "fixtures"),
         format!("{} rules", report.rules.len()),
         duration(s.duration_ms),
-        if s.strict { "strict".into() } else { "not strict".into() },
+        if s.strict {
+            "strict".into()
+        } else {
+            "not strict".into()
+        },
     ];
     if let Some(shard) = &report.shard {
         meta.push(format!("shard {}", esc(shard)));
@@ -184,8 +211,16 @@ fn totals(report: &Report, w: &mut impl Write) -> io::Result<()> {
     w.write_all(b"<section class=\"totals\" aria-label=\"Totals\">")?;
     for (class, status, n, label) in cards {
         let zero = if n == 0 { " zero" } else { "" };
-        let href = if class == "orphan" { "#orphans" } else { "#fixtures" };
-        let filter = if status.is_empty() { String::new() } else { format!(" data-status=\"{status}\"") };
+        let href = if class == "orphan" {
+            "#orphans"
+        } else {
+            "#fixtures"
+        };
+        let filter = if status.is_empty() {
+            String::new()
+        } else {
+            format!(" data-status=\"{status}\"")
+        };
         write!(
             w,
             "<a class=\"card c-{class}{zero}\" href=\"{href}\"{filter}><span class=\"n\">{}</span><span class=\"l\">{label}</span></a>",
@@ -247,10 +282,23 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
     }
     w.write_all(b"</tr></thead><tbody>\n")?;
     for provider in providers {
-        let of: Vec<_> = report.fixtures.iter().filter(|f| f.provider == provider).collect();
-        let ok = of.iter().filter(|f| !f.status.fails_gate(report.summary.strict)).count() as u32;
+        let of: Vec<_> = report
+            .fixtures
+            .iter()
+            .filter(|f| f.provider == provider)
+            .collect();
+        let ok = of
+            .iter()
+            .filter(|f| !f.status.fails_gate(report.summary.strict))
+            .count() as u32;
         let total = of.len() as u32;
-        let class = if ok == total { "r-all" } else if ok * 2 >= total { "r-mid" } else { "r-lo" };
+        let class = if ok == total {
+            "r-all"
+        } else if ok * 2 >= total {
+            "r-mid"
+        } else {
+            "r-lo"
+        };
         write!(
             w,
             "<tr><th class=\"prov\">{}</th><td class=\"cell {class}\"><span class=\"rate\">{}</span><span class=\"cnt\">{ok}/{total} ok</span></td>",
@@ -259,7 +307,9 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
         )?;
         for rule in &report.rules {
             match report.cell(provider, &rule.code) {
-                None => w.write_all(b"<td class=\"cell r-none\" title=\"not checked\">\xE2\x80\x94</td>")?,
+                None => w.write_all(
+                    b"<td class=\"cell r-none\" title=\"not checked\">\xE2\x80\x94</td>",
+                )?,
                 Some(c) => {
                     let passing = c.checked.saturating_sub(c.violations);
                     let mut inner = format!(
@@ -273,7 +323,10 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
                     if c.known > 0 {
                         let _ = write!(inner, "<span class=\"nk\">{} known</span>", c.known);
                     }
-                    let title = format!("{} × {} {}: {} checked, {} with violations, {} known only", provider, rule.code, rule.name, c.checked, c.violations, c.known);
+                    let title = format!(
+                        "{} × {} {}: {} checked, {} with violations, {} known only",
+                        provider, rule.code, rule.name, c.checked, c.violations, c.known
+                    );
                     if c.violations + c.known > 0 {
                         write!(
                             w,
@@ -283,7 +336,12 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
                             esc(&title)
                         )?;
                     } else {
-                        write!(w, "<td class=\"cell {}\" title=\"{}\">{inner}</td>", rate_class(c), esc(&title))?;
+                        write!(
+                            w,
+                            "<td class=\"cell {}\" title=\"{}\">{inner}</td>",
+                            rate_class(c),
+                            esc(&title)
+                        )?;
                     }
                 }
             }
@@ -295,7 +353,11 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
         <span class=\"swatch r-hi\"></span>\xE2\x89\xA590% <span class=\"swatch r-mid\"></span>\xE2\x89\xA550% \
         <span class=\"swatch r-lo\"></span>&lt;50%. Cells with violations link to them.</p>\n")?;
     if !report.rules.is_empty() {
-        write!(w, "<details class=\"rules\"><summary>Rules ({})</summary><dl>", report.rules.len())?;
+        write!(
+            w,
+            "<details class=\"rules\"><summary>Rules ({})</summary><dl>",
+            report.rules.len()
+        )?;
         for r in &report.rules {
             write!(
                 w,
@@ -315,7 +377,10 @@ fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
     let mut groups: BTreeMap<(&str, &str), Vec<&Violation>> = BTreeMap::new();
     for f in &report.fixtures {
         for v in &f.violations {
-            groups.entry((f.provider.as_str(), v.rule.as_str())).or_default().push(v);
+            groups
+                .entry((f.provider.as_str(), v.rule.as_str()))
+                .or_default()
+                .push(v);
         }
     }
     if groups.is_empty() {
@@ -335,11 +400,20 @@ fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
             esc(rule),
             esc(name),
             plural(unexpected, "violation", "violations"),
-            if known > 0 { format!(", {known} known") } else { String::new() },
+            if known > 0 {
+                format!(", {known} known")
+            } else {
+                String::new()
+            },
         )?;
         for v in list {
             let fixture = fixture_anchor(&v.provider, &v.fixture);
-            write!(w, "<li><a href=\"#{}\">{}</a>", esc(&fixture), esc(&v.fixture))?;
+            write!(
+                w,
+                "<li><a href=\"#{}\">{}</a>",
+                esc(&fixture),
+                esc(&v.fixture)
+            )?;
             if let Some(line) = v.line {
                 write!(w, " <span class=\"muted\">line {line}</span>")?;
             }
@@ -358,19 +432,38 @@ fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
 }
 
 fn stale(report: &Report, w: &mut impl Write) -> io::Result<()> {
-    let stale: Vec<_> = report.fixtures.iter().filter(|f| f.status == Status::Xpass || !f.fixed.is_empty()).collect();
-    let unused: Vec<_> = report.orphans.iter().filter(|o| o.kind == OrphanKind::UnusedExpectation).collect();
+    let stale: Vec<_> = report
+        .fixtures
+        .iter()
+        .filter(|f| f.status == Status::Xpass || !f.fixed.is_empty())
+        .collect();
+    let unused: Vec<_> = report
+        .orphans
+        .iter()
+        .filter(|o| o.kind == OrphanKind::UnusedExpectation)
+        .collect();
     w.write_all(b"<section id=\"stale\"><h2>Stale known failures</h2>\n")?;
     if stale.is_empty() && unused.is_empty() {
         return w.write_all(b"<p class=\"empty\">None: every entry of expectations.toml still matches a failure.</p></section>\n");
     }
-    let effect = if report.summary.strict { "They fail the gate (strict)." } else { "Reported only (not strict)." };
-    write!(w, "<p>Listed in <code>expectations.toml</code> but no longer failing: remove the entries. {effect}</p><ul class=\"plain\">")?;
+    let effect = if report.summary.strict {
+        "They fail the gate (strict)."
+    } else {
+        "Reported only (not strict)."
+    };
+    write!(
+        w,
+        "<p>Listed in <code>expectations.toml</code> but no longer failing: remove the entries. {effect}</p><ul class=\"plain\">"
+    )?;
     for f in stale {
         let rules = if f.fixed.is_empty() {
             "its listed rules".to_string()
         } else {
-            f.fixed.iter().map(|r| format!("<span class=\"code\">{}</span>", esc(r))).collect::<Vec<_>>().join(", ")
+            f.fixed
+                .iter()
+                .map(|r| format!("<span class=\"code\">{}</span>", esc(r)))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         write!(
             w,
@@ -421,12 +514,26 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
     for p in report.providers() {
         write!(w, "<option value=\"{0}\">{0}</option>", esc(p))?;
     }
-    w.write_all(b"</select><select id=\"f-rule\" aria-label=\"Rule\"><option value=\"\">all rules</option>")?;
+    w.write_all(
+        b"</select><select id=\"f-rule\" aria-label=\"Rule\"><option value=\"\">all rules</option>",
+    )?;
     for r in &report.rules {
-        write!(w, "<option value=\"{}\">{} {}</option>", esc(&r.code), esc(&r.code), esc(&r.name))?;
+        write!(
+            w,
+            "<option value=\"{}\">{} {}</option>",
+            esc(&r.code),
+            esc(&r.code),
+            esc(&r.name)
+        )?;
     }
     w.write_all(b"</select><span class=\"statuses\">")?;
-    for st in [Status::Fail, Status::Error, Status::Xpass, Status::Xfail, Status::Pass] {
+    for st in [
+        Status::Fail,
+        Status::Error,
+        Status::Xpass,
+        Status::Xfail,
+        Status::Pass,
+    ] {
         let n = report.fixtures.iter().filter(|f| f.status == st).count();
         write!(
             w,
@@ -451,8 +558,17 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
 
 fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write) -> io::Result<()> {
     let st = f.status.as_str();
-    let open = if f.status.fails_gate(report.summary.strict) { " open" } else { "" };
-    let mut rules: Vec<&str> = f.violations.iter().map(|v| v.rule.as_str()).chain(f.fixed.iter().map(String::as_str)).collect();
+    let open = if f.status.fails_gate(report.summary.strict) {
+        " open"
+    } else {
+        ""
+    };
+    let mut rules: Vec<&str> = f
+        .violations
+        .iter()
+        .map(|v| v.rule.as_str())
+        .chain(f.fixed.iter().map(String::as_str))
+        .collect();
     rules.sort_unstable();
     rules.dedup();
     let anchor = fixture_anchor(&f.provider, &f.name);
@@ -469,12 +585,21 @@ fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write)
     )?;
     w.write_all(b"<span class=\"chips\">")?;
     if let Some(d) = &f.diff {
-        write!(w, "<span class=\"chip add\">+{}</span><span class=\"chip del\">\u{2212}{}</span>", thousands(d.added as u64), thousands(d.removed as u64))?;
+        write!(
+            w,
+            "<span class=\"chip add\">+{}</span><span class=\"chip del\">\u{2212}{}</span>",
+            thousands(d.added as u64),
+            thousands(d.removed as u64)
+        )?;
     }
     let unexpected = f.violations.iter().filter(|v| !v.known).count() as u64;
     let known = f.violations.len() as u64 - unexpected;
     if unexpected > 0 {
-        write!(w, "<span class=\"chip viol\">{}</span>", plural(unexpected, "violation", "violations"))?;
+        write!(
+            w,
+            "<span class=\"chip viol\">{}</span>",
+            plural(unexpected, "violation", "violations")
+        )?;
     }
     if known > 0 {
         write!(w, "<span class=\"chip known\">{known} known</span>")?;
@@ -482,25 +607,45 @@ fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write)
     if f.message.is_some() && f.diff.is_none() && f.status != Status::Pass {
         w.write_all(b"<span class=\"chip msg\">see message</span>")?;
     }
-    write!(w, "</span><a class=\"permalink\" href=\"#{}\" title=\"Link to this fixture\">#</a></summary>\n<div class=\"fxbody\">", esc(&anchor))?;
+    write!(
+        w,
+        "</span><a class=\"permalink\" href=\"#{}\" title=\"Link to this fixture\">#</a></summary>\n<div class=\"fxbody\">",
+        esc(&anchor)
+    )?;
 
-    write!(w, "<dl class=\"facts\"><dt>path</dt><dd><code>{}</code></dd>", esc(&f.path))?;
+    write!(
+        w,
+        "<dl class=\"facts\"><dt>path</dt><dd><code>{}</code></dd>",
+        esc(&f.path)
+    )?;
     if let Some(d) = &f.dialect {
         write!(w, "<dt>dialect</dt><dd>{}</dd>", esc(d))?;
     }
-    write!(
+    writeln!(
         w,
-        "<dt>parts</dt><dd>{}</dd><dt>raw</dt><dd>{}</dd><dt>time</dt><dd>{}</dd></dl>\n",
+        "<dt>parts</dt><dd>{}</dd><dt>raw</dt><dd>{}</dd><dt>time</dt><dd>{}</dd></dl>",
         thousands(f.parts as u64),
         bytes(f.raw_bytes),
         duration(f.duration_ms)
     )?;
     if let Some(m) = &f.message {
-        write!(w, "<p class=\"message st-{st}\">{}</p>\n", esc_clip(m, MAX_TEXT_CHARS))?;
+        writeln!(
+            w,
+            "<p class=\"message st-{st}\">{}</p>",
+            esc_clip(m, MAX_TEXT_CHARS)
+        )?;
     }
     if !f.fixed.is_empty() {
-        let codes: Vec<String> = f.fixed.iter().map(|r| format!("<span class=\"code\">{}</span>", esc(r))).collect();
-        write!(w, "<p class=\"message st-xpass\">Known failure {} no longer fails: fixed, remove the entry from <code>expectations.toml</code>.</p>\n", codes.join(", "))?;
+        let codes: Vec<String> = f
+            .fixed
+            .iter()
+            .map(|r| format!("<span class=\"code\">{}</span>", esc(r)))
+            .collect();
+        writeln!(
+            w,
+            "<p class=\"message st-xpass\">Known failure {} no longer fails: fixed, remove the entry from <code>expectations.toml</code>.</p>",
+            codes.join(", ")
+        )?;
     }
     if !f.violations.is_empty() {
         violations_table(report, f, w)?;
@@ -514,10 +659,17 @@ fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write)
 }
 
 fn violations_table(report: &Report, f: &FixtureResult, w: &mut impl Write) -> io::Result<()> {
-    write!(w, "<h4>Violations <span class=\"muted\">{}</span></h4>", f.violations.len())?;
+    write!(
+        w,
+        "<h4>Violations <span class=\"muted\">{}</span></h4>",
+        f.violations.len()
+    )?;
     w.write_all(b"<table class=\"viol\"><thead><tr><th>rule</th><th>part</th><th>raw line</th><th>message</th></tr></thead><tbody>")?;
     for v in &f.violations {
-        let summary = report.rule(&v.rule).map(|r| r.summary.as_str()).unwrap_or("");
+        let summary = report
+            .rule(&v.rule)
+            .map(|r| r.summary.as_str())
+            .unwrap_or("");
         write!(
             w,
             "<tr class=\"{}\"><td><span class=\"code\" title=\"{}\">{}</span> {}</td><td>{}</td><td>{}</td><td>{}",
@@ -525,7 +677,10 @@ fn violations_table(report: &Report, f: &FixtureResult, w: &mut impl Write) -> i
             esc(summary),
             esc(&v.rule),
             esc(&v.rule_name),
-            v.part_id.as_deref().map(|p| format!("<code>{}</code>", esc_clip(p, 200))).unwrap_or_else(|| "—".into()),
+            v.part_id
+                .as_deref()
+                .map(|p| format!("<code>{}</code>", esc_clip(p, 200)))
+                .unwrap_or_else(|| "—".into()),
             v.line.map(|l| l.to_string()).unwrap_or_else(|| "—".into()),
             esc_clip(&v.message, MAX_TEXT_CHARS),
         )?;
@@ -533,7 +688,10 @@ fn violations_table(report: &Report, f: &FixtureResult, w: &mut impl Write) -> i
             write!(
                 w,
                 "<div class=\"reason\"><span class=\"badge st-xfail\">known</span> {}</div>",
-                v.reason.as_deref().map(|r| esc_clip(r, MAX_TEXT_CHARS)).unwrap_or_else(|| "no reason given".into())
+                v.reason
+                    .as_deref()
+                    .map(|r| esc_clip(r, MAX_TEXT_CHARS))
+                    .unwrap_or_else(|| "no reason given".into())
             )?;
         }
         if let Some(raw) = v.line.and_then(|l| f.raw_lines.get(&l).map(|r| (l, r))) {
@@ -562,7 +720,11 @@ fn diff(index: usize, d: &FixtureDiff, w: &mut impl Write) -> io::Result<()> {
             write!(w, "<code>{}</code> ", esc_clip(p, 300))?;
         }
         if d.changed_paths.len() > 200 {
-            write!(w, "<span class=\"muted\">… {} more</span>", thousands(d.changed_paths.len() as u64 - 200))?;
+            write!(
+                w,
+                "<span class=\"muted\">… {} more</span>",
+                thousands(d.changed_paths.len() as u64 - 200)
+            )?;
         }
         w.write_all(b"</div>")?;
     }
@@ -579,7 +741,11 @@ fn diff(index: usize, d: &FixtureDiff, w: &mut impl Write) -> io::Result<()> {
     let changed = d.added as u64 + d.removed as u64;
     let large = changed > LARGE_DIFF_LINES as u64;
     if large {
-        write!(w, "<details class=\"big\"><summary>{} changed lines \u{2014} show</summary>", thousands(changed))?;
+        write!(
+            w,
+            "<details class=\"big\"><summary>{} changed lines \u{2014} show</summary>",
+            thousands(changed)
+        )?;
     }
     let rows = &d.rows[..d.rows.len().min(MAX_DIFF_ROWS)];
     write!(
@@ -615,7 +781,11 @@ fn segments(row: &DiffRow) -> String {
         }
         let n = text.chars().count();
         let piece: Cow<'_, str> = if n > left {
-            let end = text.char_indices().nth(left).map(|(i, _)| i).unwrap_or(text.len());
+            let end = text
+                .char_indices()
+                .nth(left)
+                .map(|(i, _)| i)
+                .unwrap_or(text.len());
             Cow::Borrowed(&text[..end])
         } else {
             Cow::Borrowed(text.as_str())
@@ -628,7 +798,11 @@ fn segments(row: &DiffRow) -> String {
         }
     }
     if total > MAX_LINE_CHARS {
-        let _ = write!(out, "<span class=\"clip\">… {} more characters</span>", thousands((total - MAX_LINE_CHARS) as u64));
+        let _ = write!(
+            out,
+            "<span class=\"clip\">… {} more characters</span>",
+            thousands((total - MAX_LINE_CHARS) as u64)
+        );
     }
     out
 }
@@ -638,7 +812,10 @@ fn ln(n: Option<u32>) -> String {
 }
 
 fn gap(cols: usize, w: &mut impl Write) -> io::Result<()> {
-    write!(w, "<tr class=\"gap\"><td colspan=\"{cols}\">\u{22EF}</td></tr>")
+    write!(
+        w,
+        "<tr class=\"gap\"><td colspan=\"{cols}\">\u{22EF}</td></tr>"
+    )
 }
 
 fn split_table(rows: &[Option<DiffRow>], w: &mut impl Write) -> io::Result<()> {
@@ -675,12 +852,26 @@ fn split_table(rows: &[Option<DiffRow>], w: &mut impl Write) -> io::Result<()> {
                 for k in 0..dels.len().max(ins.len()) {
                     w.write_all(b"<tr>")?;
                     match dels.get(k) {
-                        Some(r) => write!(w, "<td class=\"ln del\">{}</td><td class=\"c del\">{}</td>", ln(r.old_line), segments(r))?,
-                        None => w.write_all(b"<td class=\"ln none\"></td><td class=\"c none\"></td>")?,
+                        Some(r) => write!(
+                            w,
+                            "<td class=\"ln del\">{}</td><td class=\"c del\">{}</td>",
+                            ln(r.old_line),
+                            segments(r)
+                        )?,
+                        None => {
+                            w.write_all(b"<td class=\"ln none\"></td><td class=\"c none\"></td>")?
+                        }
                     }
                     match ins.get(k) {
-                        Some(r) => write!(w, "<td class=\"ln add\">{}</td><td class=\"c add\">{}</td>", ln(r.new_line), segments(r))?,
-                        None => w.write_all(b"<td class=\"ln none\"></td><td class=\"c none\"></td>")?,
+                        Some(r) => write!(
+                            w,
+                            "<td class=\"ln add\">{}</td><td class=\"c add\">{}</td>",
+                            ln(r.new_line),
+                            segments(r)
+                        )?,
+                        None => {
+                            w.write_all(b"<td class=\"ln none\"></td><td class=\"c none\"></td>")?
+                        }
                     }
                     w.write_all(b"</tr>")?;
                 }
@@ -727,12 +918,22 @@ mod tests {
 
     /// The only `<script` in the page is ours, and no payload's tag or handler survives raw.
     fn assert_no_raw_payload(html: &str) {
-        assert_eq!(html.matches("<script").count(), 1, "exactly one script element: ours");
+        assert_eq!(
+            html.matches("<script").count(),
+            1,
+            "exactly one script element: ours"
+        );
         assert!(!html.contains(SCRIPT_PAYLOAD));
         assert!(!html.contains(ONERROR_PAYLOAD));
-        assert!(!html.contains("<img"), "no image element from provider data");
+        assert!(
+            !html.contains("<img"),
+            "no image element from provider data"
+        );
         assert!(!html.contains("<b>name</b>"));
-        assert!(!html.contains("onerror=\""), "no raw event handler attribute");
+        assert!(
+            !html.contains("onerror=\""),
+            "no raw event handler attribute"
+        );
     }
 
     #[test]
@@ -740,7 +941,9 @@ mod tests {
         let html = rendered(&sample_report());
         assert_no_raw_payload(&html);
         // The payload is there, as text.
-        assert!(html.contains("&lt;script&gt;document.title=&#x27;PWNED&#x27;&lt;&#x2F;script&gt;"));
+        assert!(
+            html.contains("&lt;script&gt;document.title=&#x27;PWNED&#x27;&lt;&#x2F;script&gt;")
+        );
     }
 
     /// Put the payload in every string field of the report, one field at a time, so a field
@@ -749,93 +952,188 @@ mod tests {
     fn escapes_every_provider_field() {
         let payload = format!("{SCRIPT_PAYLOAD}{ONERROR_PAYLOAD}\"'");
         let mutations: Vec<(&str, Box<dyn Fn(&mut Report)>)> = vec![
-            ("toolnorm_version", Box::new(|r: &mut Report| r.toolnorm_version = payload.clone())),
-            ("shard", Box::new(|r: &mut Report| r.shard = Some(payload.clone()))),
-            ("rule code", Box::new(|r: &mut Report| {
-                r.rules[0].code = payload.clone();
-                r.matrix.iter_mut().filter(|c| c.rule == "TN001").for_each(|c| c.rule = payload.clone());
-                r.fixtures.iter_mut().flat_map(|f| &mut f.violations).filter(|v| v.rule == "TN001").for_each(|v| v.rule = payload.clone());
-            })),
-            ("rule name", Box::new(|r: &mut Report| r.rules[0].name = payload.clone())),
-            ("rule summary", Box::new(|r: &mut Report| r.rules[0].summary = payload.clone())),
-            ("provider", Box::new(|r: &mut Report| {
-                r.fixtures.iter_mut().filter(|f| f.provider == "codex").for_each(|f| {
-                    f.provider = payload.clone();
-                    f.violations.iter_mut().for_each(|v| v.provider = payload.clone());
-                });
-                r.matrix.iter_mut().filter(|c| c.provider == "codex").for_each(|c| c.provider = payload.clone());
-            })),
-            ("name+path+dialect+message", Box::new(|r: &mut Report| {
-                let f = &mut r.fixtures[0];
-                f.name = payload.clone();
-                f.path = payload.clone();
-                f.dialect = Some(payload.clone());
-                f.message = Some(payload.clone());
-                f.fixed = vec![payload.clone()];
-            })),
-            ("violation fields", Box::new(|r: &mut Report| {
-                let v = &mut r.fixtures[1].violations[0];
-                v.rule_name = payload.clone();
-                v.fixture = payload.clone();
-                v.part_id = Some(payload.clone());
-                v.message = payload.clone();
-                v.known = true;
-                v.reason = Some(payload.clone());
-            })),
-            ("raw line", Box::new(|r: &mut Report| {
-                r.fixtures[1].raw_lines.insert(7, payload.clone());
-            })),
-            ("diff", Box::new(|r: &mut Report| {
-                let d = r.fixtures[1].diff.as_mut().expect("the sample has a diff");
-                d.changed_paths = vec![payload.clone()];
-                d.invisible = vec![payload.clone()];
-                for row in d.rows.iter_mut().flatten() {
-                    row.segments = vec![(true, payload.clone()), (false, payload.clone())];
-                }
-            })),
-            ("orphans", Box::new(|r: &mut Report| {
-                for o in &mut r.orphans {
-                    o.subject = payload.clone();
-                    o.message = payload.clone();
-                }
-            })),
+            (
+                "toolnorm_version",
+                Box::new(|r: &mut Report| r.toolnorm_version = payload.clone()),
+            ),
+            (
+                "shard",
+                Box::new(|r: &mut Report| r.shard = Some(payload.clone())),
+            ),
+            (
+                "rule code",
+                Box::new(|r: &mut Report| {
+                    r.rules[0].code = payload.clone();
+                    r.matrix
+                        .iter_mut()
+                        .filter(|c| c.rule == "TN001")
+                        .for_each(|c| c.rule = payload.clone());
+                    r.fixtures
+                        .iter_mut()
+                        .flat_map(|f| &mut f.violations)
+                        .filter(|v| v.rule == "TN001")
+                        .for_each(|v| v.rule = payload.clone());
+                }),
+            ),
+            (
+                "rule name",
+                Box::new(|r: &mut Report| r.rules[0].name = payload.clone()),
+            ),
+            (
+                "rule summary",
+                Box::new(|r: &mut Report| r.rules[0].summary = payload.clone()),
+            ),
+            (
+                "provider",
+                Box::new(|r: &mut Report| {
+                    r.fixtures
+                        .iter_mut()
+                        .filter(|f| f.provider == "codex")
+                        .for_each(|f| {
+                            f.provider = payload.clone();
+                            f.violations
+                                .iter_mut()
+                                .for_each(|v| v.provider = payload.clone());
+                        });
+                    r.matrix
+                        .iter_mut()
+                        .filter(|c| c.provider == "codex")
+                        .for_each(|c| c.provider = payload.clone());
+                }),
+            ),
+            (
+                "name+path+dialect+message",
+                Box::new(|r: &mut Report| {
+                    let f = &mut r.fixtures[0];
+                    f.name = payload.clone();
+                    f.path = payload.clone();
+                    f.dialect = Some(payload.clone());
+                    f.message = Some(payload.clone());
+                    f.fixed = vec![payload.clone()];
+                }),
+            ),
+            (
+                "violation fields",
+                Box::new(|r: &mut Report| {
+                    let v = &mut r.fixtures[1].violations[0];
+                    v.rule_name = payload.clone();
+                    v.fixture = payload.clone();
+                    v.part_id = Some(payload.clone());
+                    v.message = payload.clone();
+                    v.known = true;
+                    v.reason = Some(payload.clone());
+                }),
+            ),
+            (
+                "raw line",
+                Box::new(|r: &mut Report| {
+                    r.fixtures[1].raw_lines.insert(7, payload.clone());
+                }),
+            ),
+            (
+                "diff",
+                Box::new(|r: &mut Report| {
+                    let d = r.fixtures[1].diff.as_mut().expect("the sample has a diff");
+                    d.changed_paths = vec![payload.clone()];
+                    d.invisible = vec![payload.clone()];
+                    for row in d.rows.iter_mut().flatten() {
+                        row.segments = vec![(true, payload.clone()), (false, payload.clone())];
+                    }
+                }),
+            ),
+            (
+                "orphans",
+                Box::new(|r: &mut Report| {
+                    for o in &mut r.orphans {
+                        o.subject = payload.clone();
+                        o.message = payload.clone();
+                    }
+                }),
+            ),
         ];
         for (what, mutate) in mutations {
             let mut r = sample_report();
             mutate(&mut r);
             let html = rendered(&r);
-            assert_eq!(html.matches("<script").count(), 1, "{what}: exactly one script element");
+            assert_eq!(
+                html.matches("<script").count(),
+                1,
+                "{what}: exactly one script element"
+            );
             assert!(!html.contains("<img"), "{what}: raw <img");
             assert!(!html.contains("onerror=\""), "{what}: raw event handler");
-            assert!(!html.contains("\"'"), "{what}: raw quotes could break out of an attribute");
+            assert!(
+                !html.contains("\"'"),
+                "{what}: raw quotes could break out of an attribute"
+            );
         }
     }
 
     #[test]
     fn csp_hashes_match_the_inline_elements() {
         let html = rendered(&sample_report());
-        let style = html.split("<style>").nth(1).and_then(|s| s.split("</style>").next()).expect("a style element");
-        let script = html.split("<script>").nth(1).and_then(|s| s.split("</script>").next()).expect("a script element");
+        let style = html
+            .split("<style>")
+            .nth(1)
+            .and_then(|s| s.split("</style>").next())
+            .expect("a style element");
+        let script = html
+            .split("<script>")
+            .nth(1)
+            .and_then(|s| s.split("</script>").next())
+            .expect("a script element");
         let csp = content_security_policy();
         assert!(csp.contains(&csp_hash(style)));
         assert!(csp.contains(&csp_hash(script)));
         assert!(csp.starts_with("default-src 'none';"));
         assert!(!csp.contains("unsafe"));
-        assert!(!html.contains(" style=\""), "style attributes would be blocked by the policy");
-        assert!(!html.contains("http://") && !html.contains("https://"), "nothing from the network");
+        assert!(
+            !html.contains(" style=\""),
+            "style attributes would be blocked by the policy"
+        );
+        assert!(
+            !html.contains("http://") && !html.contains("https://"),
+            "nothing from the network"
+        );
     }
 
     #[test]
     fn failing_fixtures_open_large_diffs_collapsed() {
         let html = rendered(&sample_report());
         assert!(html.contains("id=\"fixture-claude-hostile-output\""));
-        let open = html.split("id=\"fixture-claude-hostile-output\"").nth(1).expect("present");
+        let open = html
+            .split("id=\"fixture-claude-hostile-output\"")
+            .nth(1)
+            .expect("present");
         assert!(open[..open.find('>').expect("tag end")].contains(" open"));
-        let pass = html.split("id=\"fixture-claude-live-coding\"").nth(1).expect("present");
+        let pass = html
+            .split("id=\"fixture-claude-live-coding\"")
+            .nth(1)
+            .expect("present");
         assert!(!pass[..pass.find('>').expect("tag end")].contains(" open"));
-        assert!(html.contains("<details class=\"big\"><summary>1,200 changed lines \u{2014} show</summary>"));
+        assert!(
+            html.contains(
+                "<details class=\"big\"><summary>600 changed lines \u{2014} show</summary>"
+            )
+        );
         assert!(html.contains("href=\"#violations-claude-TN013\""));
         assert!(html.contains("id=\"violations-claude-TN013\""));
+    }
+
+    proptest::proptest! {
+        /// Any text, escaped, holds no character that could open a tag or leave an attribute,
+        /// and decodes back to itself.
+        #[test]
+        fn escaping_is_inert_and_lossless(s in "\\PC*") {
+            let e = esc(&s);
+            proptest::prop_assert!(!e.contains(['<', '>', '"', '\'']));
+            proptest::prop_assert_eq!(html_escape::decode_html_entities(&e), s.as_str());
+        }
+
+        #[test]
+        fn slugs_are_fragment_safe(s in "\\PC*") {
+            proptest::prop_assert!(slug(&s).chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)));
+        }
     }
 
     #[test]
@@ -845,6 +1143,9 @@ mod tests {
         assert_eq!(slug("odd <b>name</b>"), "odd__b_name_/b_");
         assert_eq!(percent(99, 100), "99%");
         assert_eq!(percent(999, 1000), "99%");
-        assert_eq!(esc_clip("abcdef", 3), "abc<span class=\"clip\">… 3 more characters</span>");
+        assert_eq!(
+            esc_clip("abcdef", 3),
+            "abc<span class=\"clip\">… 3 more characters</span>"
+        );
     }
 }

@@ -1,11 +1,12 @@
 //! `junit.xml` in nextest's JUnit shape (via `quick-junit`): one `<testsuite>` per provider, one
-//! `<testcase>` per fixture (`classname` the provider, `name` the fixture), plus a `orphans` suite.
+//! `<testcase>` per fixture (`classname` the provider, `name` the fixture), plus an `orphans` suite.
 //!
 //! How statuses map, so CI dashboards count what the gate counts:
 //!
 //! - `pass` → success.
-//! - `fail` → `<failure type="conformance">`: the message names what failed; the text carries the
-//!   changed JSON pointers, invisible differences, the violations and the unified diff.
+//! - `fail` → `<failure type="conformance">`: the message names what failed (and why, e.g. no
+//!   expected file); the text carries the changed JSON pointers, invisible differences, the
+//!   violations and the unified diff.
 //! - `error` → `<error type="error">` with the reason (the fixture could not be read or normalized).
 //! - `xfail` → `<skipped type="xfail">` with the expectations' reasons. Like pytest's JUnit output:
 //!   a known failure is neither a pass (it still fails) nor a failure (it does not fail the gate),
@@ -30,9 +31,18 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     junit.set_time(Duration::from_millis(report.summary.duration_ms));
     for provider in report.providers() {
         let mut suite = TestSuite::new(provider);
-        let fixtures: Vec<_> = report.fixtures.iter().filter(|f| f.provider == provider).collect();
-        suite.set_time(Duration::from_millis(fixtures.iter().map(|f| f.duration_ms).sum()));
-        suite.add_property(Property::new("toolnorm-version", report.toolnorm_version.as_str()));
+        let fixtures: Vec<_> = report
+            .fixtures
+            .iter()
+            .filter(|f| f.provider == provider)
+            .collect();
+        suite.set_time(Duration::from_millis(
+            fixtures.iter().map(|f| f.duration_ms).sum(),
+        ));
+        suite.add_property(Property::new(
+            "toolnorm-version",
+            report.toolnorm_version.as_str(),
+        ));
         suite.add_property(Property::new("strict", report.summary.strict.to_string()));
         if let Some(shard) = &report.shard {
             suite.add_property(Property::new("shard", shard.as_str()));
@@ -46,12 +56,18 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
         let mut suite = TestSuite::new("orphans");
         for o in &report.orphans {
             let (kind, what) = match o.kind {
-                OrphanKind::MissingExpected => ("missing-expected", "fixture without expected output"),
+                OrphanKind::MissingExpected => {
+                    ("missing-expected", "fixture without expected output")
+                }
                 OrphanKind::MissingFixture => ("missing-fixture", "expected file without fixture"),
-                OrphanKind::UnusedExpectation => ("unused-expectation", "expectation that matches nothing"),
+                OrphanKind::UnusedExpectation => {
+                    ("unused-expectation", "expectation that matches nothing")
+                }
             };
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            status.set_type(kind).set_message(format!("{what}: {}", o.message));
+            status
+                .set_type(kind)
+                .set_message(format!("{what}: {}", o.message));
             let mut case = TestCase::new(o.subject.as_str(), status);
             case.set_classname("orphans");
             suite.add_test_case(case);
@@ -66,14 +82,18 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
         Status::Pass => TestCaseStatus::success(),
         Status::Fail => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_type("conformance").set_message(fail_message(f)).set_description(details(f));
+            s.set_type("conformance").set_message(fail_message(f));
+            describe(&mut s, f);
             s
         }
         Status::Error => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-            s.set_type("error")
-                .set_message(f.message.as_deref().unwrap_or("the fixture could not be normalized"))
-                .set_description(details(f));
+            s.set_type("error").set_message(
+                f.message
+                    .as_deref()
+                    .unwrap_or("the fixture could not be normalized"),
+            );
+            describe(&mut s, f);
             s
         }
         Status::Xfail => {
@@ -82,11 +102,18 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
                 .violations
                 .iter()
                 .filter(|v| v.known)
-                .map(|v| format!("{} {}: {}", v.rule, v.rule_name, v.reason.as_deref().unwrap_or("no reason given")))
+                .map(|v| {
+                    format!(
+                        "{} {}: {}",
+                        v.rule,
+                        v.rule_name,
+                        v.reason.as_deref().unwrap_or("no reason given")
+                    )
+                })
                 .collect();
             s.set_type("xfail")
-                .set_message(format!("known failure: {}", reasons.join("; ")))
-                .set_description(details(f));
+                .set_message(format!("known failure: {}", reasons.join("; ")));
+            describe(&mut s, f);
             s
         }
         Status::Xpass if strict => {
@@ -111,9 +138,13 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
 
 fn xpass_message(f: &FixtureResult) -> String {
     if f.fixed.is_empty() {
-        "listed known failure no longer fails: fixed, remove the entry from expectations.toml".to_string()
+        "listed known failure no longer fails: fixed, remove the entry from expectations.toml"
+            .to_string()
     } else {
-        format!("known failure {} no longer fails: fixed, remove the entry from expectations.toml", f.fixed.join(", "))
+        format!(
+            "known failure {} no longer fails: fixed, remove the entry from expectations.toml",
+            f.fixed.join(", ")
+        )
     }
 }
 
@@ -121,13 +152,24 @@ fn xpass_message(f: &FixtureResult) -> String {
 fn fail_message(f: &FixtureResult) -> String {
     let mut parts = Vec::new();
     if let Some(d) = &f.diff {
-        parts.push(format!("expected output differs (+{} -{} lines)", d.added, d.removed));
+        parts.push(format!(
+            "expected output differs (+{} -{} lines)",
+            d.added, d.removed
+        ));
     }
     let unexpected = f.violations.iter().filter(|v| !v.known).count();
     if unexpected > 0 {
-        let mut codes: Vec<&str> = f.violations.iter().filter(|v| !v.known).map(|v| v.rule.as_str()).collect();
+        let mut codes: Vec<&str> = f
+            .violations
+            .iter()
+            .filter(|v| !v.known)
+            .map(|v| v.rule.as_str())
+            .collect();
         codes.dedup();
-        parts.push(format!("{unexpected} unexpected violation(s): {}", codes.join(", ")));
+        parts.push(format!(
+            "{unexpected} unexpected violation(s): {}",
+            codes.join(", ")
+        ));
     }
     if let Some(m) = &f.message {
         parts.push(m.clone());
@@ -141,10 +183,6 @@ fn fail_message(f: &FixtureResult) -> String {
 /// The failure's text: changed pointers, invisible differences, violations, then the diff.
 fn details(f: &FixtureResult) -> String {
     let mut s = String::new();
-    if let Some(m) = &f.message {
-        s.push_str(m);
-        s.push_str("\n\n");
-    }
     if let Some(d) = &f.diff {
         if !d.changed_paths.is_empty() {
             s.push_str("changed:\n");
@@ -168,7 +206,10 @@ fn details(f: &FixtureResult) -> String {
             }
             s.push_str(&format!(": {}", v.message));
             if v.known {
-                s.push_str(&format!(" (known: {})", v.reason.as_deref().unwrap_or("no reason given")));
+                s.push_str(&format!(
+                    " (known: {})",
+                    v.reason.as_deref().unwrap_or("no reason given")
+                ));
             }
             s.push('\n');
         }
@@ -180,6 +221,14 @@ fn details(f: &FixtureResult) -> String {
         }
     }
     s
+}
+
+/// Set the failure text only when there is one: an empty element says nothing.
+fn describe(status: &mut TestCaseStatus, f: &FixtureResult) {
+    let text = details(f);
+    if !text.trim().is_empty() {
+        status.set_description(text);
+    }
 }
 
 #[cfg(test)]
@@ -210,11 +259,22 @@ mod tests {
         let claude = &parsed.test_suites[0];
         assert_eq!(claude.test_cases.len(), 4);
         assert!(!xml.contains("<script>"), "markup must be escaped");
-        let hostile = claude.test_cases.iter().find(|c| c.name.as_str() == "hostile-output").expect("present");
+        let hostile = claude
+            .test_cases
+            .iter()
+            .find(|c| c.name.as_str() == "hostile-output")
+            .expect("present");
         match &hostile.status {
-            TestCaseStatus::NonSuccess { kind: NonSuccessKind::Failure, description: Some(d), .. } => {
+            TestCaseStatus::NonSuccess {
+                kind: NonSuccessKind::Failure,
+                description: Some(d),
+                ..
+            } => {
                 assert!(d.contains("/parts/0/title"));
-                assert!(d.contains("<script>document.title='PWNED'</script>"), "text survives escaping");
+                assert!(
+                    d.contains("<script>document.title='PWNED'</script>"),
+                    "text survives escaping"
+                );
             }
             other => panic!("expected a failure, got {other:?}"),
         }

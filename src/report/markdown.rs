@@ -30,19 +30,29 @@ const MAX_ROWS: usize = 100;
 pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let s = &report.summary;
     let failed_gate = s.exit_code != 0;
-    let verdict = if failed_gate { "❌ toolnorm verify: failed" } else { "✅ toolnorm verify: passed" };
+    let verdict = if failed_gate {
+        "❌ toolnorm verify: failed"
+    } else {
+        "✅ toolnorm verify: passed"
+    };
     writeln!(out, "## {verdict}")?;
     writeln!(out)?;
 
-    let mut totals = vec![
-        format!("**{} fixtures**:", s.fixtures),
-        format!("{} passed", s.passed),
-        format!("{} failed", s.failed),
-        format!("{} errors", s.errored),
-        format!("{} xfail", s.xfailed),
-        format!("{} xpass", s.xpassed),
-    ]
-    .join(" ");
+    let mut totals = format!("**{} fixtures**: ", s.fixtures);
+    totals.push_str(
+        &[
+            format!("{} passed", s.passed),
+            format!("{} failed", s.failed),
+            format!(
+                "{} {}",
+                s.errored,
+                if s.errored == 1 { "error" } else { "errors" }
+            ),
+            format!("{} xfail", s.xfailed),
+            format!("{} xpass", s.xpassed),
+        ]
+        .join(" · "),
+    );
     totals.push_str(&format!(
         " · {} violations ({} known) · {} orphans · {} · {}",
         s.violations,
@@ -82,8 +92,15 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "{header}")?;
     writeln!(out, "{align}")?;
     for provider in providers {
-        let of: Vec<_> = report.fixtures.iter().filter(|f| f.provider == provider).collect();
-        let ok = of.iter().filter(|f| !f.status.fails_gate(report.summary.strict)).count();
+        let of: Vec<_> = report
+            .fixtures
+            .iter()
+            .filter(|f| f.provider == provider)
+            .collect();
+        let ok = of
+            .iter()
+            .filter(|f| !f.status.fails_gate(report.summary.strict))
+            .count();
         let mut row = format!("| {} | {}/{} |", text(provider), ok, of.len());
         for rule in &report.rules {
             row.push(' ');
@@ -99,7 +116,11 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
                     } else {
                         "✅"
                     };
-                    let known = if c.known > 0 { format!(" ({} known)", c.known) } else { String::new() };
+                    let known = if c.known > 0 {
+                        format!(" ({} known)", c.known)
+                    } else {
+                        String::new()
+                    };
                     format!("{mark} {passing}/{}{known}", c.checked)
                 }
             });
@@ -108,8 +129,11 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "{row}")?;
     }
     writeln!(out)?;
-    let legend: Vec<String> =
-        report.rules.iter().map(|r| format!("{} {}", code(&r.code, false), text(&r.name))).collect();
+    let legend: Vec<String> = report
+        .rules
+        .iter()
+        .map(|r| format!("{} {}", code(&r.code, false), text(&r.name)))
+        .collect();
     writeln!(
         out,
         "<sub>Cells: fixtures passing the rule / fixtures checked; ❌ unexpected violations, ⚠️ known failures only. {}</sub>",
@@ -120,16 +144,27 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
 }
 
 fn failing(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    let failing: Vec<_> =
-        report.fixtures.iter().filter(|f| matches!(f.status, Status::Fail | Status::Error)).collect();
+    let failing: Vec<_> = report
+        .fixtures
+        .iter()
+        .filter(|f| matches!(f.status, Status::Fail | Status::Error))
+        .collect();
     if failing.is_empty() {
         return Ok(());
     }
     writeln!(out, "### Failing fixtures ({})", failing.len())?;
     writeln!(out)?;
     for f in failing.iter().take(MAX_FIXTURES) {
-        let mark = if f.status == Status::Error { "💥 error" } else { "❌ fail" };
-        let mut head = format!("**{mark}** {} · {}", code(&format!("{}/{}", f.provider, f.name), false), code(&f.path, false));
+        let mark = if f.status == Status::Error {
+            "💥 error"
+        } else {
+            "❌ fail"
+        };
+        let mut head = format!(
+            "**{mark}** {} · {}",
+            code(&format!("{}/{}", f.provider, f.name), false),
+            code(&f.path, false)
+        );
         if let Some(d) = &f.diff {
             head.push_str(&format!(" · +{} −{} lines", d.added, d.removed));
         }
@@ -141,7 +176,12 @@ fn failing(report: &Report, out: &mut impl Write) -> io::Result<()> {
         }
         if let Some(d) = &f.diff {
             if !d.changed_paths.is_empty() {
-                let mut paths: Vec<String> = d.changed_paths.iter().take(MAX_PATHS).map(|p| code(p, false)).collect();
+                let mut paths: Vec<String> = d
+                    .changed_paths
+                    .iter()
+                    .take(MAX_PATHS)
+                    .map(|p| code(p, false))
+                    .collect();
                 if d.changed_paths.len() > MAX_PATHS {
                     paths.push(format!("… {} more", d.changed_paths.len() - MAX_PATHS));
                 }
@@ -155,7 +195,10 @@ fn failing(report: &Report, out: &mut impl Write) -> io::Result<()> {
             bullets.push(violation(v));
         }
         if f.violations.len() > MAX_VIOLATIONS {
-            bullets.push(format!("… {} more violations", f.violations.len() - MAX_VIOLATIONS));
+            bullets.push(format!(
+                "… {} more violations",
+                f.violations.len() - MAX_VIOLATIONS
+            ));
         }
         for b in &bullets {
             writeln!(out, "- {b}")?;
@@ -170,7 +213,11 @@ fn failing(report: &Report, out: &mut impl Write) -> io::Result<()> {
         }
     }
     if failing.len() > MAX_FIXTURES {
-        writeln!(out, "… and {} more failing fixtures: see `index.html`.", failing.len() - MAX_FIXTURES)?;
+        writeln!(
+            out,
+            "… and {} more failing fixtures: see `index.html`.",
+            failing.len() - MAX_FIXTURES
+        )?;
         writeln!(out)?;
     }
     Ok(())
@@ -198,9 +245,16 @@ fn violation(v: &Violation) -> String {
 /// The unified diff, clipped, in a collapsed block.
 fn diff_block(d: &FixtureDiff, out: &mut impl Write) -> io::Result<()> {
     let lines: Vec<&str> = d.unified.lines().collect();
-    let mut body: Vec<String> = lines.iter().take(MAX_DIFF_LINES).map(|l| clip(l, MAX_TEXT)).collect();
+    let mut body: Vec<String> = lines
+        .iter()
+        .take(MAX_DIFF_LINES)
+        .map(|l| clip(l, MAX_TEXT))
+        .collect();
     if lines.len() > MAX_DIFF_LINES {
-        body.push(format!("… {} more lines (see index.html)", lines.len() - MAX_DIFF_LINES));
+        body.push(format!(
+            "… {} more lines (see index.html)",
+            lines.len() - MAX_DIFF_LINES
+        ));
     }
     let body = body.join("\n");
     let fence = "`".repeat(longest_run(&body, '`').max(2) + 1);
@@ -216,20 +270,47 @@ fn diff_block(d: &FixtureDiff, out: &mut impl Write) -> io::Result<()> {
 }
 
 fn stale(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    let stale: Vec<_> = report.fixtures.iter().filter(|f| f.status == Status::Xpass || !f.fixed.is_empty()).collect();
-    let unused: Vec<_> = report.orphans.iter().filter(|o| o.kind == OrphanKind::UnusedExpectation).collect();
+    let stale: Vec<_> = report
+        .fixtures
+        .iter()
+        .filter(|f| f.status == Status::Xpass || !f.fixed.is_empty())
+        .collect();
+    let unused: Vec<_> = report
+        .orphans
+        .iter()
+        .filter(|o| o.kind == OrphanKind::UnusedExpectation)
+        .collect();
     if stale.is_empty() && unused.is_empty() {
         return Ok(());
     }
-    let effect = if report.summary.strict { "fails the gate (strict)" } else { "reported only (not strict)" };
-    writeln!(out, "### Stale known failures ({})", stale.len() + unused.len())?;
+    let effect = if report.summary.strict {
+        "fails the gate (strict)"
+    } else {
+        "reported only (not strict)"
+    };
+    writeln!(
+        out,
+        "### Stale known failures ({})",
+        stale.len() + unused.len()
+    )?;
     writeln!(out)?;
-    writeln!(out, "Listed in `expectations.toml` but no longer failing: remove the entry. This {effect}.")?;
+    writeln!(
+        out,
+        "Listed in `expectations.toml` but no longer failing: remove the entry. This {effect}."
+    )?;
     writeln!(out)?;
     for f in stale.iter().take(MAX_ROWS) {
         let rules: Vec<String> = f.fixed.iter().map(|r| code(r, false)).collect();
-        let rules = if rules.is_empty() { "its listed rules".to_string() } else { rules.join(", ") };
-        writeln!(out, "- {} now passes {rules}: fixed, remove the entry", code(&format!("{}/{}", f.provider, f.name), false))?;
+        let rules = if rules.is_empty() {
+            "its listed rules".to_string()
+        } else {
+            rules.join(", ")
+        };
+        writeln!(
+            out,
+            "- {} now passes {rules}: fixed, remove the entry",
+            code(&format!("{}/{}", f.provider, f.name), false)
+        )?;
     }
     for o in unused.iter().take(MAX_ROWS) {
         writeln!(out, "- {}: {}", code(&o.subject, false), text(&o.message))?;
@@ -239,11 +320,20 @@ fn stale(report: &Report, out: &mut impl Write) -> io::Result<()> {
 }
 
 fn known(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    let known: Vec<_> = report.fixtures.iter().flat_map(|f| &f.violations).filter(|v| v.known).collect();
+    let known: Vec<_> = report
+        .fixtures
+        .iter()
+        .flat_map(|f| &f.violations)
+        .filter(|v| v.known)
+        .collect();
     if known.is_empty() {
         return Ok(());
     }
-    writeln!(out, "<details><summary>Known failures ({})</summary>", known.len())?;
+    writeln!(
+        out,
+        "<details><summary>Known failures ({})</summary>",
+        known.len()
+    )?;
     writeln!(out)?;
     writeln!(out, "| Fixture | Rule | Reason |")?;
     writeln!(out, "| :-- | :-- | :-- |")?;
@@ -280,7 +370,12 @@ fn orphans(report: &Report, out: &mut impl Write) -> io::Result<()> {
             OrphanKind::MissingFixture => "missing fixture",
             OrphanKind::UnusedExpectation => "unused expectation",
         };
-        writeln!(out, "| {kind} | {} | {} |", code(&o.subject, true), text(&o.message))?;
+        writeln!(
+            out,
+            "| {kind} | {} | {} |",
+            code(&o.subject, true),
+            text(&o.message)
+        )?;
     }
     if report.orphans.len() > MAX_ROWS {
         writeln!(out, "| … {} more | | |", report.orphans.len() - MAX_ROWS)?;
@@ -300,11 +395,10 @@ pub(crate) fn text(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '\n' | '\r' | '\t' => out.push(' '),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '#' | '!' | '|' | '~' | '{' | '}' | '+' | '-' | '.'
-            | '"' | '\'' | '=' | ':' | '@' | '$' | '%' | '^' => {
-                // Only the markdown-significant ones need it, but escaping all ASCII punctuation
-                // that CommonMark allows to be escaped is simplest to audit. `:` and `@` stop
-                // GitHub's bare-URL and mention autolinks.
+            // Inline markdown syntax: emphasis, code, links and images, table cells, headings
+            // (`#`), strikethrough, GitHub math (`$`) and mentions (`@`). Line-start syntax
+            // (`-`, `+`, `1.`, `>`) cannot occur: provider text never starts a line.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '!' | '|' | '~' | '$' | '@' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -318,14 +412,20 @@ pub(crate) fn text(s: &str) -> String {
 /// Untrusted text as a code span: one line, clipped, fenced with more backticks than the longest
 /// run inside. In a table cell (`in_table`) `|` must still be escaped: GFM splits cells first.
 pub(crate) fn code(s: &str, in_table: bool) -> String {
-    let mut s: String =
-        clip(s, MAX_TEXT).chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let mut s: String = clip(s, MAX_TEXT)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     if in_table {
         s = s.replace('|', "\\|");
     }
     let fence = "`".repeat(longest_run(&s, '`') + 1);
     // A span starting or ending with a backtick needs a space inside the fence.
-    let pad = if s.starts_with('`') || s.ends_with('`') { " " } else { "" };
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
     format!("{fence}{pad}{s}{pad}{fence}")
 }
 
@@ -350,7 +450,11 @@ fn clip(s: &str, max: usize) -> String {
 }
 
 fn duration(ms: u64) -> String {
-    if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) }
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
 }
 
 #[cfg(test)]
@@ -384,7 +488,10 @@ mod tests {
             }
             let without_code = strip_code_spans(line);
             for tag in ["<script", "<img", "<b>"] {
-                assert!(!without_code.contains(tag), "raw {tag} outside code in: {line}");
+                assert!(
+                    !without_code.contains(tag),
+                    "raw {tag} outside code in: {line}"
+                );
             }
         }
     }
@@ -419,6 +526,19 @@ mod tests {
         assert!(md.starts_with("## ✅ toolnorm verify: passed"));
         assert!(!md.contains("Failing fixtures"));
         assert!(!md.contains("Orphans"));
+    }
+
+    proptest::proptest! {
+        /// Any text stays one line with no raw HTML; a code span stays one span.
+        #[test]
+        fn inline_text_is_inert(s in "\\PC*") {
+            let t = text(&s);
+            proptest::prop_assert!(!t.contains(['<', '>', '\n', '\r']));
+            let c = code(&s, true);
+            proptest::prop_assert!(!c.contains(['\n', '\r']));
+            let fence = c.chars().take_while(|&ch| ch == '`').count();
+            proptest::prop_assert!(longest_run(&c[fence..c.len() - fence], '`') < fence);
+        }
     }
 
     #[test]

@@ -36,9 +36,15 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, WriteError
     write_one(dir, "report.json", &mut written, |out| {
         json::render(report, out)
     })?;
-    write_one(dir, "junit.xml", &mut written, |out| junit::render(report, out))?;
-    write_one(dir, "summary.md", &mut written, |out| markdown::render(report, out))?;
-    write_one(dir, "index.html", &mut written, |out| html::render(report, out))?;
+    write_one(dir, "junit.xml", &mut written, |out| {
+        junit::render(report, out)
+    })?;
+    write_one(dir, "summary.md", &mut written, |out| {
+        markdown::render(report, out)
+    })?;
+    write_one(dir, "index.html", &mut written, |out| {
+        html::render(report, out)
+    })?;
     Ok(written)
 }
 

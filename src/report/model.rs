@@ -231,7 +231,12 @@ impl Report {
     /// providers that appear only in the matrix.
     pub fn providers(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
-        for p in self.fixtures.iter().map(|f| f.provider.as_str()).chain(self.matrix.iter().map(|c| c.provider.as_str())) {
+        for p in self
+            .fixtures
+            .iter()
+            .map(|f| f.provider.as_str())
+            .chain(self.matrix.iter().map(|c| c.provider.as_str()))
+        {
             if !out.contains(&p) {
                 out.push(p);
             }
@@ -242,6 +247,8 @@ impl Report {
 
     /// The matrix cell of `provider` × `rule`, if the rule was checked there.
     pub fn cell(&self, provider: &str, rule: &str) -> Option<&MatrixCell> {
-        self.matrix.iter().find(|c| c.provider == provider && c.rule == rule)
+        self.matrix
+            .iter()
+            .find(|c| c.provider == provider && c.rule == rule)
     }
 }

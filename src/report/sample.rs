@@ -22,7 +22,12 @@ fn hostile(prefix: &str) -> String {
 
 /// Build a [`FixtureDiff`] from two documents the way verify presents them: grouped hunks with
 /// 3 lines of context and word-level emphasis. (Test data only; verify has its own compare.)
-pub fn diff_of(expected: &str, actual: &str, changed_paths: &[&str], invisible: &[&str]) -> FixtureDiff {
+pub fn diff_of(
+    expected: &str,
+    actual: &str,
+    changed_paths: &[&str],
+    invisible: &[&str],
+) -> FixtureDiff {
     let diff = TextDiff::from_lines(expected, actual);
     let mut rows = Vec::new();
     let (mut added, mut removed) = (0, 0);
@@ -58,7 +63,11 @@ pub fn diff_of(expected: &str, actual: &str, changed_paths: &[&str], invisible: 
         }
     }
     FixtureDiff {
-        unified: diff.unified_diff().context_radius(3).header("expected", "actual").to_string(),
+        unified: diff
+            .unified_diff()
+            .context_radius(3)
+            .header("expected", "actual")
+            .to_string(),
         changed_paths: changed_paths.iter().map(|s| s.to_string()).collect(),
         invisible: invisible.iter().map(|s| s.to_string()).collect(),
         rows,
@@ -71,13 +80,33 @@ pub fn diff_of(expected: &str, actual: &str, changed_paths: &[&str], invisible: 
 
 fn rules() -> Vec<RuleInfo> {
     [
-        ("TN001", "UnstableId", "A part keeps one id from its first update to its last."),
-        ("TN004", "MissingRawOutput", "Every completed part carries its raw output or an error."),
-        ("TN010", "StateRegression", "A part's state only moves forward; a terminal state never reverts."),
-        ("TN013", "RawToolTitle", "Titles are human: no raw tool names or JSON, one line, bounded."),
+        (
+            "TN001",
+            "UnstableId",
+            "A part keeps one id from its first update to its last.",
+        ),
+        (
+            "TN004",
+            "MissingRawOutput",
+            "Every completed part carries its raw output or an error.",
+        ),
+        (
+            "TN010",
+            "StateRegression",
+            "A part's state only moves forward; a terminal state never reverts.",
+        ),
+        (
+            "TN013",
+            "RawToolTitle",
+            "Titles are human: no raw tool names or JSON, one line, bounded.",
+        ),
     ]
     .into_iter()
-    .map(|(code, name, summary)| RuleInfo { code: code.into(), name: name.into(), summary: summary.into() })
+    .map(|(code, name, summary)| RuleInfo {
+        code: code.into(),
+        name: name.into(),
+        summary: summary.into(),
+    })
     .collect()
 }
 
@@ -99,7 +128,10 @@ fn fixture(provider: &str, name: &str, status: Status) -> FixtureResult {
     }
 }
 
-#[expect(clippy::too_many_arguments, reason = "a test-data constructor mirroring the struct")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a test-data constructor mirroring the struct"
+)]
 fn violation(
     provider: &str,
     fixture: &str,
@@ -155,7 +187,12 @@ pub fn sample_report() -> Report {
         serde_json::to_string(&hostile("total 0")).expect("a string serializes"),
         ONERROR_PAYLOAD.replace('"', "\\\""),
     );
-    xss.diff = Some(diff_of(expected, &actual, &["/parts/0/rawOutput", "/parts/0/title"], &[]));
+    xss.diff = Some(diff_of(
+        expected,
+        &actual,
+        &["/parts/0/rawOutput", "/parts/0/title"],
+        &[],
+    ));
     xss.violations = vec![
         violation(
             "claude",
@@ -185,13 +222,21 @@ pub fn sample_report() -> Report {
             SCRIPT_PAYLOAD.replace('\'', "\\u0027")
         ),
     );
-    xss.raw_lines.insert(9, hostile("{\"type\":\"user\",\"content\":\"").replace('"', "\\\""));
+    xss.raw_lines.insert(
+        9,
+        hostile("{\"type\":\"user\",\"content\":\"").replace('"', "\\\""),
+    );
     xss.parts = 2;
     fixtures.push(xss);
 
     let mut big = fixture("claude", "long-session", Status::Fail);
     let (e, a) = large_docs(300);
-    big.diff = Some(diff_of(&e, &a, &["/parts/0/title", "/parts/1/title", "/parts/2/title"], &[]));
+    big.diff = Some(diff_of(
+        &e,
+        &a,
+        &["/parts/0/title", "/parts/1/title", "/parts/2/title"],
+        &[],
+    ));
     big.parts = 300;
     big.raw_bytes = 4_718_592;
     big.duration_ms = 840;
@@ -202,7 +247,10 @@ pub fn sample_report() -> Report {
         "{\n  \"parts\": []\n}\n",
         "{\n  \"parts\": []\n}",
         &[],
-        &["the expected file uses CRLF line endings", "the actual output has no trailing newline"],
+        &[
+            "the expected file uses CRLF line endings",
+            "the actual output has no trailing newline",
+        ],
     ));
     fixtures.push(crlf);
 
@@ -224,7 +272,10 @@ pub fn sample_report() -> Report {
         "state moved from completed back to running",
         Some("codex re-sends exec_command_begin after approval <upstream #123>"),
     )];
-    known.raw_lines.insert(14, "{\"type\":\"exec_command_begin\",\"call_id\":\"call_7\"}".into());
+    known.raw_lines.insert(
+        14,
+        "{\"type\":\"exec_command_begin\",\"call_id\":\"call_7\"}".into(),
+    );
     fixtures.push(known);
 
     fixtures.push(fixture("codex", "mcp-tools", Status::Pass));
@@ -236,7 +287,10 @@ pub fn sample_report() -> Report {
     fixtures.push(fixed);
 
     let mut missing = fixture("opencode", "new-sample", Status::Fail);
-    missing.message = Some("no expected file: run `toolnorm accept` to create expected/opencode/new-sample.json".into());
+    missing.message = Some(
+        "no expected file: run `toolnorm accept` to create expected/opencode/new-sample.json"
+            .into(),
+    );
     fixtures.push(missing);
 
     fixtures.push(fixture("opencode", "sessions/nested", Status::Pass));
@@ -262,8 +316,16 @@ pub fn sample_report() -> Report {
         errored: count(&fixtures, Status::Error),
         xfailed: count(&fixtures, Status::Xfail),
         xpassed: count(&fixtures, Status::Xpass),
-        violations: fixtures.iter().flat_map(|f| &f.violations).filter(|v| !v.known).count() as u32,
-        known_violations: fixtures.iter().flat_map(|f| &f.violations).filter(|v| v.known).count() as u32,
+        violations: fixtures
+            .iter()
+            .flat_map(|f| &f.violations)
+            .filter(|v| !v.known)
+            .count() as u32,
+        known_violations: fixtures
+            .iter()
+            .flat_map(|f| &f.violations)
+            .filter(|v| v.known)
+            .count() as u32,
         orphans: 3,
         strict: true,
         exit_code: 1,
@@ -306,15 +368,21 @@ fn matrix_of(fixtures: &[FixtureResult]) -> Vec<MatrixCell> {
     let mut cells: BTreeMap<(String, String), MatrixCell> = BTreeMap::new();
     for f in fixtures.iter().filter(|f| f.status != Status::Error) {
         for rule in rules() {
-            let cell = cells.entry((f.provider.clone(), rule.code.clone())).or_insert_with(|| MatrixCell {
-                provider: f.provider.clone(),
-                rule: rule.code.clone(),
-                checked: 0,
-                violations: 0,
-                known: 0,
-            });
+            let cell = cells
+                .entry((f.provider.clone(), rule.code.clone()))
+                .or_insert_with(|| MatrixCell {
+                    provider: f.provider.clone(),
+                    rule: rule.code.clone(),
+                    checked: 0,
+                    violations: 0,
+                    known: 0,
+                });
             cell.checked += 1;
-            let of_rule: Vec<_> = f.violations.iter().filter(|v| v.rule == rule.code).collect();
+            let of_rule: Vec<_> = f
+                .violations
+                .iter()
+                .filter(|v| v.rule == rule.code)
+                .collect();
             if of_rule.iter().any(|v| !v.known) {
                 cell.violations += 1;
             } else if !of_rule.is_empty() {

@@ -9,26 +9,31 @@ use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
     /// ## What it checks
-    /// The ACP frame of every part (`AcpFrame` serialized to JSON) carries `toolName` (non-empty),
-    /// `kind`, `title`, `rawInput` (not null), `metadata` and `timing`; a `complete` part's frame
-    /// carries a non-null `rawOutput` and an `error` part's frame a non-null `error`.
+    /// The ACP frame of every part (`AcpFrame` serialized to JSON) carries all of `toolName`
+    /// (non-empty), `kind`, `title`, `rawInput` (not null), `rawOutput`, `error`, `metadata` and
+    /// `timing` as keys, and an `error` part's frame has a non-null `error`. `rawOutput` may be
+    /// `null` on a `complete` part: the contract's `output` is optional (a web search or a
+    /// command that printed nothing has no result payload, and toolnorm never invents one).
     ///
     /// ## Why
     /// Contract, compatibility path step 2: ACP frames carry `toolName`, `kind`, `title`,
     /// `rawInput`, `rawOutput`, `error`, `metadata`, `timing`. Consumers of the frames read these
-    /// keys without guessing; a finished call whose frame has neither output nor error cannot be
-    /// rendered as finished.
+    /// keys without guessing; a failed call whose frame has no error cannot be rendered as
+    /// failed, and a frame without a tool name cannot be rendered at all.
     ///
     /// ## Example
-    /// Violation: a `complete` part with no `output` → frame `"rawOutput": null`.
-    /// Conforming: `output: ""` for a command that printed nothing.
+    /// Violation: a part `{"state":"error"}` without `error` → frame `"error": null`.
+    /// Conforming: `{"state":"error","error":{"message":"Exit code 1"}}`.
     pub(crate) struct AcpFrameIncomplete {
         code: "TN015",
-        summary: "every ACP frame carries toolName, kind, title, rawInput, rawOutput|error, metadata, timing",
+        summary: "every ACP frame carries toolName, kind, title, rawInput, rawOutput, error, metadata, timing",
         check: check,
     }
 }
 
+/// Keys that must be present in every frame, possibly `null`.
+const KEYS: &[&str] = &["rawOutput", "error"];
+/// Keys that must hold a value in every frame.
 const ALWAYS: &[&str] = &[
     "toolName", "kind", "title", "rawInput", "metadata", "timing",
 ];
@@ -50,6 +55,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         };
         let present = |k: &str| frame.get(k).is_some_and(|v| !v.is_null());
         let mut missing: Vec<&str> = ALWAYS.iter().copied().filter(|k| !present(k)).collect();
+        missing.extend(KEYS.iter().copied().filter(|k| !frame.contains_key(*k)));
         if frame
             .get("toolName")
             .and_then(Value::as_str)
@@ -57,10 +63,8 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         {
             missing.push("toolName (empty)");
         }
-        match part.state {
-            ToolState::Complete if !present("rawOutput") => missing.push("rawOutput"),
-            ToolState::Error if !present("error") => missing.push("error"),
-            _ => {}
+        if part.state == ToolState::Error && !present("error") {
+            missing.push("error");
         }
         if !missing.is_empty() {
             out.push(Finding::new(

@@ -8,7 +8,9 @@ use super::{Finding, RuleContext, declare_rule};
 declare_rule! {
     /// ## What it checks
     /// The part's `kind` agrees with what the tool is: shells (`Bash`, `bash`, Codex
-    /// `commandExecution`, `shell`, `exec_command`) are `bash`; web searches are `web_search`;
+    /// `commandExecution`, `shell`, `exec_command`) are `bash` — or `file_read` for a Codex command
+    /// the provider itself parsed as only reads, listings or searches (its `commandActions` /
+    /// `parsed_cmd`), which is what the command does; web searches are `web_search`;
     /// `Read` is `file_read`; `Write` / `Edit` / patches are `file_write` or `file_edit`;
     /// `Task` / `Agent` / Codex collab calls are `subagent`; todo tools are `todo`; question tools
     /// are `question`; MCP tools named `browser_*` are `browser`, and any other MCP tool is not
@@ -33,8 +35,11 @@ declare_rule! {
 fn expected(id: &str) -> Option<&'static [ToolKind]> {
     use ToolKind::*;
     Some(match id {
-        "bash" | "shell" | "execcommand" | "localshellcall" | "commandexecution"
-        | "execcommandbegin" | "execcommandend" => &[Bash],
+        "bash" => &[Bash],
+        // Codex parses its commands (`commandActions`, `parsed_cmd`): a pure read/list/search is
+        // a file read even though it ran in a shell.
+        "shell" | "execcommand" | "localshellcall" | "commandexecution" | "execcommandbegin"
+        | "execcommandend" => &[Bash, FileRead],
         "read" | "notebookread" => &[FileRead],
         "write" => &[FileWrite, FileEdit],
         "edit" | "multiedit" | "notebookedit" | "applypatch" | "patch" | "filechange"

@@ -73,6 +73,9 @@ pub(crate) struct RawScan {
     pub calls: Vec<RawCall>,
     pub turn_ends: Vec<TurnEnd>,
     index: HashMap<String, usize>,
+    /// `codex exec`: raw item id → (call id in use, finished, uses so far). Item ids restart at
+    /// `item_0` on every resumed run, so one stream can reuse an id for different calls.
+    exec_ids: HashMap<String, (String, bool, u32)>,
 }
 
 impl RawScan {
@@ -465,13 +468,41 @@ fn codex_exec_line(s: &mut RawScan, line: u32, v: &Value, bytes: &[u8]) {
                 return;
             }
             // serde_json keeps the LAST duplicate key; the item's own id is the FIRST one.
-            let id = first_item_id(bytes).or_else(|| str_of(item, "id").map(str::to_owned));
-            if let Some(id) = id {
+            let raw_id = first_item_id(bytes).or_else(|| str_of(item, "id").map(str::to_owned));
+            if let Some(raw_id) = raw_id {
+                let started = str_of(v, "type") == Some("item.started");
+                let id = exec_call_id(s, &raw_id, started);
                 codex_item(s, line, &id, ty, item, None);
+                if str_of(v, "type") == Some("item.completed") {
+                    if let Some(entry) = s.exec_ids.get_mut(&raw_id) {
+                        entry.1 = true;
+                    }
+                }
             }
         }
         Some("turn.completed" | "turn.failed") => s.turn_ends.push(TurnEnd { line, scope: None }),
         _ => {}
+    }
+}
+
+/// The call id for a raw exec item id. A fresh `item.started` of an id whose call already
+/// completed is the next run reusing it: its n-th use is the call `<id>#<n>` (the naming the
+/// normalized output uses for reused ids).
+fn exec_call_id(s: &mut RawScan, raw_id: &str, started: bool) -> String {
+    match s.exec_ids.get_mut(raw_id) {
+        Some((current, finished, uses)) => {
+            if started && *finished {
+                *uses += 1;
+                *current = format!("{raw_id}#{uses}");
+                *finished = false;
+            }
+            current.clone()
+        }
+        None => {
+            s.exec_ids
+                .insert(raw_id.to_owned(), (raw_id.to_owned(), false, 1));
+            raw_id.to_owned()
+        }
     }
 }
 
@@ -894,6 +925,27 @@ mod tests {
                 scope: Some("ses_a".into())
             }]
         );
+    }
+
+    #[test]
+    fn exec_reused_item_ids_are_new_calls() {
+        let s = scan_str(
+            concat!(
+                r#"{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"a","status":"in_progress"}}"#,
+                "\n",
+                r#"{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"a","exit_code":0,"status":"completed"}}"#,
+                "\n",
+                r#"{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"b","status":"in_progress"}}"#,
+                "\n",
+                r#"{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"b","exit_code":3,"status":"failed"}}"#,
+                "\n"
+            ),
+            Dialect::CodexExec,
+        );
+        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["item_0", "item_0#2"]);
+        assert_eq!(s.get("item_0").unwrap().failed_line, None);
+        assert_eq!(s.get("item_0#2").unwrap().failed_line, Some(4));
     }
 
     #[test]

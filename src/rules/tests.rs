@@ -493,8 +493,15 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "TN015",
-            "complete frame without rawOutput",
+            "error frame without error",
             true,
+            CLAUDE_FAILED,
+            bash_doc(with(failed_part(), json!({"error": null}))),
+        ),
+        case(
+            "TN015",
+            "complete frame without output",
+            false,
             CLAUDE_OK,
             bash_doc(with(bash_part(), json!({"output": null}))),
         ),
@@ -503,7 +510,11 @@ fn cases() -> Vec<Case> {
             "empty tool name and null input",
             true,
             CLAUDE_OK,
-            bash_doc(with(bash_part(), json!({"name": "", "input": null}))),
+            {
+                let mut d = bash_doc(with(bash_part(), json!({"name": ""})));
+                d.parts[0].input = Value::Null;
+                d
+            },
         ),
         case("TN015", "complete frame", false, CLAUDE_OK, ok()),
         case(
@@ -719,4 +730,65 @@ fn check_all_shares_one_scan_and_reports_in_registry_order() {
     };
     let found: Vec<String> = check_all(&cx).iter().map(|(r, f)| render(*r, f)).collect();
     insta::assert_snapshot!(found.join("\n"), @"TN011 FailedShownComplete line 2 part t1: the raw stream marks this call failed but the part is `complete`");
+}
+
+/// The raw scan over every real sample in `../shared/fixtures` (when present): every fixture that
+/// holds tool calls yields some, and every call has a positive line. Prints a summary per fixture.
+#[test]
+fn raw_scan_finds_calls_in_the_real_samples() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    if !dir.is_dir() {
+        eprintln!("skipping: ../shared/fixtures is absent");
+        return;
+    }
+    let mut files: Vec<_> = walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| e.into_path())
+        .collect();
+    files.sort();
+    for path in files {
+        let bytes = std::fs::read(&path).expect("readable sample");
+        let input = Input::from_bytes(&bytes);
+        let Ok(dialect) = crate::providers::detect(&input, None) else {
+            eprintln!("{}: dialect not detected", path.display());
+            continue;
+        };
+        let scan = super::raw_calls::scan(&input, dialect);
+        let failed = scan
+            .calls
+            .iter()
+            .filter(|c| c.failed_line.is_some())
+            .count();
+        eprintln!(
+            "{:<70} {:<12} calls {:>3} failed {:>2} turn-ends {:>2}",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
+            dialect.as_str(),
+            scan.calls.len(),
+            failed,
+            scan.turn_ends.len()
+        );
+        assert!(scan.calls.iter().all(|c| c.line >= 1 && !c.id.is_empty()));
+        // Every rule over the real normalizer's output. Printed, not asserted: a finding here is
+        // either a normalizer bug or a rule bug, and is triaged by a person.
+        let opts = crate::providers::NormalizeOptions {
+            dialect: Some(dialect),
+            ..Default::default()
+        };
+        match crate::providers::normalize(&input, opts) {
+            Ok(doc) => {
+                let cx = RuleContext {
+                    provider: dialect.provider(),
+                    dialect,
+                    input: &input,
+                    doc: &doc,
+                };
+                for (rule, f) in check_all(&cx) {
+                    eprintln!("    {}", render(rule, &f));
+                }
+            }
+            Err(e) => eprintln!("    normalize failed: {e}"),
+        }
+    }
 }

@@ -1,12 +1,17 @@
 //! `scenario drift`: re-record one CLI's scenarios with another version into a temporary corpus
 //! and run `toolnorm verify` on them against the current expected outputs, so the report shows
 //! exactly what the new version changed.
+//!
+//! Two recordings of one scenario always differ in wall-clock values (a tool's `timing`), so beside
+//! verify's full report drift writes `drift.md`: per scenario, the diff of the normalized parts of
+//! the committed fixture and of the new one with `timing` left out — only what the release changed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
+use serde_json::Value;
 
 use super::run::{RunOptions, run_scenario};
 use super::spec::{Cli, Scenario};
@@ -28,7 +33,9 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
     let (name, version) = spec.rsplit_once('@').filter(|(n, v)| !n.is_empty() && !v.is_empty()).with_context(|| {
         format!("--cli {spec:?}: expected NAME@VERSION, e.g. claude@2.1.198, codex@0.172.0, opencode@1.18.34")
     })?;
-    let cli = Cli::parse(name).with_context(|| format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex or opencode)"))?;
+    let cli = Cli::parse(name).with_context(|| {
+        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex or opencode)")
+    })?;
     Ok((cli, version.to_owned()))
 }
 
@@ -38,7 +45,13 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
     let chosen: Vec<&Scenario> = all
         .iter()
         .filter(|s| s.agent.cli() == cli)
-        .filter(|s| opts.names.is_empty() || opts.names.iter().any(|n| n.strip_prefix("live-").unwrap_or(n) == s.name))
+        .filter(|s| {
+            opts.names.is_empty()
+                || opts
+                    .names
+                    .iter()
+                    .any(|n| n.strip_prefix("live-").unwrap_or(n) == s.name)
+        })
         .collect();
     if chosen.is_empty() {
         bail!("no scenario of {} matches", cli.display());
@@ -46,7 +59,8 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
     let temp = std::env::temp_dir().join(format!("toolnorm-drift-{}", std::process::id()));
     let corpus = opts.corpus.clone().unwrap_or_else(|| temp.join("corpus"));
     let expected = temp.join("expected");
-    fs::create_dir_all(&expected).with_context(|| format!("failed to create {}", expected.display()))?;
+    fs::create_dir_all(&expected)
+        .with_context(|| format!("failed to create {}", expected.display()))?;
 
     let run_opts = RunOptions {
         corpus: corpus.clone(),
@@ -57,6 +71,8 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
         raw: false,
     };
     let mut recorded = 0;
+    let mut summary = String::new();
+    let mut changed = 0usize;
     for s in &chosen {
         eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
         match run_scenario(s, &run_opts) {
@@ -70,20 +86,59 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
                 if from.exists() {
                     let to = expected.join(&rel);
                     if let Some(p) = to.parent() {
-                        fs::create_dir_all(p).with_context(|| format!("failed to create {}", p.display()))?;
+                        fs::create_dir_all(p)
+                            .with_context(|| format!("failed to create {}", p.display()))?;
                     }
-                    fs::copy(&from, &to).with_context(|| format!("failed to copy {}", from.display()))?;
+                    fs::copy(&from, &to)
+                        .with_context(|| format!("failed to copy {}", from.display()))?;
                 } else {
-                    eprintln!("  note: no expected output {} yet; verify reports it as new", from.display());
+                    eprintln!(
+                        "  note: no expected output {} yet; verify reports it as new",
+                        from.display()
+                    );
                 }
                 recorded += 1;
+                let old = Path::new("corpus")
+                    .join(s.agent.provider())
+                    .join(format!("{}.jsonl.zst", s.fixture_name()));
+                let section = compare(&old, &o.fixture, &s.name);
+                if section.changed {
+                    changed += 1;
+                }
+                eprintln!(
+                    "  {}",
+                    if section.changed {
+                        "changed"
+                    } else {
+                        "unchanged"
+                    }
+                );
+                summary.push_str(&section.text);
             }
-            Err(e) => eprintln!("  error: {}: {e:#}", s.name),
+            Err(e) => {
+                summary.push_str(&format!("## {}\n\nnot re-recorded: {e:#}\n\n", s.name));
+                changed += 1;
+                eprintln!("  error: {}: {e:#}", s.name);
+            }
         }
     }
     if recorded == 0 {
-        bail!("no scenario could be re-recorded with {}@{version}", cli.display());
+        bail!(
+            "no scenario could be re-recorded with {}@{version}",
+            cli.display()
+        );
     }
+    fs::create_dir_all(&opts.reports)
+        .with_context(|| format!("failed to create {}", opts.reports.display()))?;
+    let head = format!(
+        "# Drift: {} {version}\n\n{} scenario(s), {changed} changed. Normalized parts of the committed fixture (`-`) against the new recording (`+`), `timing` left out.\n\n",
+        cli.display(),
+        chosen.len()
+    );
+    let drift_md = opts.reports.join("drift.md");
+    fs::write(&drift_md, format!("{head}{summary}"))
+        .with_context(|| format!("failed to write {}", drift_md.display()))?;
+    println!("{head}{summary}");
     let exe = std::env::current_exe().context("failed to locate the toolnorm executable")?;
     let status = Command::new(exe)
         .arg("verify")
@@ -100,10 +155,87 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
     } else {
         let _ = fs::remove_dir_all(&expected);
     }
-    eprintln!("drift report for {}@{version}: {}", cli.display(), opts.reports.display());
+    eprintln!(
+        "drift of {}@{version}: {changed} of {} scenario(s) changed; {} (verify's full report, rules included: index.html; verify exited {})",
+        cli.display(),
+        chosen.len(),
+        drift_md.display(),
+        status
+            .code()
+            .map_or("by a signal".to_owned(), |c| c.to_string())
+    );
     Ok(match status.code() {
-        Some(0) => exit::SUCCESS,
-        Some(1) => exit::FAILURE,
+        Some(0 | 1) if changed == 0 => exit::SUCCESS,
+        Some(0 | 1) => exit::FAILURE,
         _ => exit::ERROR,
     })
+}
+
+/// One scenario's section of `drift.md`.
+struct Section {
+    changed: bool,
+    text: String,
+}
+
+/// Diff the normalized parts (without `timing`) of the committed and the new fixture.
+fn compare(old: &Path, new: &Path, name: &str) -> Section {
+    let (a, b) = match (parts_text(old), parts_text(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) => {
+            let text = format!("## {name}\n\nno committed fixture to compare: {e:#}\n\n");
+            return Section {
+                changed: true,
+                text,
+            };
+        }
+        (_, Err(e)) => {
+            let text = format!("## {name}\n\nthe new recording does not normalize: {e:#}\n\n");
+            return Section {
+                changed: true,
+                text,
+            };
+        }
+    };
+    if a == b {
+        return Section {
+            changed: false,
+            text: format!("## {name}\n\nunchanged\n\n"),
+        };
+    }
+    let diff = similar::TextDiff::from_lines(&a, &b);
+    let body = diff
+        .unified_diff()
+        .context_radius(3)
+        .header("committed", "new")
+        .to_string();
+    Section {
+        changed: true,
+        text: format!("## {name}\n\n```diff\n{body}```\n\n"),
+    }
+}
+
+/// The normalized parts of a fixture as pretty JSON, wall-clock `timing` removed.
+fn parts_text(path: &Path) -> anyhow::Result<String> {
+    use crate::providers::{Dialect, NormalizeOptions, Provider, normalize};
+    let stream = crate::corpus::load_stream(path)?;
+    let mut opts = NormalizeOptions {
+        provider: None,
+        dialect: None,
+    };
+    if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
+        let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
+        opts.provider = Some(p);
+        opts.dialect = Dialect::parse(d, Some(p)).ok();
+    }
+    let input = stream.input();
+    let doc = normalize(&input, opts).with_context(|| format!("{}", path.display()))?;
+    let mut parts = serde_json::to_value(&doc.parts)?;
+    if let Value::Array(items) = &mut parts {
+        for p in items {
+            if let Some(o) = p.as_object_mut() {
+                o.remove("timing");
+            }
+        }
+    }
+    Ok(serde_json::to_string_pretty(&parts)? + "\n")
 }

@@ -40,10 +40,17 @@ pub fn tools() -> Value {
 
 /// The scripted result of one tool call: `(text, is_error)`.
 pub fn call(name: &str, args: &Value) -> (String, bool) {
-    let arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let arg = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     if args.to_string().contains("fail") {
         let what = match name {
-            "browser_navigate" | "browser_tabs_new" => format!("net::ERR_NAME_NOT_RESOLVED at {}", arg("url")),
+            "browser_navigate" | "browser_tabs_new" => {
+                format!("net::ERR_NAME_NOT_RESOLVED at {}", arg("url"))
+            }
             "artifacts_register" => format!("artifact path not found: {}", arg("path")),
             _ => format!("{name} failed"),
         };
@@ -71,11 +78,17 @@ pub fn call(name: &str, args: &Value) -> (String, bool) {
 /// Answer one JSON-RPC message; `None` for notifications.
 pub fn answer(msg: &Value) -> Option<Value> {
     let id = msg.get("id")?.clone();
-    let method = msg.get("method").and_then(Value::as_str).unwrap_or_default();
+    let method = msg
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
     let result = match method {
         "initialize" => {
-            let version = params.get("protocolVersion").and_then(Value::as_str).unwrap_or(DEFAULT_PROTOCOL);
+            let version = params
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or(DEFAULT_PROTOCOL);
             json!({
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": false}},
@@ -88,13 +101,21 @@ pub fn answer(msg: &Value) -> Option<Value> {
         "resources/templates/list" => json!({"resourceTemplates": []}),
         "prompts/list" => json!({"prompts": []}),
         "tools/call" => {
-            let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
-            let args = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+            let name = params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let args = params
+                .get("arguments")
+                .cloned()
+                .unwrap_or_else(|| json!({}));
             let (text, is_error) = call(name, &args);
             json!({"content": [{"type": "text", "text": text}], "isError": is_error})
         }
         other => {
-            return Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("method not found: {other}")}}));
+            return Some(
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("method not found: {other}")}}),
+            );
         }
     };
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
@@ -109,7 +130,9 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
         }
         let reply = match serde_json::from_str::<Value>(&line) {
             Ok(msg) => answer(&msg),
-            Err(e) => Some(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("parse error: {e}")}})),
+            Err(e) => Some(
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("parse error: {e}")}}),
+            ),
         };
         if let Some(r) = reply {
             writeln!(output, "{r}")?;

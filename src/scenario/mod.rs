@@ -1,10 +1,10 @@
 //! Live scenarios: real agent CLIs (installed from npm at pinned versions) driven offline against
 //! a scripted model server and a fixture MCP server, recorded through `toolnorm record`.
 
+pub mod drift;
 pub mod mcp_server;
 pub mod model_server;
-pub mod spec;
 pub mod npm;
 pub mod process;
 pub mod run;
-pub mod drift;
+pub mod spec;

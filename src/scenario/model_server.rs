@@ -29,7 +29,12 @@ pub struct Script {
 
 impl Script {
     pub fn from_scenario(s: &Scenario) -> Script {
-        Script { turns: s.turns.clone(), subagents: s.subagents.clone(), pages: s.pages.clone(), vars: Vec::new() }
+        Script {
+            turns: s.turns.clone(),
+            subagents: s.subagents.clone(),
+            pages: s.pages.clone(),
+            vars: Vec::new(),
+        }
     }
 
     fn expand(&self, text: &str) -> String {
@@ -69,23 +74,41 @@ impl ModelServer {
     /// Listen on a free loopback port; log requests as JSON lines to `log` when given.
     pub fn start(mut script: Script, log: Option<&Path>) -> io::Result<ModelServer> {
         let server = tiny_http::Server::http("127.0.0.1:0").map_err(io::Error::other)?;
-        let port = server.server_addr().to_ip().map(|a| a.port()).ok_or_else(|| io::Error::other("no ip address"))?;
-        script.vars.push(("base_url".to_owned(), format!("http://127.0.0.1:{port}")));
+        let port = server
+            .server_addr()
+            .to_ip()
+            .map(|a| a.port())
+            .ok_or_else(|| io::Error::other("no ip address"))?;
+        script
+            .vars
+            .push(("base_url".to_owned(), format!("http://127.0.0.1:{port}")));
         let log = match log {
             Some(p) => Some(Mutex::new(File::create(p)?)),
             None => None,
         };
-        let shared = Arc::new(Shared { script, log, seq: Mutex::new(0) });
+        let shared = Arc::new(Shared {
+            script,
+            log,
+            seq: Mutex::new(0),
+        });
         let server = Arc::new(server);
         let accept_server = Arc::clone(&server);
-        let accept = thread::Builder::new().name("model-server".into()).spawn(move || {
-            for request in accept_server.incoming_requests() {
-                let shared = Arc::clone(&shared);
-                // One thread per request: a CLI may hold a stream open while its subagent asks.
-                let _ = thread::Builder::new().name("model-request".into()).spawn(move || handle(&shared, request));
-            }
-        })?;
-        Ok(ModelServer { server, port, accept: Some(accept) })
+        let accept = thread::Builder::new()
+            .name("model-server".into())
+            .spawn(move || {
+                for request in accept_server.incoming_requests() {
+                    let shared = Arc::clone(&shared);
+                    // One thread per request: a CLI may hold a stream open while its subagent asks.
+                    let _ = thread::Builder::new()
+                        .name("model-request".into())
+                        .spawn(move || handle(&shared, request));
+                }
+            })?;
+        Ok(ModelServer {
+            server,
+            port,
+            accept: Some(accept),
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -123,7 +146,8 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
     let _ = request.as_reader().read_to_end(&mut raw);
     let body: Option<Value> = serde_json::from_slice(&raw).ok();
 
-    let (status, content_type, text, reply_meta) = route(&shared.script, &method, &path, body.as_ref());
+    let (status, content_type, text, reply_meta) =
+        route(&shared.script, &method, &path, body.as_ref());
 
     if let Some(log) = &shared.log {
         let seq = {
@@ -172,7 +196,12 @@ fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Rou
             return (200, ct, page.body.clone(), None);
         }
         if path == "/v1/models" || path == "/models" {
-            return (200, "application/json", json!({"object": "list", "data": []}).to_string(), None);
+            return (
+                200,
+                "application/json",
+                json!({"object": "list", "data": []}).to_string(),
+                None,
+            );
         }
     }
     if method == "HEAD" {
@@ -184,7 +213,12 @@ fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Rou
             "/v1/responses" | "/responses" => Some(Api::Responses),
             "/v1/chat/completions" | "/chat/completions" => Some(Api::ChatCompletions),
             "/v1/messages/count_tokens" => {
-                return (200, "application/json", json!({"input_tokens": 42}).to_string(), None);
+                return (
+                    200,
+                    "application/json",
+                    json!({"input_tokens": 42}).to_string(),
+                    None,
+                );
             }
             _ => None,
         };
@@ -197,7 +231,8 @@ fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Rou
             return (200, r.content_type, r.body, Some((r.script, r.turn)));
         }
     }
-    let err = json!({"error": {"type": "not_found", "message": format!("no route for {method} {path}")}});
+    let err =
+        json!({"error": {"type": "not_found", "message": format!("no route for {method} {path}")}});
     (404, "application/json", err.to_string(), None)
 }
 
@@ -220,16 +255,33 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
     }
     if !req.has_tools {
         // Title generation, summaries, quota probes: plain text, never a tool call.
-        let turn = Turn { text: Some("Scripted session".into()), tools: vec![] };
-        return Reply { script: "title".into(), turn: None, content_type: "text/event-stream", body: render(api, &turn, "x", 0) };
+        let turn = Turn {
+            text: Some("Scripted session".into()),
+            tools: vec![],
+        };
+        return Reply {
+            script: "title".into(),
+            turn: None,
+            content_type: "text/event-stream",
+            body: render(api, &turn, "x", 0, &[]),
+        };
     }
-    let (label, sid, turns) = match script.subagents.iter().enumerate().find(|(_, s)| req.user_text.contains(&s.marker)) {
+    let (label, sid, turns) = match script
+        .subagents
+        .iter()
+        .enumerate()
+        .find(|(_, s)| req.user_text.contains(&s.marker))
+    {
         Some((i, s)) => (format!("subagent:{}", s.marker), format!("a{i}"), &s.turns),
         None => ("main".to_owned(), "m".to_owned(), &script.turns),
     };
     let index = req.turns_done;
-    let done = Turn { text: Some("Done.".into()), tools: vec![] };
+    let done = Turn {
+        text: Some("Done.".into()),
+        tools: vec![],
+    };
     let mut turn = turns.get(index).unwrap_or(&done).clone();
+    let protect: Vec<String> = script.vars.iter().map(|(_, v)| v.clone()).collect();
     for call in &mut turn.tools {
         call.input = expand_value(script, &call.input);
     }
@@ -237,7 +289,7 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
         script: label,
         turn: (index < turns.len()).then_some(index),
         content_type: "text/event-stream",
-        body: render(api, &turn, &sid, index),
+        body: render(api, &turn, &sid, index, &protect),
     }
 }
 
@@ -245,7 +297,11 @@ fn expand_value(script: &Script, v: &Value) -> Value {
     match v {
         Value::String(s) => Value::String(script.expand(s)),
         Value::Array(a) => Value::Array(a.iter().map(|x| expand_value(script, x)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), expand_value(script, x))).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), expand_value(script, x)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -265,13 +321,20 @@ impl Request {
         let tools = body.get("tools").and_then(Value::as_array);
         let has_tools = tools.is_some_and(|t| !t.is_empty());
         let web_search_server_tool = tools.is_some_and(|t| {
-            t.iter().any(|x| x.get("type").and_then(Value::as_str).is_some_and(|ty| ty.starts_with("web_search")))
+            t.iter().any(|x| {
+                x.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|ty| ty.starts_with("web_search"))
+            })
         });
         let history = match api {
             Api::Responses => body.get("input"),
             _ => body.get("messages"),
         };
-        let items: &[Value] = history.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let items: &[Value] = history
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         let mut user_text = String::new();
         let mut seen_assistant = false;
         let mut assistant_turns = 0usize;
@@ -284,7 +347,13 @@ impl Request {
                     role == Some("assistant")
                         || matches!(
                             ty,
-                            Some("function_call" | "custom_tool_call" | "web_search_call" | "reasoning" | "local_shell_call")
+                            Some(
+                                "function_call"
+                                    | "custom_tool_call"
+                                    | "web_search_call"
+                                    | "reasoning"
+                                    | "local_shell_call"
+                            )
                         )
                 }
                 _ => role == Some("assistant"),
@@ -305,7 +374,12 @@ impl Request {
         let mut max_scripted = None::<usize>;
         scan_ids(history.unwrap_or(&Value::Null), &mut max_scripted);
         let turns_done = max_scripted.map_or(assistant_turns, |t| t + 1);
-        Request { has_tools, web_search_server_tool, user_text, turns_done }
+        Request {
+            has_tools,
+            web_search_server_tool,
+            user_text,
+            turns_done,
+        }
     }
 }
 
@@ -341,9 +415,12 @@ fn scan_ids(v: &Value, max: &mut Option<usize>) {
         Value::Array(a) => a.iter().for_each(|x| scan_ids(x, max)),
         Value::Object(o) => {
             for (k, x) in o {
-                if matches!(k.as_str(), "id" | "call_id" | "tool_use_id" | "tool_call_id" | "toolCallId") {
-                    scan_ids(x, max);
-                } else if x.is_array() || x.is_object() {
+                // Only id fields count: a scripted id quoted in text must not advance the turn.
+                let id_field = matches!(
+                    k.as_str(),
+                    "id" | "call_id" | "tool_use_id" | "tool_call_id" | "toolCallId"
+                );
+                if id_field || x.is_array() || x.is_object() {
                     scan_ids(x, max);
                 }
             }
@@ -369,11 +446,11 @@ fn call_id(prefix: &str, sid: &str, turn: usize, n: usize) -> String {
     format!("{prefix}_{sid}_tn{turn}c{n}")
 }
 
-fn render(api: Api, turn: &Turn, sid: &str, index: usize) -> String {
+fn render(api: Api, turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     match api {
-        Api::Anthropic => anthropic(turn, sid, index),
-        Api::Responses => responses(turn, sid, index),
-        Api::ChatCompletions => chat(turn, sid, index),
+        Api::Anthropic => anthropic(turn, sid, index, protect),
+        Api::Responses => responses(turn, sid, index, protect),
+        Api::ChatCompletions => chat(turn, sid, index, protect),
     }
 }
 
@@ -384,6 +461,32 @@ fn pieces(s: &str, size: usize) -> Vec<String> {
         return vec![String::new()];
     }
     chars.chunks(size).map(|c| c.iter().collect()).collect()
+}
+
+/// Split tool arguments into streaming pieces, never inside an expanded placeholder value: a
+/// scratch path cut across two deltas could not be redacted by the recorder.
+fn arg_pieces(s: &str, size: usize, protect: &[String]) -> Vec<String> {
+    let mut ranges = Vec::new();
+    for v in protect.iter().filter(|v| !v.is_empty()) {
+        ranges.extend(s.match_indices(v.as_str()).map(|(i, m)| (i, i + m.len())));
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < s.len() {
+        let mut end = (start + size).min(s.len());
+        while !s.is_char_boundary(end) {
+            end += 1;
+        }
+        while let Some(&(_, b)) = ranges.iter().find(|&&(a, b)| a < end && end < b) {
+            end = b;
+        }
+        out.push(s[start..end].to_owned());
+        start = end;
+    }
+    if out.is_empty() {
+        out.push(String::new());
+    }
+    out
 }
 
 fn sse(out: &mut String, event: &str, data: &Value) {
@@ -403,7 +506,7 @@ fn args_json(call: &ToolCall) -> String {
 
 const MODEL: &str = "scripted-model";
 
-fn anthropic(turn: &Turn, sid: &str, index: usize) -> String {
+fn anthropic(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let msg_id = format!("msg_{sid}_turn{index}");
     sse(
@@ -415,11 +518,23 @@ fn anthropic(turn: &Turn, sid: &str, index: usize) -> String {
     );
     let mut block = 0;
     if let Some(text) = &turn.text {
-        sse(&mut out, "content_block_start", &json!({"type": "content_block_start", "index": block, "content_block": {"type": "text", "text": ""}}));
+        sse(
+            &mut out,
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": block, "content_block": {"type": "text", "text": ""}}),
+        );
         for p in pieces(text, 24) {
-            sse(&mut out, "content_block_delta", &json!({"type": "content_block_delta", "index": block, "delta": {"type": "text_delta", "text": p}}));
+            sse(
+                &mut out,
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": block, "delta": {"type": "text_delta", "text": p}}),
+            );
         }
-        sse(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": block}));
+        sse(
+            &mut out,
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": block}),
+        );
         block += 1;
     }
     for (n, call) in turn.tools.iter().enumerate() {
@@ -429,13 +544,25 @@ fn anthropic(turn: &Turn, sid: &str, index: usize) -> String {
             "content_block_start",
             &json!({"type": "content_block_start", "index": block, "content_block": {"type": "tool_use", "id": id, "name": call.name, "input": {}}}),
         );
-        for p in pieces(&args_json(call), 40) {
-            sse(&mut out, "content_block_delta", &json!({"type": "content_block_delta", "index": block, "delta": {"type": "input_json_delta", "partial_json": p}}));
+        for p in arg_pieces(&args_json(call), 40, protect) {
+            sse(
+                &mut out,
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": block, "delta": {"type": "input_json_delta", "partial_json": p}}),
+            );
         }
-        sse(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": block}));
+        sse(
+            &mut out,
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": block}),
+        );
         block += 1;
     }
-    let stop = if turn.tools.is_empty() { "end_turn" } else { "tool_use" };
+    let stop = if turn.tools.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
     sse(
         &mut out,
         "message_delta",
@@ -456,28 +583,64 @@ fn anthropic_web_search(query: &str) -> String {
             "usage": {"input_tokens": 50, "output_tokens": 1}}}),
     );
     let input = json!({"query": query}).to_string();
-    sse(&mut out, "content_block_start", &json!({"type": "content_block_start", "index": 0,
-        "content_block": {"type": "server_tool_use", "id": "srvtoolu_scripted_1", "name": "web_search", "input": {}}}));
-    sse(&mut out, "content_block_delta", &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input}}));
-    sse(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": 0}));
+    sse(
+        &mut out,
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": 0,
+        "content_block": {"type": "server_tool_use", "id": "srvtoolu_scripted_1", "name": "web_search", "input": {}}}),
+    );
+    sse(
+        &mut out,
+        "content_block_delta",
+        &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input}}),
+    );
+    sse(
+        &mut out,
+        "content_block_stop",
+        &json!({"type": "content_block_stop", "index": 0}),
+    );
     let results = json!([
         {"type": "web_search_result", "title": format!("{query} - Example News"), "url": "https://news.example.org/top", "encrypted_content": "c2NyaXB0ZWQ=", "page_age": "1 hour ago"},
         {"type": "web_search_result", "title": "Updated: world headlines", "url": "https://wire.example.com/world", "encrypted_content": "c2NyaXB0ZWQ=", "page_age": "2 hours ago"}
     ]);
-    sse(&mut out, "content_block_start", &json!({"type": "content_block_start", "index": 1,
-        "content_block": {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_scripted_1", "content": results}}));
-    sse(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": 1}));
-    sse(&mut out, "content_block_start", &json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}));
-    sse(&mut out, "content_block_delta", &json!({"type": "content_block_delta", "index": 2,
-        "delta": {"type": "text_delta", "text": format!("Top results for {query}: Example News and a world headlines page.")}}));
-    sse(&mut out, "content_block_stop", &json!({"type": "content_block_stop", "index": 2}));
-    sse(&mut out, "message_delta", &json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
-        "usage": {"output_tokens": 30, "server_tool_use": {"web_search_requests": 1}}}));
+    sse(
+        &mut out,
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": 1,
+        "content_block": {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_scripted_1", "content": results}}),
+    );
+    sse(
+        &mut out,
+        "content_block_stop",
+        &json!({"type": "content_block_stop", "index": 1}),
+    );
+    sse(
+        &mut out,
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+    );
+    sse(
+        &mut out,
+        "content_block_delta",
+        &json!({"type": "content_block_delta", "index": 2,
+        "delta": {"type": "text_delta", "text": format!("Top results for {query}: Example News and a world headlines page.")}}),
+    );
+    sse(
+        &mut out,
+        "content_block_stop",
+        &json!({"type": "content_block_stop", "index": 2}),
+    );
+    sse(
+        &mut out,
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+        "usage": {"output_tokens": 30, "server_tool_use": {"web_search_requests": 1}}}),
+    );
     sse(&mut out, "message_stop", &json!({"type": "message_stop"}));
     out
 }
 
-fn responses(turn: &Turn, sid: &str, index: usize) -> String {
+fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let resp_id = format!("resp_{sid}_turn{index}");
     let mut seq = 0u64;
@@ -487,20 +650,48 @@ fn responses(turn: &Turn, sid: &str, index: usize) -> String {
         seq += 1;
         sse(out, ty, &data);
     };
-    ev(&mut out, "response.created", json!({"response": {"id": resp_id, "object": "response", "status": "in_progress", "model": MODEL, "output": []}}));
+    ev(
+        &mut out,
+        "response.created",
+        json!({"response": {"id": resp_id, "object": "response", "status": "in_progress", "model": MODEL, "output": []}}),
+    );
     let mut output = Vec::new();
     let mut oi = 0usize;
     if let Some(text) = &turn.text {
         let id = format!("msg_{sid}_turn{index}");
-        ev(&mut out, "response.output_item.added", json!({"output_index": oi, "item": {"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []}}));
-        ev(&mut out, "response.content_part.added", json!({"output_index": oi, "item_id": id, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}));
+        ev(
+            &mut out,
+            "response.output_item.added",
+            json!({"output_index": oi, "item": {"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []}}),
+        );
+        ev(
+            &mut out,
+            "response.content_part.added",
+            json!({"output_index": oi, "item_id": id, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+        );
         for p in pieces(text, 24) {
-            ev(&mut out, "response.output_text.delta", json!({"output_index": oi, "item_id": id, "content_index": 0, "delta": p}));
+            ev(
+                &mut out,
+                "response.output_text.delta",
+                json!({"output_index": oi, "item_id": id, "content_index": 0, "delta": p}),
+            );
         }
-        ev(&mut out, "response.output_text.done", json!({"output_index": oi, "item_id": id, "content_index": 0, "text": text}));
+        ev(
+            &mut out,
+            "response.output_text.done",
+            json!({"output_index": oi, "item_id": id, "content_index": 0, "text": text}),
+        );
         let item = json!({"type": "message", "id": id, "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]});
-        ev(&mut out, "response.content_part.done", json!({"output_index": oi, "item_id": id, "content_index": 0, "part": item["content"][0].clone()}));
-        ev(&mut out, "response.output_item.done", json!({"output_index": oi, "item": item.clone()}));
+        ev(
+            &mut out,
+            "response.content_part.done",
+            json!({"output_index": oi, "item_id": id, "content_index": 0, "part": item["content"][0].clone()}),
+        );
+        ev(
+            &mut out,
+            "response.output_item.done",
+            json!({"output_index": oi, "item": item.clone()}),
+        );
         output.push(item);
         oi += 1;
     }
@@ -514,11 +705,23 @@ fn responses(turn: &Turn, sid: &str, index: usize) -> String {
                 if let Some(ns) = &call.namespace {
                     added["namespace"] = json!(ns);
                 }
-                ev(&mut out, "response.output_item.added", json!({"output_index": oi, "item": added.clone()}));
-                for p in pieces(&args, 40) {
-                    ev(&mut out, "response.function_call_arguments.delta", json!({"output_index": oi, "item_id": id, "delta": p}));
+                ev(
+                    &mut out,
+                    "response.output_item.added",
+                    json!({"output_index": oi, "item": added.clone()}),
+                );
+                for p in arg_pieces(&args, 40, protect) {
+                    ev(
+                        &mut out,
+                        "response.function_call_arguments.delta",
+                        json!({"output_index": oi, "item_id": id, "delta": p}),
+                    );
                 }
-                ev(&mut out, "response.function_call_arguments.done", json!({"output_index": oi, "item_id": id, "arguments": args}));
+                ev(
+                    &mut out,
+                    "response.function_call_arguments.done",
+                    json!({"output_index": oi, "item_id": id, "arguments": args}),
+                );
                 let mut done = added;
                 done["arguments"] = json!(args);
                 done["status"] = json!("completed");
@@ -528,11 +731,23 @@ fn responses(turn: &Turn, sid: &str, index: usize) -> String {
                 let input = args_json(call);
                 let id = call_id("ctc", sid, index, n);
                 let added = json!({"type": "custom_tool_call", "id": id, "call_id": cid, "name": call.name, "input": "", "status": "in_progress"});
-                ev(&mut out, "response.output_item.added", json!({"output_index": oi, "item": added.clone()}));
-                for p in pieces(&input, 40) {
-                    ev(&mut out, "response.custom_tool_call_input.delta", json!({"output_index": oi, "item_id": id, "delta": p}));
+                ev(
+                    &mut out,
+                    "response.output_item.added",
+                    json!({"output_index": oi, "item": added.clone()}),
+                );
+                for p in arg_pieces(&input, 40, protect) {
+                    ev(
+                        &mut out,
+                        "response.custom_tool_call_input.delta",
+                        json!({"output_index": oi, "item_id": id, "delta": p}),
+                    );
                 }
-                ev(&mut out, "response.custom_tool_call_input.done", json!({"output_index": oi, "item_id": id, "input": input}));
+                ev(
+                    &mut out,
+                    "response.custom_tool_call_input.done",
+                    json!({"output_index": oi, "item_id": id, "input": input}),
+                );
                 let mut done = added;
                 done["input"] = json!(input);
                 done["status"] = json!("completed");
@@ -540,14 +755,34 @@ fn responses(turn: &Turn, sid: &str, index: usize) -> String {
             }
             CallKind::WebSearch => {
                 let id = call_id("ws", sid, index, n);
-                ev(&mut out, "response.output_item.added", json!({"output_index": oi, "item": {"type": "web_search_call", "id": id, "status": "in_progress"}}));
-                ev(&mut out, "response.web_search_call.in_progress", json!({"output_index": oi, "item_id": id}));
-                ev(&mut out, "response.web_search_call.searching", json!({"output_index": oi, "item_id": id}));
-                ev(&mut out, "response.web_search_call.completed", json!({"output_index": oi, "item_id": id}));
+                ev(
+                    &mut out,
+                    "response.output_item.added",
+                    json!({"output_index": oi, "item": {"type": "web_search_call", "id": id, "status": "in_progress"}}),
+                );
+                ev(
+                    &mut out,
+                    "response.web_search_call.in_progress",
+                    json!({"output_index": oi, "item_id": id}),
+                );
+                ev(
+                    &mut out,
+                    "response.web_search_call.searching",
+                    json!({"output_index": oi, "item_id": id}),
+                );
+                ev(
+                    &mut out,
+                    "response.web_search_call.completed",
+                    json!({"output_index": oi, "item_id": id}),
+                );
                 json!({"type": "web_search_call", "id": id, "status": "completed", "action": call.input})
             }
         };
-        ev(&mut out, "response.output_item.done", json!({"output_index": oi, "item": item.clone()}));
+        ev(
+            &mut out,
+            "response.output_item.done",
+            json!({"output_index": oi, "item": item.clone()}),
+        );
         output.push(item);
         oi += 1;
     }
@@ -561,7 +796,7 @@ fn responses(turn: &Turn, sid: &str, index: usize) -> String {
     out
 }
 
-fn chat(turn: &Turn, sid: &str, index: usize) -> String {
+fn chat(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let id = format!("chatcmpl_{sid}_turn{index}");
     let chunk = |delta: Value, finish: Value| {
@@ -573,7 +808,10 @@ fn chat(turn: &Turn, sid: &str, index: usize) -> String {
         out.push_str(&v.to_string());
         out.push_str("\n\n");
     };
-    data(&mut out, &chunk(json!({"role": "assistant", "content": ""}), Value::Null));
+    data(
+        &mut out,
+        &chunk(json!({"role": "assistant", "content": ""}), Value::Null),
+    );
     if let Some(text) = &turn.text {
         for p in pieces(text, 24) {
             data(&mut out, &chunk(json!({"content": p}), Value::Null));
@@ -583,13 +821,26 @@ fn chat(turn: &Turn, sid: &str, index: usize) -> String {
         let cid = call_id("call", sid, index, n);
         data(
             &mut out,
-            &chunk(json!({"tool_calls": [{"index": n, "id": cid, "type": "function", "function": {"name": call.name, "arguments": ""}}]}), Value::Null),
+            &chunk(
+                json!({"tool_calls": [{"index": n, "id": cid, "type": "function", "function": {"name": call.name, "arguments": ""}}]}),
+                Value::Null,
+            ),
         );
-        for p in pieces(&args_json(call), 40) {
-            data(&mut out, &chunk(json!({"tool_calls": [{"index": n, "function": {"arguments": p}}]}), Value::Null));
+        for p in arg_pieces(&args_json(call), 40, protect) {
+            data(
+                &mut out,
+                &chunk(
+                    json!({"tool_calls": [{"index": n, "function": {"arguments": p}}]}),
+                    Value::Null,
+                ),
+            );
         }
     }
-    let finish = if turn.tools.is_empty() { "stop" } else { "tool_calls" };
+    let finish = if turn.tools.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
     data(&mut out, &chunk(json!({}), json!(finish)));
     data(
         &mut out,
@@ -609,6 +860,17 @@ mod tests {
         assert_eq!(scripted_turn(&call_id("toolu", "m", 3, 1)), Some(3));
         assert_eq!(scripted_turn("toolu_01ABC"), None);
         assert_eq!(scripted_turn("call_m_tnxc1"), None);
+    }
+
+    #[test]
+    fn arguments_never_split_a_placeholder_value() {
+        let path = "/tmp/scratch-123/work".to_owned();
+        let args = format!("{{\"file_path\":\"{path}/a.txt\",\"content\":\"x\"}}");
+        for size in 1..12 {
+            let p = arg_pieces(&args, size, std::slice::from_ref(&path));
+            assert_eq!(p.concat(), args);
+            assert!(p.iter().any(|x| x.contains(&path)), "size {size}: {p:?}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::process::{run_with_timeout, Finished};
+use super::process::{Finished, run_with_timeout};
 use super::spec::Cli;
 
 /// Why a CLI could not be installed.
@@ -17,13 +17,20 @@ pub enum InstallError {
     #[error("no cache folder: set XDG_CACHE_HOME or HOME")]
     NoCache,
     #[error("failed to prepare {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("npm install {spec} failed (is the npm registry reachable?):\n{log}")]
     Npm { spec: String, log: String },
     #[error("npm install {spec} timed out after {secs}s (is the npm registry reachable?)")]
     Timeout { spec: String, secs: u64 },
     #[error("npm installed {spec} but {bin} is missing from {dir}")]
-    NoBinary { spec: String, bin: String, dir: PathBuf },
+    NoBinary {
+        spec: String,
+        bin: String,
+        dir: PathBuf,
+    },
 }
 
 /// The root of toolnorm's CLI cache.
@@ -31,7 +38,9 @@ pub fn cache_root() -> Result<PathBuf, InstallError> {
     if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(x).join("toolnorm/clis"));
     }
-    let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).ok_or(InstallError::NoCache)?;
+    let home = std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .ok_or(InstallError::NoCache)?;
     Ok(PathBuf::from(home).join(".cache/toolnorm/clis"))
 }
 
@@ -66,21 +75,44 @@ pub fn ensure(cli: Cli, version: &str) -> Result<PathBuf, InstallError> {
     let mut cmd = Command::new("npm");
     cmd.args(["install", "--prefix"])
         .arg(&dir)
-        .args(["--no-audit", "--no-fund", "--no-save", "--loglevel", "error", &spec])
+        .args([
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+            "--loglevel",
+            "error",
+            &spec,
+        ])
         .stdin(Stdio::null());
     let secs = 600;
     match run_with_timeout(cmd, Duration::from_secs(secs)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(InstallError::NoNpm),
         Err(source) => return Err(InstallError::Io { path: dir, source }),
         Ok(Finished::TimedOut) => return Err(InstallError::Timeout { spec, secs }),
-        Ok(Finished::Exited { success: false, output, .. }) => {
-            let log = String::from_utf8_lossy(&output).lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+        Ok(Finished::Exited {
+            success: false,
+            output,
+            ..
+        }) => {
+            let log = String::from_utf8_lossy(&output)
+                .lines()
+                .rev()
+                .take(15)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n");
             return Err(InstallError::Npm { spec, log });
         }
         Ok(Finished::Exited { success: true, .. }) => {}
     }
     if !bin.exists() {
-        return Err(InstallError::NoBinary { spec, bin: cli.bin().to_owned(), dir });
+        return Err(InstallError::NoBinary {
+            spec,
+            bin: cli.bin().to_owned(),
+            dir,
+        });
     }
     Ok(bin)
 }

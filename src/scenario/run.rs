@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::model_server::{ModelServer, Script};
 use super::npm;
-use super::process::wait_until;
+use super::process::{interrupt, kill_group, spawn_group, wait_for, wait_until};
 use super::spec::{Agent, Cli, Scenario};
 
 /// How `scenario run` records.
@@ -56,16 +56,28 @@ struct Scratch {
 
 impl Scratch {
     fn create(name: &str) -> anyhow::Result<Scratch> {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-        let root = std::env::temp_dir().join(format!("toolnorm-scenario-{name}-{}-{nanos}", std::process::id()));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let root = std::env::temp_dir().join(format!(
+            "toolnorm-scenario-{name}-{}-{nanos}",
+            std::process::id()
+        ));
         let home = root.join("home");
         let work = root.join("work");
         for d in [&home, &work, &root.join("tmp")] {
             fs::create_dir_all(d).with_context(|| format!("failed to create {}", d.display()))?;
         }
         // Canonical paths: the CLIs print resolved paths, and redaction must match them.
-        let root = root.canonicalize().context("failed to resolve the scratch folder")?;
-        Ok(Scratch { home: root.join("home"), work: root.join("work"), root })
+        let root = root
+            .canonicalize()
+            .context("failed to resolve the scratch folder")?;
+        Ok(Scratch {
+            home: root.join("home"),
+            work: root.join("work"),
+            root,
+        })
     }
 }
 
@@ -73,12 +85,31 @@ impl Scratch {
 pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let cli = s.agent.cli();
-    let version = opts.version_override.clone().unwrap_or_else(|| s.cli_version.clone());
-    let bin = npm::ensure(cli, &version).with_context(|| format!("failed to install {}@{version}", cli.package()))?;
+    let version = opts
+        .version_override
+        .clone()
+        .unwrap_or_else(|| s.cli_version.clone());
+    let bin = npm::ensure(cli, &version)
+        .with_context(|| format!("failed to install {}@{version}", cli.package()))?;
 
     let provider_dir = opts.corpus.join(s.agent.provider());
-    fs::create_dir_all(&provider_dir).with_context(|| format!("failed to create {}", provider_dir.display()))?;
-    let fixture = provider_dir.join(format!("{}.{}", s.fixture_name(), if opts.raw { "jsonl" } else { "jsonl.zst" }));
+    fs::create_dir_all(&provider_dir)
+        .with_context(|| format!("failed to create {}", provider_dir.display()))?;
+    // The recorder runs in the scratch workspace: it must get an absolute corpus path.
+    let corpus = opts
+        .corpus
+        .canonicalize()
+        .with_context(|| format!("failed to resolve {}", opts.corpus.display()))?;
+    let opts = &RunOptions {
+        corpus,
+        ..opts.clone()
+    };
+    let provider_dir = opts.corpus.join(s.agent.provider());
+    let fixture = provider_dir.join(format!(
+        "{}.{}",
+        s.fixture_name(),
+        if opts.raw { "jsonl" } else { "jsonl.zst" }
+    ));
     if fixture.exists() && !opts.force {
         bail!("{} exists (use --force to re-record)", fixture.display());
     }
@@ -87,27 +118,51 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     for f in &s.files {
         let p = scratch.work.join(&f.path);
         if let Some(parent) = p.parent() {
-            fs::create_dir_all(parent).with_context(|| format!("failed to create {}", parent.display()))?;
+            fs::create_dir_all(parent)
+                .with_context(|| format!("failed to create {}", parent.display()))?;
         }
         fs::write(&p, &f.content).with_context(|| format!("failed to write {}", p.display()))?;
     }
     let log_path = scratch.root.join("requests.jsonl");
     let mut script = Script::from_scenario(s);
-    script.vars.push(("workspace".to_owned(), scratch.work.display().to_string()));
-    let server = ModelServer::start(script, Some(&log_path)).context("failed to start the scripted model server")?;
+    script
+        .vars
+        .push(("workspace".to_owned(), scratch.work.display().to_string()));
+    let server = ModelServer::start(script, Some(&log_path))
+        .context("failed to start the scripted model server")?;
     let exe = std::env::current_exe().context("failed to locate the toolnorm executable")?;
 
     let mut agent = AgentCommand::new(&bin);
     configure(s, &scratch, &server, &exe, &mut agent)?;
 
-    let header = Header { scenario: &s.name, cli, version: &version, agent: s.agent };
+    let header = Header {
+        scenario: &s.name,
+        model_port: server.port(),
+        cli,
+        version: &version,
+        agent: s.agent,
+    };
     let limit = Duration::from_secs(s.timeout_secs);
     let result = match s.agent {
         Agent::Claude | Agent::CodexExec | Agent::OpencodeRun => {
-            record_wrapped(&exe, &agent, &scratch, &fixture, &header, opts, limit)
+            let interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
+            record_wrapped(
+                &exe,
+                &agent,
+                &scratch,
+                &fixture,
+                &header,
+                opts,
+                limit,
+                interrupt_after,
+            )
         }
-        Agent::CodexAppServer => record_app_server(&exe, &agent, &scratch, &fixture, &header, opts, s, limit),
-        Agent::OpencodeServe => record_serve(&exe, &agent, &scratch, &fixture, &header, opts, s, &server, limit),
+        Agent::CodexAppServer => {
+            record_app_server(&exe, &agent, &scratch, &fixture, &header, opts, s, limit)
+        }
+        Agent::OpencodeServe => record_serve(
+            &exe, &agent, &scratch, &fixture, &header, opts, s, &server, limit,
+        ),
     };
     server.stop();
 
@@ -115,7 +170,8 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     if let Some(dir) = &opts.request_logs {
         fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
         let to = dir.join(format!("{}.requests.jsonl", s.name));
-        fs::write(&to, redact_paths(&log, &scratch)).with_context(|| format!("failed to write {}", to.display()))?;
+        fs::write(&to, redact_paths(&log, &scratch))
+            .with_context(|| format!("failed to write {}", to.display()))?;
     }
     if opts.keep_scratch {
         eprintln!("scratch kept: {}", scratch.root.display());
@@ -123,6 +179,12 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         let _ = fs::remove_dir_all(&scratch.root);
     }
     result?;
+    if !fixture.exists() {
+        bail!(
+            "the recording ended but {} was not written",
+            fixture.display()
+        );
+    }
 
     let mut problems = Vec::new();
     for want in &s.expect_sent {
@@ -130,9 +192,16 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
             problems.push(format!("no request to the model contained {want:?}"));
         }
     }
-    let played = log.lines().filter(|l| l.contains("\"script\":\"main\"")).count();
-    if played < s.turns.len() {
-        problems.push(format!("the CLI asked the model {played} times, the script has {} main turns", s.turns.len()));
+    let played = log
+        .lines()
+        .filter(|l| l.contains("\"script\":\"main\""))
+        .count();
+    // An interrupted session stops before its script ends, by design.
+    if played < s.turns.len() && s.interrupt_after_secs.is_none() {
+        problems.push(format!(
+            "the CLI asked the model {played} times, the script has {} main turns",
+            s.turns.len()
+        ));
     }
     Ok(Outcome {
         name: s.name.clone(),
@@ -158,6 +227,9 @@ fn redact_paths(text: &str, scratch: &Scratch) -> String {
 /// The fixture header's scenario fields.
 struct Header<'a> {
     scenario: &'a str,
+    /// The model server's port (also the page server's), folded to a fixed one in fixtures so
+    /// titles built from URLs do not change from run to run.
+    model_port: u16,
     cli: Cli,
     version: &'a str,
     agent: Agent,
@@ -172,7 +244,11 @@ struct AgentCommand {
 
 impl AgentCommand {
     fn new(bin: &Path) -> AgentCommand {
-        AgentCommand { program: bin.to_owned(), args: Vec::new(), env: Vec::new() }
+        AgentCommand {
+            program: bin.to_owned(),
+            args: Vec::new(),
+            env: Vec::new(),
+        }
     }
     fn arg(&mut self, a: impl Into<String>) -> &mut Self {
         self.args.push(a.into());
@@ -186,28 +262,47 @@ impl AgentCommand {
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).with_context(|| format!("failed to create {}", parent.display()))?;
+        fs::create_dir_all(parent)
+            .with_context(|| format!("failed to create {}", parent.display()))?;
     }
     fs::write(path, text).with_context(|| format!("failed to write {}", path.display()))
 }
 
 const API_KEY: &str = "sk-scripted-model-key";
 
+/// The port written in fixtures in place of the model server's real (free, random) one.
+const STABLE_PORT: u16 = 8080;
+
 /// Write the agent's config files into the scratch folders and fill in its command line.
-fn configure(s: &Scenario, scratch: &Scratch, server: &ModelServer, exe: &Path, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+fn configure(
+    s: &Scenario,
+    scratch: &Scratch,
+    server: &ModelServer,
+    exe: &Path,
+    cmd: &mut AgentCommand,
+) -> anyhow::Result<()> {
     let exe_s = exe.display().to_string();
     let tmp = scratch.root.join("tmp").display().to_string();
-    cmd.env("HOME", scratch.home.display().to_string()).env("TMPDIR", tmp).env("NO_COLOR", "1");
+    cmd.env("HOME", scratch.home.display().to_string())
+        .env("TMPDIR", tmp)
+        .env("NO_COLOR", "1");
     match s.agent {
         Agent::Claude => {
-            write(&scratch.home.join(".claude/settings.json"), &json!({"skipWebFetchPreflight": true}).to_string())?;
+            write(
+                &scratch.home.join(".claude/settings.json"),
+                &json!({"skipWebFetchPreflight": true}).to_string(),
+            )?;
             cmd.env("ANTHROPIC_BASE_URL", server.base_url())
                 .env("ANTHROPIC_API_KEY", API_KEY)
                 .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
                 .env("DISABLE_TELEMETRY", "1")
                 .env("DISABLE_AUTOUPDATER", "1")
                 .env("IS_SANDBOX", "1");
-            cmd.arg("-p").arg(s.prompt.clone()).arg("--output-format").arg("stream-json").arg("--verbose");
+            cmd.arg("-p")
+                .arg(s.prompt.clone())
+                .arg("--output-format")
+                .arg("stream-json")
+                .arg("--verbose");
             match &s.permission_mode {
                 Some(mode) => cmd.arg("--permission-mode").arg(mode.clone()),
                 None => cmd.arg("--dangerously-skip-permissions"),
@@ -231,12 +326,19 @@ fn configure(s: &Scenario, scratch: &Scratch, server: &ModelServer, exe: &Path, 
                 server.base_url()
             );
             if s.mcp {
-                cfg.push_str(&format!("\n[mcp_servers.amalgm]\ncommand = {}\nargs = [\"mcp-fixture-server\"]\n", toml_str(&exe_s)));
+                cfg.push_str(&format!(
+                    "\n[mcp_servers.amalgm]\ncommand = {}\nargs = [\"mcp-fixture-server\"]\n",
+                    toml_str(&exe_s)
+                ));
             }
             write(&codex_home.join("config.toml"), &cfg)?;
-            cmd.env("CODEX_HOME", codex_home.display().to_string()).env("TOOLNORM_SCRIPTED_KEY", API_KEY);
+            cmd.env("CODEX_HOME", codex_home.display().to_string())
+                .env("TOOLNORM_SCRIPTED_KEY", API_KEY);
             if s.agent == Agent::CodexExec {
-                cmd.arg("exec").arg("--json").arg("--skip-git-repo-check").arg("--dangerously-bypass-approvals-and-sandbox");
+                cmd.arg("exec")
+                    .arg("--json")
+                    .arg("--skip-git-repo-check")
+                    .arg("--dangerously-bypass-approvals-and-sandbox");
             } else {
                 cmd.arg("app-server");
             }
@@ -259,11 +361,25 @@ fn configure(s: &Scenario, scratch: &Scratch, server: &ModelServer, exe: &Path, 
             if s.mcp {
                 cfg["mcp"] = json!({"amalgm": {"type": "local", "command": [exe_s, "mcp-fixture-server"], "enabled": true}});
             }
-            write(&scratch.work.join("opencode.json"), &serde_json::to_string_pretty(&cfg)?)?;
-            for (k, d) in [("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"), ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state")] {
+            write(
+                &scratch.work.join("opencode.json"),
+                &serde_json::to_string_pretty(&cfg)?,
+            )?;
+            for (k, d) in [
+                ("XDG_CONFIG_HOME", ".config"),
+                ("XDG_DATA_HOME", ".local/share"),
+                ("XDG_CACHE_HOME", ".cache"),
+                ("XDG_STATE_HOME", ".local/state"),
+            ] {
                 cmd.env(k, scratch.home.join(d).display().to_string());
             }
-            for k in ["OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_LSP_DOWNLOAD", "OPENCODE_DISABLE_DEFAULT_PLUGINS"] {
+            for k in [
+                "OPENCODE_DISABLE_MODELS_FETCH",
+                "OPENCODE_DISABLE_AUTOUPDATE",
+                "OPENCODE_DISABLE_SHARE",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD",
+                "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+            ] {
                 cmd.env(k, "1");
             }
             if s.agent == Agent::OpencodeRun {
@@ -307,7 +423,12 @@ fn base_command(program: &Path, agent: &AgentCommand, scratch: &Scratch) -> Comm
 }
 
 /// `toolnorm record` arguments shared by every mode.
-fn record_args(fixture: &Path, header: &Header, opts: &RunOptions, scratch: &Scratch) -> Vec<String> {
+fn record_args(
+    fixture: &Path,
+    header: &Header,
+    opts: &RunOptions,
+    scratch: &Scratch,
+) -> Vec<String> {
     let mut a = vec![
         "record".to_owned(),
         "--provider".to_owned(),
@@ -319,11 +440,51 @@ fn record_args(fixture: &Path, header: &Header, opts: &RunOptions, scratch: &Scr
         "--scenario".to_owned(),
         header.scenario.to_owned(),
         "--cli".to_owned(),
-        format!("{}@{}", header.cli.display(), header.version),
+        header.cli.display().to_owned(),
+        "--cli-version".to_owned(),
+        header.version.to_owned(),
     ];
-    for (path, to) in [(&scratch.work, "~/work"), (&scratch.home, "~"), (&scratch.root, "~/scratch")] {
-        a.push("--redact-path".to_owned());
-        a.push(format!("{}={to}", path.display()));
+    // Scratch paths fold like home paths; the most specific prefix first.
+    let mut maps = vec![
+        (scratch.work.clone(), "~/work".to_owned()),
+        (scratch.home.clone(), "~".to_owned()),
+        (scratch.root.clone(), "~/scratch".to_owned()),
+    ];
+    // Claude Code names per-project folders after the workspace path with every other character
+    // turned into `-` (`~/.claude/projects/-tmp-…-work`): fold that spelling too.
+    let slug: String = scratch
+        .work
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    maps.push((PathBuf::from(slug), "-work".to_owned()));
+    // OpenCode's session `path` is the workspace without its leading `/`.
+    let relative = scratch
+        .work
+        .display()
+        .to_string()
+        .trim_start_matches('/')
+        .to_owned();
+    maps.push((PathBuf::from(relative), "work".to_owned()));
+    // The CLI cache and the toolnorm binary live under the real user's folders: fold them too.
+    if let Ok(cache) = npm::cache_root() {
+        maps.push((cache, "~/.cache/toolnorm/clis".to_owned()));
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        maps.push((dir, "~/toolnorm-bin".to_owned()));
+    }
+    maps.push((
+        PathBuf::from(format!("127.0.0.1:{}", header.model_port)),
+        format!("127.0.0.1:{STABLE_PORT}"),
+    ));
+    for (path, to) in maps {
+        // `--flag=value`: a slug value starts with `-`.
+        a.push(format!("--map-path={}={to}", path.display()));
     }
     if opts.force {
         a.push("--force".to_owned());
@@ -332,36 +493,78 @@ fn record_args(fixture: &Path, header: &Header, opts: &RunOptions, scratch: &Scr
 }
 
 fn fixture_stem(fixture: &Path) -> String {
-    let n = fixture.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    n.trim_end_matches(".zst").trim_end_matches(".jsonl").to_owned()
+    let n = fixture
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    n.trim_end_matches(".zst")
+        .trim_end_matches(".jsonl")
+        .to_owned()
 }
 
 /// claude -p / codex exec / opencode run: `toolnorm record … -- agent args` (wrap mode).
-fn record_wrapped(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Path, header: &Header, opts: &RunOptions, limit: Duration) -> anyhow::Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn record_wrapped(
+    exe: &Path,
+    agent: &AgentCommand,
+    scratch: &Scratch,
+    fixture: &Path,
+    header: &Header,
+    opts: &RunOptions,
+    limit: Duration,
+    interrupt_after: Option<Duration>,
+) -> anyhow::Result<()> {
     let mut c = if opts.raw {
         let mut c = base_command(&agent.program, agent, scratch);
         c.args(&agent.args);
         c
     } else {
         let mut c = base_command(exe, agent, scratch);
-        c.args(record_args(fixture, header, opts, scratch)).arg("--").arg(&agent.program).args(&agent.args);
+        c.args(record_args(fixture, header, opts, scratch))
+            .arg("--")
+            .arg(&agent.program)
+            .args(&agent.args);
         c
     };
-    c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = spawn_group(&mut c)
+        .with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
-    let status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
+    let mut status = None;
+    let mut limit = limit;
+    if let Some(after) = interrupt_after {
+        status = wait_for(&mut child, after).context("failed to wait for the agent")?;
+        if status.is_none() {
+            interrupt(&child);
+            limit = limit.saturating_sub(after).max(Duration::from_secs(10));
+        }
+    }
+    if status.is_none() {
+        status = wait_until(&mut child, limit).context("failed to wait for the agent")?;
+    }
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     if opts.raw {
-        fs::write(fixture, redact_paths(&String::from_utf8_lossy(&stdout), scratch))
-            .with_context(|| format!("failed to write {}", fixture.display()))?;
+        fs::write(
+            fixture,
+            redact_paths(&String::from_utf8_lossy(&stdout), scratch),
+        )
+        .with_context(|| format!("failed to write {}", fixture.display()))?;
     }
     match status {
-        None => bail!("the agent did not finish within {}s; stderr:\n{}", limit.as_secs(), tail(&stderr)),
+        None => bail!(
+            "the agent did not finish within {}s; stderr:\n{}",
+            limit.as_secs(),
+            tail(&stderr)
+        ),
         Some(st) if !st.success() && stdout.is_empty() => {
-            bail!("the agent exited with {st} and printed nothing; stderr:\n{}", tail(&stderr))
+            bail!(
+                "the agent exited with {st} and printed nothing; stderr:\n{}",
+                tail(&stderr)
+            )
         }
         Some(_) => Ok(()),
     }
@@ -385,37 +588,66 @@ fn tail(bytes: &[u8]) -> String {
 
 /// `codex app-server` through `toolnorm record --proxy`, driven by a small JSON-RPC client.
 #[allow(clippy::too_many_arguments)]
-fn record_app_server(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Path, header: &Header, opts: &RunOptions, s: &Scenario, limit: Duration) -> anyhow::Result<()> {
+fn record_app_server(
+    exe: &Path,
+    agent: &AgentCommand,
+    scratch: &Scratch,
+    fixture: &Path,
+    header: &Header,
+    opts: &RunOptions,
+    s: &Scenario,
+    limit: Duration,
+) -> anyhow::Result<()> {
     let mut c = if opts.raw {
         let mut c = base_command(&agent.program, agent, scratch);
         c.args(&agent.args);
         c
     } else {
         let mut c = base_command(exe, agent, scratch);
-        c.args(record_args(fixture, header, opts, scratch)).arg("--proxy").arg("--").arg(&agent.program).args(&agent.args);
+        c.args(record_args(fixture, header, opts, scratch))
+            .arg("--proxy")
+            .arg("--")
+            .arg(&agent.program)
+            .args(&agent.args);
         c
     };
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = spawn_group(&mut c)
+        .with_context(|| format!("failed to start {}", agent.program.display()))?;
     let err = collect(child.stderr.take());
     let mut raw_lines = Vec::new();
     let driven = drive_app_server(&mut child, &scratch.work, &s.prompt, limit, &mut raw_lines);
     // Closing stdin ends the app-server (and the proxy) cleanly.
     drop(child.stdin.take());
-    let status = wait_until(&mut child, Duration::from_secs(15)).context("failed to wait for codex app-server")?;
+    let status = wait_until(&mut child, Duration::from_secs(15))
+        .context("failed to wait for codex app-server")?;
     let stderr = err.join().unwrap_or_default();
     if opts.raw {
         let text: String = raw_lines.iter().map(|l| format!("{l}\n")).collect();
-        fs::write(fixture, redact_paths(&text, scratch)).with_context(|| format!("failed to write {}", fixture.display()))?;
+        fs::write(fixture, redact_paths(&text, scratch))
+            .with_context(|| format!("failed to write {}", fixture.display()))?;
     }
-    driven.with_context(|| format!("codex app-server session failed; stderr:\n{}", tail(&stderr)))?;
+    driven.with_context(|| {
+        format!(
+            "codex app-server session failed; stderr:\n{}",
+            tail(&stderr)
+        )
+    })?;
     if status.is_none() {
         eprintln!("warning: codex app-server did not exit after its stdin closed; killed");
     }
     Ok(())
 }
 
-fn drive_app_server(child: &mut Child, cwd: &Path, prompt: &str, limit: Duration, seen: &mut Vec<String>) -> anyhow::Result<()> {
+fn drive_app_server(
+    child: &mut Child,
+    cwd: &Path,
+    prompt: &str,
+    limit: Duration,
+    seen: &mut Vec<String>,
+) -> anyhow::Result<()> {
     let deadline = Instant::now() + limit;
     let stdout = child.stdout.take().context("no stdout")?;
     let (tx, rx) = mpsc::channel::<String>();
@@ -441,7 +673,9 @@ fn drive_app_server(child: &mut Child, cwd: &Path, prompt: &str, limit: Duration
             let line = match rx.recv_timeout(left) {
                 Ok(l) => l,
                 Err(mpsc::RecvTimeoutError::Timeout) => bail!("timed out waiting for {what}"),
-                Err(mpsc::RecvTimeoutError::Disconnected) => bail!("codex app-server closed its output before {what}"),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    bail!("codex app-server closed its output before {what}")
+                }
             };
             seen.push(line.clone());
             if let Ok(v) = serde_json::from_str::<Value>(&line) {
@@ -454,47 +688,95 @@ fn drive_app_server(child: &mut Child, cwd: &Path, prompt: &str, limit: Duration
             }
         }
     };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "toolnorm-scenario", "title": "toolnorm scenario", "version": env!("CARGO_PKG_VERSION")}}}))?;
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "toolnorm-scenario", "title": "toolnorm scenario", "version": env!("CARGO_PKG_VERSION")}}}),
+    )?;
     wait_for(&|v| v.get("id") == Some(&json!(1)), "the initialize reply")?;
     send(json!({"jsonrpc": "2.0", "method": "initialized"}))?;
     let cwd_s = cwd.display().to_string();
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "thread/start", "params": {"cwd": cwd_s, "approvalPolicy": "never", "sandbox": "danger-full-access"}}))?;
-    let started = wait_for(&|v| v.get("id") == Some(&json!(2)), "the thread/start reply")?;
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "thread/start", "params": {"cwd": cwd_s, "approvalPolicy": "never", "sandbox": "danger-full-access"}}),
+    )?;
+    let started = wait_for(
+        &|v| v.get("id") == Some(&json!(2)),
+        "the thread/start reply",
+    )?;
     let thread_id = started
         .pointer("/result/thread/id")
         .or_else(|| started.pointer("/result/threadId"))
         .and_then(Value::as_str)
         .context("thread/start returned no thread id")?
         .to_owned();
-    send(json!({"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {"threadId": thread_id, "input": [{"type": "text", "text": prompt}]}}))?;
-    wait_for(&|v| v.get("method").and_then(Value::as_str) == Some("turn/completed"), "turn/completed")?;
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {"threadId": thread_id, "input": [{"type": "text", "text": prompt}]}}),
+    )?;
+    wait_for(
+        &|v| v.get("method").and_then(Value::as_str) == Some("turn/completed"),
+        "turn/completed",
+    )?;
     Ok(())
 }
 
 /// `opencode serve` with its `/event` stream recorded by `toolnorm record --sse` while we post the
 /// session and the message.
 #[allow(clippy::too_many_arguments)]
-fn record_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Path, header: &Header, opts: &RunOptions, s: &Scenario, server: &ModelServer, limit: Duration) -> anyhow::Result<()> {
+fn record_serve(
+    exe: &Path,
+    agent: &AgentCommand,
+    scratch: &Scratch,
+    fixture: &Path,
+    header: &Header,
+    opts: &RunOptions,
+    s: &Scenario,
+    server: &ModelServer,
+    limit: Duration,
+) -> anyhow::Result<()> {
     let _ = server;
     let port = free_port().context("failed to find a free loopback port")?;
     let mut c = base_command(&agent.program, agent, scratch);
     c.args(&agent.args).arg("--port").arg(port.to_string());
-    c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut serve = c.spawn().with_context(|| format!("failed to start {}", agent.program.display()))?;
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut serve = spawn_group(&mut c)
+        .with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(serve.stdout.take());
     let err = collect(serve.stderr.take());
     let result = drive_serve(exe, agent, scratch, fixture, header, opts, s, port, limit);
+    kill_group(&serve);
     let _ = serve.kill();
     let _ = serve.wait();
-    let stderr = [out.join().unwrap_or_default(), err.join().unwrap_or_default()].concat();
-    result.with_context(|| format!("opencode serve session failed; its output:\n{}", tail(&stderr)))
+    let stderr = [
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    ]
+    .concat();
+    result.with_context(|| {
+        format!(
+            "opencode serve session failed; its output:\n{}",
+            tail(&stderr)
+        )
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
-fn drive_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Path, header: &Header, opts: &RunOptions, s: &Scenario, port: u16, limit: Duration) -> anyhow::Result<()> {
+fn drive_serve(
+    exe: &Path,
+    agent: &AgentCommand,
+    scratch: &Scratch,
+    fixture: &Path,
+    header: &Header,
+    opts: &RunOptions,
+    s: &Scenario,
+    port: u16,
+    limit: Duration,
+) -> anyhow::Result<()> {
     let base = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + limit;
-    let http = ureq::AgentBuilder::new().timeout_connect(Duration::from_secs(2)).timeout(Duration::from_secs(30)).build();
+    let http = ureq::AgentBuilder::new()
+        .timeout_connect(Duration::from_secs(2))
+        .timeout(Duration::from_secs(30))
+        .build();
     // Wait until the server answers.
     loop {
         if http.get(&format!("{base}/session")).call().is_ok() {
@@ -510,9 +792,19 @@ fn drive_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Pa
         (None, Some(spawn_raw_sse(&events_url, fixture.to_owned())?))
     } else {
         let mut c = base_command(exe, agent, scratch);
-        c.args(record_args(fixture, header, opts, scratch)).arg("--sse").arg(&events_url).arg("--until").arg("session.idle");
-        c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-        (Some(c.spawn().context("failed to start toolnorm record --sse")?), None)
+        c.args(record_args(fixture, header, opts, scratch))
+            .arg("--sse")
+            .arg(&events_url)
+            // Not `--until session.idle`: a task's child session goes idle before the parent, so
+            // the recording is stopped (SIGINT, a clean finish) once the message call returns.
+            ;
+        c.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        (
+            Some(spawn_group(&mut c).context("failed to start toolnorm record --sse")?),
+            None,
+        )
     };
     // Give the subscriber time to connect before anything happens.
     thread::sleep(Duration::from_millis(700));
@@ -523,8 +815,13 @@ fn drive_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Pa
         .context("failed to create the opencode session")?
         .into_string()
         .context("failed to read the opencode session")?;
-    let session: Value = serde_json::from_str(&session).context("opencode returned a session that is not JSON")?;
-    let sid = session.get("id").and_then(Value::as_str).context("opencode returned a session without an id")?.to_owned();
+    let session: Value =
+        serde_json::from_str(&session).context("opencode returned a session that is not JSON")?;
+    let sid = session
+        .get("id")
+        .and_then(Value::as_str)
+        .context("opencode returned a session without an id")?
+        .to_owned();
     // The message call blocks until the assistant finishes; bound it by the scenario timeout.
     let long = ureq::AgentBuilder::new().timeout(limit).build();
     let message = json!({"parts": [{"type": "text", "text": s.prompt}], "model": {"providerID": "mock", "modelID": "scripted"}});
@@ -532,19 +829,34 @@ fn drive_serve(exe: &Path, agent: &AgentCommand, scratch: &Scratch, fixture: &Pa
         .set("Content-Type", "application/json")
         .send_string(&message.to_string())
         .context("failed to post the message to the opencode session")?;
-    let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(5));
     if let Some(rec) = recorder.as_mut() {
-        match wait_until(rec, left).context("failed to wait for the recorder")? {
+        // The main session's last events (its session.idle) trail the message reply a little.
+        thread::sleep(Duration::from_millis(1500));
+        if let Ok(pid) = libc::pid_t::try_from(rec.id()) {
+            // SAFETY: kill(2) on the recorder we spawned, with a valid signal; no memory effects.
+            unsafe {
+                libc::kill(pid, libc::SIGINT);
+            }
+        }
+        match wait_until(rec, left.min(Duration::from_secs(20)))
+            .context("failed to wait for the recorder")?
+        {
             Some(st) if st.success() => {}
             Some(st) => bail!("toolnorm record --sse exited with {st}"),
-            None => bail!("toolnorm record --sse did not see session.idle in time"),
+            None => bail!("toolnorm record --sse did not stop when interrupted"),
         }
     }
     if let Some((done, stop)) = raw_reader {
         let _ = stop.send(());
         // The reader notices the stop at its next event (opencode sends heartbeats).
-        let text = done.recv_timeout(Duration::from_secs(20)).context("the event reader did not stop")?;
-        fs::write(fixture, redact_paths(&text, scratch)).with_context(|| format!("failed to write {}", fixture.display()))?;
+        let text = done
+            .recv_timeout(Duration::from_secs(20))
+            .context("the event reader did not stop")?;
+        fs::write(fixture, redact_paths(&text, scratch))
+            .with_context(|| format!("failed to write {}", fixture.display()))?;
     }
     Ok(())
 }
@@ -554,7 +866,9 @@ type RawSse = (mpsc::Receiver<String>, mpsc::Sender<()>);
 /// Without the recorder: read the SSE `data:` payloads ourselves, one JSON per line, until the
 /// main session goes idle or we are told to stop.
 fn spawn_raw_sse(url: &str, _fixture: PathBuf) -> anyhow::Result<RawSse> {
-    let resp = ureq::get(url).call().context("failed to subscribe to opencode events")?;
+    let resp = ureq::get(url)
+        .call()
+        .context("failed to subscribe to opencode events")?;
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
     let (done_tx, done_rx) = mpsc::channel::<String>();
     thread::spawn(move || {

@@ -11,9 +11,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     #[error("failed to read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: {source}")]
-    Parse { path: PathBuf, source: Box<toml::de::Error> },
+    Parse {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+    },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
 }
@@ -36,7 +42,13 @@ pub enum Agent {
 
 impl Agent {
     pub fn all() -> [Agent; 5] {
-        [Agent::Claude, Agent::CodexExec, Agent::CodexAppServer, Agent::OpencodeRun, Agent::OpencodeServe]
+        [
+            Agent::Claude,
+            Agent::CodexExec,
+            Agent::CodexAppServer,
+            Agent::OpencodeRun,
+            Agent::OpencodeServe,
+        ]
     }
 
     /// The provider folder of the corpus.
@@ -156,6 +168,10 @@ pub struct Scenario {
     /// record refusals).
     #[serde(default)]
     pub permission_mode: Option<String>,
+    /// Interrupt the agent (SIGINT, as Ctrl-C) this many seconds after it starts: an interrupted
+    /// turn. Only for agents recorded in wrap mode (claude, codex-exec, opencode-run).
+    #[serde(default)]
+    pub interrupt_after_secs: Option<u64>,
     /// Configure the `amalgm` fixture MCP server for the agent.
     #[serde(default)]
     pub mcp: bool,
@@ -256,21 +272,75 @@ pub struct Subagent {
 pub fn known_tools(agent: Agent) -> &'static [&'static str] {
     match agent {
         Agent::Claude => &[
-            "Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch", "Agent", "Task",
-            "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TaskOutput", "TaskStop",
-            "AskUserQuestion", "NotebookEdit", "BashOutput", "KillShell", "ExitPlanMode", "Skill",
-            "mcp__amalgm__browser_navigate", "mcp__amalgm__browser_snapshot", "mcp__amalgm__browser_tabs_new",
+            "Bash",
+            "Read",
+            "Write",
+            "Edit",
+            "Glob",
+            "Grep",
+            "WebFetch",
+            "WebSearch",
+            "Agent",
+            "Task",
+            "TodoWrite",
+            "TaskCreate",
+            "TaskUpdate",
+            "TaskList",
+            "TaskGet",
+            "TaskOutput",
+            "TaskStop",
+            "AskUserQuestion",
+            "NotebookEdit",
+            "BashOutput",
+            "KillShell",
+            "ExitPlanMode",
+            "Skill",
+            "mcp__amalgm__browser_navigate",
+            "mcp__amalgm__browser_snapshot",
+            "mcp__amalgm__browser_tabs_new",
             "mcp__amalgm__artifacts_register",
         ],
         Agent::CodexExec | Agent::CodexAppServer => &[
-            "exec_command", "write_stdin", "shell", "apply_patch", "update_plan", "web_search", "view_image",
-            "spawn_agent", "send_input", "wait", "close_agent", "browser_navigate", "browser_snapshot",
-            "browser_tabs_new", "artifacts_register",
+            "exec_command",
+            "write_stdin",
+            "shell",
+            "apply_patch",
+            "update_plan",
+            "web_search",
+            "view_image",
+            "get_goal",
+            "create_goal",
+            "update_goal",
+            "request_user_input",
+            "tool_search",
+            "spawn_agent",
+            "send_input",
+            "wait",
+            "close_agent",
+            "browser_navigate",
+            "browser_snapshot",
+            "browser_tabs_new",
+            "artifacts_register",
         ],
         Agent::OpencodeRun | Agent::OpencodeServe => &[
-            "bash", "read", "write", "edit", "glob", "grep", "list", "webfetch", "todowrite", "todoread", "task",
-            "question", "patch", "multiedit", "amalgm_browser_navigate", "amalgm_browser_snapshot",
-            "amalgm_browser_tabs_new", "amalgm_artifacts_register",
+            "bash",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "list",
+            "webfetch",
+            "todowrite",
+            "todoread",
+            "task",
+            "question",
+            "patch",
+            "multiedit",
+            "amalgm_browser_navigate",
+            "amalgm_browser_snapshot",
+            "amalgm_browser_tabs_new",
+            "amalgm_artifacts_register",
         ],
     }
 }
@@ -278,12 +348,23 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
 impl Scenario {
     /// Parse one scenario file and check it is usable.
     pub fn load(path: &Path) -> Result<Scenario, SpecError> {
-        let text = fs::read_to_string(path).map_err(|source| SpecError::Read { path: path.to_owned(), source })?;
-        let s: Scenario =
-            toml::from_str(&text).map_err(|e| SpecError::Parse { path: path.to_owned(), source: Box::new(e) })?;
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let text = fs::read_to_string(path).map_err(|source| SpecError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let s: Scenario = toml::from_str(&text).map_err(|e| SpecError::Parse {
+            path: path.to_owned(),
+            source: Box::new(e),
+        })?;
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
         if let Some(message) = s.problem(stem) {
-            return Err(SpecError::Invalid { path: path.to_owned(), message });
+            return Err(SpecError::Invalid {
+                path: path.to_owned(),
+                message,
+            });
         }
         Ok(s)
     }
@@ -291,27 +372,47 @@ impl Scenario {
     /// The first problem found, if any.
     pub fn problem(&self, stem: &str) -> Option<String> {
         if self.name != stem {
-            return Some(format!("name {:?} must equal the file stem {:?}", self.name, stem));
+            return Some(format!(
+                "name {:?} must equal the file stem {:?}",
+                self.name, stem
+            ));
         }
         if self.turns.is_empty() {
             return Some("a scenario needs at least one scripted turn".to_owned());
         }
         let known = known_tools(self.agent);
-        let all_turns = self.turns.iter().chain(self.subagents.iter().flat_map(|s| s.turns.iter()));
+        let all_turns = self
+            .turns
+            .iter()
+            .chain(self.subagents.iter().flat_map(|s| s.turns.iter()));
         for (i, turn) in all_turns.enumerate() {
             if turn.text.is_none() && turn.tools.is_empty() {
                 return Some(format!("turn {} has neither text nor tool calls", i + 1));
             }
             for call in &turn.tools {
                 if !known.contains(&call.name.as_str()) {
-                    return Some(format!("turn {}: tool {:?} is not a tool of {}", i + 1, call.name, self.agent.as_str()));
+                    return Some(format!(
+                        "turn {}: tool {:?} is not a tool of {}",
+                        i + 1,
+                        call.name,
+                        self.agent.as_str()
+                    ));
                 }
-                if call.kind != CallKind::Function && self.agent.api() != crate::scenario::spec::Api::Responses {
-                    return Some(format!("turn {}: call kind {:?} exists only for codex", i + 1, call.kind));
+                if call.kind != CallKind::Function
+                    && self.agent.api() != crate::scenario::spec::Api::Responses
+                {
+                    return Some(format!(
+                        "turn {}: call kind {:?} exists only for codex",
+                        i + 1,
+                        call.kind
+                    ));
                 }
                 match call.kind {
                     CallKind::Custom if !call.input.is_string() => {
-                        return Some(format!("turn {}: a custom tool call's input must be a string", i + 1));
+                        return Some(format!(
+                            "turn {}: a custom tool call's input must be a string",
+                            i + 1
+                        ));
                     }
                     CallKind::Function | CallKind::WebSearch if !call.input.is_object() => {
                         return Some(format!("turn {}: tool input must be a table", i + 1));
@@ -320,13 +421,24 @@ impl Scenario {
                 }
             }
         }
+        if self.interrupt_after_secs.is_some()
+            && matches!(self.agent, Agent::CodexAppServer | Agent::OpencodeServe)
+        {
+            return Some("interrupt_after_secs only works for wrapped agents".to_owned());
+        }
         if self.turns.last().is_some_and(|t| !t.tools.is_empty()) {
             return Some("the last main turn must be text only, so the session ends".to_owned());
         }
         for f in &self.files {
             let p = Path::new(&f.path);
-            if p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
-                return Some(format!("workspace file {:?} must be a relative path inside the workspace", f.path));
+            if p.is_absolute()
+                || p.components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                return Some(format!(
+                    "workspace file {:?} must be a relative path inside the workspace",
+                    f.path
+                ));
             }
         }
         None
@@ -341,7 +453,10 @@ impl Scenario {
 /// Every scenario file under `dir`, sorted by name. Files that fail to parse are returned as errors
 /// beside the good ones so one bad file does not hide the rest.
 pub fn load_dir(dir: &Path) -> Result<Vec<Result<Scenario, SpecError>>, SpecError> {
-    let entries = fs::read_dir(dir).map_err(|source| SpecError::Read { path: dir.to_owned(), source })?;
+    let entries = fs::read_dir(dir).map_err(|source| SpecError::Read {
+        path: dir.to_owned(),
+        source,
+    })?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))

@@ -17,14 +17,21 @@ fn chromium() -> Option<PathBuf> {
     }
     let path = std::env::var_os("PATH")?;
     for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+        for name in [
+            "chromium",
+            "chromium-browser",
+            "google-chrome",
+            "google-chrome-stable",
+        ] {
             let candidate = dir.join(name);
             if candidate.is_file() {
                 return Some(candidate);
             }
         }
     }
-    eprintln!("skipping: no chromium on PATH (run scripts/install-test-deps.sh, or set TOOLNORM_CHROMIUM)");
+    eprintln!(
+        "skipping: no chromium on PATH (run scripts/install-test-deps.sh, or set TOOLNORM_CHROMIUM)"
+    );
     None
 }
 
@@ -44,7 +51,10 @@ impl Run {
     /// Console messages Chromium logged for the page (`...:INFO:CONSOLE:12] "message", source: ...`;
     /// older builds write `CONSOLE(12)`). Errors and warnings alike: a clean report logs nothing.
     fn console(&self) -> Vec<&str> {
-        self.stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
+        self.stderr
+            .lines()
+            .filter(|l| l.contains(":CONSOLE"))
+            .collect()
     }
 }
 
@@ -109,18 +119,45 @@ fn report_opens_with_no_console_errors_and_payloads_inert() {
     let page = write_report(&dir);
     let run = run_chromium(&bin, &page, &["--dump-dom"]);
     let console = run.console();
-    assert!(console.is_empty(), "console output from the report:\n{}", console.join("\n"));
+    assert!(
+        console.is_empty(),
+        "console output from the report:\n{}",
+        console.join("\n")
+    );
     let dom = &run.stdout;
-    assert!(dom.contains("</html>"), "no DOM dumped; chromium said:\n{}", run.stderr);
+    assert!(
+        dom.contains("</html>"),
+        "no DOM dumped; chromium said:\n{}",
+        run.stderr
+    );
     // Our script ran under the policy (its hash matched): it marks the root and shows the filters.
-    assert!(dom.contains("<html lang=\"en\" class=\"js\">"), "the report's script did not run");
-    assert!(dom.contains("id=\"filters\" class=\"filters\">"), "filters still hidden");
-    assert!(dom.contains("showing 11 of 11 fixtures"), "filter count not rendered");
+    assert!(
+        dom.contains("<html lang=\"en\" class=\"js\">"),
+        "the report's script did not run"
+    );
+    assert!(
+        dom.contains("id=\"filters\" class=\"filters\">"),
+        "filters still hidden"
+    );
+    assert!(
+        dom.contains("showing 11 of 11 fixtures"),
+        "filter count not rendered"
+    );
     // The payloads would have renamed the page and left elements behind.
-    assert!(dom.contains("<title>toolnorm verify: failed</title>"), "title changed: a payload ran");
-    assert_eq!(dom.matches("<script").count(), 1, "a script element from provider data");
+    assert!(
+        dom.contains("<title>toolnorm verify: failed</title>"),
+        "title changed: a payload ran"
+    );
+    assert_eq!(
+        dom.matches("<script").count(),
+        1,
+        "a script element from provider data"
+    );
     assert!(!dom.contains("<img"), "an img element from provider data");
-    assert!(dom.contains("document.title='PWNED'"), "the payload should be shown as text");
+    assert!(
+        dom.contains("document.title='PWNED'"),
+        "the payload should be shown as text"
+    );
 }
 
 #[test]
@@ -129,11 +166,27 @@ fn report_reads_with_javascript_disabled() {
     let dir = out_dir().join("nojs");
     std::fs::create_dir_all(&dir).expect("mkdir");
     let page = write_report(&dir);
-    let run = run_chromium(&bin, &page, &["--blink-settings=scriptEnabled=false", "--dump-dom"]);
-    assert!(run.console().is_empty(), "console output:\n{}", run.console().join("\n"));
+    // Headless Chromium has no switch that turns scripting off, so the page loses its one
+    // script element instead: what a browser with JavaScript disabled would run.
+    let html = std::fs::read_to_string(&page).expect("read index.html");
+    let start = html.find("<script>").expect("the report has a script");
+    let end = html[start..].find("</script>").expect("closed") + start + "</script>".len();
+    std::fs::write(&page, format!("{}{}", &html[..start], &html[end..])).expect("write");
+    let run = run_chromium(&bin, &page, &["--dump-dom"]);
+    assert!(
+        run.console().is_empty(),
+        "console output:\n{}",
+        run.console().join("\n")
+    );
     let dom = &run.stdout;
-    assert!(dom.contains("<html lang=\"en\">"), "script ran although disabled");
-    assert!(dom.contains("id=\"filters\" class=\"filters\" hidden"), "filters must stay hidden without JS");
+    assert!(
+        dom.contains("<html lang=\"en\">"),
+        "script ran although disabled"
+    );
+    assert!(
+        dom.contains("id=\"filters\" class=\"filters\" hidden"),
+        "filters must stay hidden without JS"
+    );
     // Everything is there: every fixture, the matrix and both diff views.
     assert_eq!(dom.matches("<details class=\"fx ").count(), 11);
     assert!(dom.contains("class=\"diff d-split\"") && dom.contains("class=\"diff d-inline\""));
@@ -144,7 +197,10 @@ fn screenshots_light_and_dark() {
     let Some(bin) = chromium() else { return };
     let dir = out_dir();
     let page = write_report(&dir);
-    for (name, extra) in [("report-light.png", None), ("report-dark.png", Some("--force-dark-mode"))] {
+    for (name, extra) in [
+        ("report-light.png", None),
+        ("report-dark.png", Some("--force-dark-mode")),
+    ] {
         let shot = dir.join(name);
         let _ = std::fs::remove_file(&shot);
         let mut args = vec![
@@ -155,9 +211,17 @@ fn screenshots_light_and_dark() {
         args.extend(extra.map(str::to_string));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let run = run_chromium(&bin, &page, &args);
-        assert!(run.console().is_empty(), "console output:\n{}", run.console().join("\n"));
-        let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("no screenshot {}: {e}\n{}", shot.display(), run.stderr));
-        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "not a real screenshot");
+        assert!(
+            run.console().is_empty(),
+            "console output:\n{}",
+            run.console().join("\n")
+        );
+        let png = std::fs::read(&shot)
+            .unwrap_or_else(|e| panic!("no screenshot {}: {e}\n{}", shot.display(), run.stderr));
+        assert!(
+            png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+            "not a real screenshot"
+        );
         println!("screenshot: {}", shot.display());
     }
 }
@@ -177,9 +241,14 @@ fn console_capture_sees_a_blocked_script() {
     )
     .expect("write canary");
     let run = run_chromium(&bin, &page, &["--dump-dom"]);
-    assert!(run.stdout.contains("<title>canary</title>"), "the blocked script ran");
     assert!(
-        run.console().iter().any(|l| l.contains("Content Security Policy")),
+        run.stdout.contains("<title>canary</title>"),
+        "the blocked script ran"
+    );
+    assert!(
+        run.console()
+            .iter()
+            .any(|l| l.contains("Content Security Policy")),
         "chromium logged no CSP violation; the console capture does not work:\n{}",
         run.stderr
     );

@@ -27,7 +27,11 @@ fn run_with_input(dir: &Path, args: &[&str], input: Vec<u8>) -> (Option<i32>, Ve
     });
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
-    (out.status.code(), out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn cat(dir: &Path, fixture: &str, extra: &[&str]) -> std::process::Output {
@@ -39,7 +43,9 @@ fn cat(dir: &Path, fixture: &str, extra: &[&str]) -> std::process::Output {
 
 fn tricky_stream() -> Vec<u8> {
     let mut s = Vec::new();
-    s.extend_from_slice(b"{\"type\":\"system\",\"subtype\":\"init\",\"claude_code_version\":\"2.1.197\"}\n");
+    s.extend_from_slice(
+        b"{\"type\":\"system\",\"subtype\":\"init\",\"claude_code_version\":\"2.1.197\"}\n",
+    );
     s.extend_from_slice(b"{\"bad\":\"\xff\xfe utf8\"}\n");
     s.extend_from_slice(b"{\"crlf\":true}\r\n");
     s.extend_from_slice(b"\n");
@@ -55,8 +61,11 @@ fn tricky_stream() -> Vec<u8> {
 fn pipe_passes_every_byte_and_cat_gives_them_back() {
     let dir = tempdir();
     let input = tricky_stream();
-    let (code, out, err) =
-        run_with_input(dir.path(), &["record", "--provider", "claude", "--name", "t"], input.clone());
+    let (code, out, err) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "t"],
+        input.clone(),
+    );
     assert_eq!(code, Some(0), "{err}");
     assert!(out == input, "passthrough differs");
     let c = cat(dir.path(), "corpus/claude/t.jsonl.zst", &[]);
@@ -72,7 +81,10 @@ fn pipe_passes_every_byte_and_cat_gives_them_back() {
     assert_eq!(v["lines"], 6);
     assert_eq!(v["complete"], true);
     // Readable with zstd alone: a JSON object per line.
-    let raw = zstd::stream::decode_all(&std::fs::read(dir.path().join("corpus/claude/t.jsonl.zst")).unwrap()[..]).unwrap();
+    let raw = zstd::stream::decode_all(
+        &std::fs::read(dir.path().join("corpus/claude/t.jsonl.zst")).unwrap()[..],
+    )
+    .unwrap();
     for line in raw.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         serde_json::from_slice::<serde_json::Value>(line).unwrap();
     }
@@ -86,19 +98,47 @@ fn pipe_passes_every_byte_and_cat_gives_them_back() {
 fn wrap_propagates_exit_codes_and_signals() {
     let dir = tempdir();
     let o = toolnorm()
-        .args(["record", "--provider", "codex", "--name", "w", "--", "sh", "-c", "printf 'a\\nb'; exit 7"])
+        .args([
+            "record",
+            "--provider",
+            "codex",
+            "--name",
+            "w",
+            "--",
+            "sh",
+            "-c",
+            "printf 'a\\nb'; exit 7",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
     assert_eq!(stdout(&o), "a\nb");
-    assert_eq!(stdout(&cat(dir.path(), "corpus/codex/w.jsonl.zst", &[])), "a\nb");
-    let h: serde_json::Value = serde_json::from_slice(&cat(dir.path(), "corpus/codex/w.jsonl.zst", &["--header"]).stdout).unwrap();
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/codex/w.jsonl.zst", &[])),
+        "a\nb"
+    );
+    let h: serde_json::Value =
+        serde_json::from_slice(&cat(dir.path(), "corpus/codex/w.jsonl.zst", &["--header"]).stdout)
+            .unwrap();
     assert_eq!(h["exitCode"], 7);
-    assert_eq!(h["command"], serde_json::json!(["sh", "-c", "printf 'a\\nb'; exit 7"]));
+    assert_eq!(
+        h["command"],
+        serde_json::json!(["sh", "-c", "printf 'a\\nb'; exit 7"])
+    );
 
     let o = toolnorm()
-        .args(["record", "--provider", "codex", "--name", "k", "--", "sh", "-c", "echo hi; kill -9 $$"])
+        .args([
+            "record",
+            "--provider",
+            "codex",
+            "--name",
+            "k",
+            "--",
+            "sh",
+            "-c",
+            "echo hi; kill -9 $$",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -111,8 +151,15 @@ fn wrap_forwards_sigterm_to_the_agent() {
     let dir = tempdir();
     let mut child = toolnorm()
         .args([
-            "record", "--provider", "claude", "--name", "sig", "--",
-            "sh", "-c", "trap 'echo got-term; exit 3' TERM; echo ready; while true; do sleep 0.05; done",
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "sig",
+            "--",
+            "sh",
+            "-c",
+            "trap 'echo got-term; exit 3' TERM; echo ready; while true; do sleep 0.05; done",
         ])
         .current_dir(dir.path())
         .stdout(Stdio::piped())
@@ -128,11 +175,18 @@ fn wrap_forwards_sigterm_to_the_agent() {
     let status = child.wait().unwrap();
     assert_eq!(rest, "got-term\n");
     assert_eq!(status.code(), Some(3));
-    assert_eq!(stdout(&cat(dir.path(), "corpus/claude/sig.jsonl.zst", &[])), "ready\ngot-term\n");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/sig.jsonl.zst", &[])),
+        "ready\ngot-term\n"
+    );
 }
 
 fn unsafe_kill(pid: u32, sig: i32) {
-    let ok = Command::new("kill").arg(format!("-{sig}")).arg(pid.to_string()).status().unwrap();
+    let ok = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
     assert!(ok.success());
 }
 
@@ -140,29 +194,67 @@ fn unsafe_kill(pid: u32, sig: i32) {
 fn wrap_records_stderr_only_when_asked() {
     let dir = tempdir();
     let o = toolnorm()
-        .args(["record", "--provider", "claude", "--name", "e", "--stderr", "--", "sh", "-c", "echo out; echo err >&2"])
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "e",
+            "--stderr",
+            "--",
+            "sh",
+            "-c",
+            "echo out; echo err >&2",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
     assert!(o.status.success());
     assert_eq!(stdout(&o), "out\n");
     assert_eq!(stderr(&o), "err\n");
-    assert_eq!(stdout(&cat(dir.path(), "corpus/claude/e.jsonl.zst", &[])), "out\n");
-    assert_eq!(stdout(&cat(dir.path(), "corpus/claude/e.jsonl.zst", &["--stderr"])), "err\n");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/e.jsonl.zst", &[])),
+        "out\n"
+    );
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/e.jsonl.zst", &["--stderr"])),
+        "err\n"
+    );
     let o = toolnorm()
-        .args(["record", "--provider", "claude", "--name", "f", "--", "sh", "-c", "echo out; echo err >&2"])
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "f",
+            "--",
+            "sh",
+            "-c",
+            "echo out; echo err >&2",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
     assert_eq!(stderr(&o), "err\n");
-    assert_eq!(stdout(&cat(dir.path(), "corpus/claude/f.jsonl.zst", &["--stderr"])), "");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/f.jsonl.zst", &["--stderr"])),
+        ""
+    );
 }
 
 #[test]
 fn a_missing_agent_is_an_error_and_leaves_no_fixture() {
     let dir = tempdir();
     let o = toolnorm()
-        .args(["record", "--provider", "claude", "--name", "m", "--", "no-such-agent-binary-xyz"])
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "m",
+            "--",
+            "no-such-agent-binary-xyz",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -178,13 +270,16 @@ fn sigkill_leaves_a_fixture_readable_up_to_its_last_complete_line() {
         .args(["record", "--provider", "claude", "--name", "killed"])
         .current_dir(dir.path())
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(Stdio::null())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut sent = Vec::new();
     for i in 0..2000 {
-        let line = format!("{{\"type\":\"assistant\",\"n\":{i},\"pad\":\"{}\"}}\n", "y".repeat(i % 300));
+        let line = format!(
+            "{{\"type\":\"assistant\",\"n\":{i},\"pad\":\"{}\"}}\n",
+            "y".repeat(i % 300)
+        );
         stdin.write_all(line.as_bytes()).unwrap();
         sent.extend_from_slice(line.as_bytes());
     }
@@ -195,13 +290,33 @@ fn sigkill_leaves_a_fixture_readable_up_to_its_last_complete_line() {
     child.wait().unwrap();
     let c = cat(dir.path(), "corpus/claude/killed.jsonl.zst", &[]);
     assert!(c.status.success());
-    assert!(stderr(&c).contains("fixture was cut short after line 2000"), "{}", stderr(&c));
-    assert!(c.stdout == sent, "got {} of {} bytes", c.stdout.len(), sent.len());
-    let h: serde_json::Value = serde_json::from_slice(&cat(dir.path(), "corpus/claude/killed.jsonl.zst", &["--header"]).stdout).unwrap();
+    assert!(
+        stderr(&c).contains("fixture was cut short after line 2000"),
+        "{}",
+        stderr(&c)
+    );
+    assert!(
+        c.stdout == sent,
+        "got {} of {} bytes",
+        c.stdout.len(),
+        sent.len()
+    );
+    let h: serde_json::Value = serde_json::from_slice(
+        &cat(dir.path(), "corpus/claude/killed.jsonl.zst", &["--header"]).stdout,
+    )
+    .unwrap();
     assert_eq!(h["complete"], false);
     // normalize sees the same: a note, not an error.
-    let stream = toolnorm::corpus::load_stream(&dir.path().join("corpus/claude/killed.jsonl.zst")).unwrap();
-    assert!(stream.notes.iter().any(|n| n.contains("cut short after line 2000")), "{:?}", stream.notes);
+    let stream =
+        toolnorm::corpus::load_stream(&dir.path().join("corpus/claude/killed.jsonl.zst")).unwrap();
+    assert!(
+        stream
+            .notes
+            .iter()
+            .any(|n| n.contains("cut short after line 2000")),
+        "{:?}",
+        stream.notes
+    );
 }
 
 #[test]
@@ -211,7 +326,15 @@ fn an_unwritable_corpus_never_breaks_the_passthrough() {
     let input = b"{\"a\":1}\n{\"b\":2}\n".to_vec();
     let (code, out, err) = run_with_input(
         dir.path(),
-        &["record", "--provider", "claude", "--name", "x", "--corpus", "blocker/corpus"],
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "x",
+            "--corpus",
+            "blocker/corpus",
+        ],
         input.clone(),
     );
     assert_eq!(code, Some(0));
@@ -220,7 +343,19 @@ fn an_unwritable_corpus_never_breaks_the_passthrough() {
     assert!(err.contains("session goes on"), "{err}");
     // Same in wrap mode, with the agent's exit code.
     let o = toolnorm()
-        .args(["record", "--provider", "claude", "--name", "x", "--corpus", "blocker/c", "--", "sh", "-c", "echo hi; exit 4"])
+        .args([
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "x",
+            "--corpus",
+            "blocker/c",
+            "--",
+            "sh",
+            "-c",
+            "echo hi; exit 4",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -235,14 +370,25 @@ fn a_recorder_that_falls_behind_warns_once_and_passes_everything() {
     let input: Vec<u8> = line.repeat(20_000).into_bytes();
     let (code, out, err) = run_with_input(
         dir.path(),
-        &["record", "--provider", "claude", "--name", "lag", "--max-lag-mib", "1"],
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "lag",
+            "--max-lag-mib",
+            "1",
+        ],
         input.clone(),
     );
     assert_eq!(code, Some(0));
     assert!(out == input);
     if err.contains("fell behind") {
         assert_eq!(err.matches("warning:").count(), 1, "{err}");
-        let h: serde_json::Value = serde_json::from_slice(&cat(dir.path(), "corpus/claude/lag.jsonl.zst", &["--header"]).stdout).unwrap();
+        let h: serde_json::Value = serde_json::from_slice(
+            &cat(dir.path(), "corpus/claude/lag.jsonl.zst", &["--header"]).stdout,
+        )
+        .unwrap();
         assert!(h["recordingFailed"].is_string(), "{h}");
     }
 }
@@ -252,16 +398,34 @@ fn every_secret_kind_is_redacted_on_disk_and_intact_in_the_passthrough() {
     let dir = tempdir();
     let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
     let secrets = [
-        ("anthropic-key", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv".to_owned()),
+        (
+            "anthropic-key",
+            "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv".to_owned(),
+        ),
         ("openai-key", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx".to_owned()),
-        ("github-token", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".to_owned()),
-        ("github-token", "github_pat_11AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".to_owned()),
+        (
+            "github-token",
+            "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".to_owned(),
+        ),
+        (
+            "github-token",
+            "github_pat_11AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".to_owned(),
+        ),
         ("aws-key", "AKIAIOSFODNN7EXAMPLE".to_owned()),
-        ("google-key", "AIzaSyA-1234567890abcdefghijklmnopqrstu".to_owned()),
+        (
+            "google-key",
+            "AIzaSyA-1234567890abcdefghijklmnopqrstu".to_owned(),
+        ),
         ("slack-token", "xoxb-1234567890-abcdefghij".to_owned()),
-        ("npm-token", "npm_abcdefghijklmnopqrstuvwxyz0123456789".to_owned()),
+        (
+            "npm-token",
+            "npm_abcdefghijklmnopqrstuvwxyz0123456789".to_owned(),
+        ),
         ("stripe-key", "sk_live_abcdefghijklmnop1234".to_owned()),
-        ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r".to_owned()),
+        (
+            "jwt",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r".to_owned(),
+        ),
         ("bearer", "abc123def456ghi789jkl".to_owned()),
         ("basic-auth", "dXNlcjpodW50ZXIy".to_owned()),
         ("secret-env", "hunter2hunter2".to_owned()),
@@ -284,38 +448,64 @@ fn every_secret_kind_is_redacted_on_disk_and_intact_in_the_passthrough() {
         format!("{{\"h\":\"Authorization: Basic {}\"}}", secrets[11].1),
         format!("{{\"cmd\":\"DB_PASSWORD={} ./run\"}}", secrets[12].1),
         format!("{{\"client_secret\":\"{}\"}}", secrets[13].1),
-        format!("{{\"c\":\"-----BEGIN RSA PRIVATE KEY-----\\n{}\\n-----END RSA PRIVATE KEY-----\"}}", secrets[14].1),
+        format!(
+            "{{\"c\":\"-----BEGIN RSA PRIVATE KEY-----\\n{}\\n-----END RSA PRIVATE KEY-----\"}}",
+            secrets[14].1
+        ),
         format!("{{\"t\":\"{}\"}}", secrets[15].1),
         format!("{{\"cwd\":\"{home}/project\"}}"),
     ];
     let input = (lines.join("\n") + "\n").into_bytes();
     let (code, out, err) = run_with_input(
         dir.path(),
-        &["record", "--provider", "claude", "--name", "s", "--redact", "ACME-[0-9]{6}"],
+        &[
+            "record",
+            "--provider",
+            "claude",
+            "--name",
+            "s",
+            "--redact",
+            "ACME-[0-9]{6}",
+        ],
         input.clone(),
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(out == input, "the passthrough must not be redacted");
     let recorded = stdout(&cat(dir.path(), "corpus/claude/s.jsonl.zst", &[]));
     for (kind, secret) in &secrets {
-        assert!(!recorded.contains(secret.as_str()), "{kind} leaked: {recorded}");
-        assert!(recorded.contains(&format!("[REDACTED:{kind}]")), "{kind}: {recorded}");
+        assert!(
+            !recorded.contains(secret.as_str()),
+            "{kind} leaked: {recorded}"
+        );
+        assert!(
+            recorded.contains(&format!("[REDACTED:{kind}]")),
+            "{kind}: {recorded}"
+        );
     }
     assert!(recorded.contains("\"cwd\":\"~/project\""), "{recorded}");
     for line in recorded.lines() {
         serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{line}: {e}"));
     }
-    let h: serde_json::Value = serde_json::from_slice(&cat(dir.path(), "corpus/claude/s.jsonl.zst", &["--header"]).stdout).unwrap();
+    let h: serde_json::Value =
+        serde_json::from_slice(&cat(dir.path(), "corpus/claude/s.jsonl.zst", &["--header"]).stdout)
+            .unwrap();
     assert_eq!(h["redactions"]["github-token"], 2);
     assert_eq!(h["redactions"]["home-path"], 1);
     // The raw file holds none of them either (nothing escapes through the header or trailer).
-    let raw = zstd::stream::decode_all(&std::fs::read(dir.path().join("corpus/claude/s.jsonl.zst")).unwrap()[..]).unwrap();
+    let raw = zstd::stream::decode_all(
+        &std::fs::read(dir.path().join("corpus/claude/s.jsonl.zst")).unwrap()[..],
+    )
+    .unwrap();
     let raw = String::from_utf8(raw).unwrap();
     for (kind, secret) in &secrets {
         assert!(!raw.contains(secret.as_str()), "{kind} in the raw fixture");
     }
     // And lint agrees the fixture is clean.
-    let lint = toolnorm().args(["corpus", "lint", "--corpus", "corpus"]).current_dir(dir.path()).output().unwrap();
+    let lint = toolnorm()
+        .args(["corpus", "lint", "--corpus", "corpus"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     assert!(lint.status.success(), "{}{}", stdout(&lint), stderr(&lint));
 }
 
@@ -323,20 +513,41 @@ fn every_secret_kind_is_redacted_on_disk_and_intact_in_the_passthrough() {
 fn names_are_validated_and_fixtures_never_overwritten_without_force() {
     let dir = tempdir();
     for bad in ["a/b", "..", "../up", "", "x\\y", ".hidden"] {
-        let (code, _, err) = run_with_input(dir.path(), &["record", "--provider", "claude", "--name", bad], b"{}\n".to_vec());
+        let (code, _, err) = run_with_input(
+            dir.path(),
+            &["record", "--provider", "claude", "--name", bad],
+            b"{}\n".to_vec(),
+        );
         assert_eq!(code, Some(2), "name {bad:?}: {err}");
         assert!(err.contains("fixture name"), "{err}");
     }
-    let (code, _, _) = run_with_input(dir.path(), &["record", "--provider", "claude", "--name", "dup"], b"{\"n\":1}\n".to_vec());
+    let (code, _, _) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "dup"],
+        b"{\"n\":1}\n".to_vec(),
+    );
     assert_eq!(code, Some(0));
-    let (code, _, err) = run_with_input(dir.path(), &["record", "--provider", "claude", "--name", "dup"], b"{\"n\":2}\n".to_vec());
+    let (code, _, err) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "dup"],
+        b"{\"n\":2}\n".to_vec(),
+    );
     assert_eq!(code, Some(2));
     assert!(err.contains("already exists"), "{err}");
-    assert_eq!(stdout(&cat(dir.path(), "corpus/claude/dup.jsonl.zst", &[])), "{\"n\":1}\n");
-    let (code, _, _) =
-        run_with_input(dir.path(), &["record", "--provider", "claude", "--name", "dup", "--force"], b"{\"n\":3}\n".to_vec());
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/dup.jsonl.zst", &[])),
+        "{\"n\":1}\n"
+    );
+    let (code, _, _) = run_with_input(
+        dir.path(),
+        &["record", "--provider", "claude", "--name", "dup", "--force"],
+        b"{\"n\":3}\n".to_vec(),
+    );
     assert_eq!(code, Some(0));
-    assert_eq!(stdout(&cat(dir.path(), "corpus/claude/dup.jsonl.zst", &[])), "{\"n\":3}\n");
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/claude/dup.jsonl.zst", &[])),
+        "{\"n\":3}\n"
+    );
 }
 
 #[test]
@@ -344,8 +555,16 @@ fn proxy_records_both_directions_in_order() {
     let dir = tempdir();
     let mut child = toolnorm()
         .args([
-            "record", "--provider", "codex", "--name", "rpc", "--proxy", "--",
-            "sh", "-c", "while IFS= read -r l; do echo \"{\\\"reply\\\":$l}\"; done",
+            "record",
+            "--provider",
+            "codex",
+            "--name",
+            "rpc",
+            "--proxy",
+            "--",
+            "sh",
+            "-c",
+            "while IFS= read -r l; do echo \"{\\\"reply\\\":$l}\"; done",
         ])
         .current_dir(dir.path())
         .stdin(Stdio::piped())
@@ -369,41 +588,42 @@ fn proxy_records_both_directions_in_order() {
     let status = child.wait().unwrap();
     assert!(status.success());
     let fx = read_fixture(&dir.path().join("corpus/codex/rpc.jsonl.zst")).unwrap();
-    let got: Vec<(Dir, String)> =
-        fx.lines.iter().map(|l| (l.dir, String::from_utf8(l.bytes.clone()).unwrap())).collect();
+    let got: Vec<(Dir, String)> = fx
+        .lines
+        .iter()
+        .map(|l| (l.dir, String::from_utf8(l.bytes.clone()).unwrap()))
+        .collect();
     assert_eq!(got, expected);
     assert!(fx.lines.windows(2).all(|w| w[0].t <= w[1].t));
     assert_eq!(fx.header.mode.as_deref(), Some("proxy"));
 }
 
-/// A one-shot SSE server on 127.0.0.1: `body` then, if `hold`, an open connection.
+/// A one-shot SSE server on 127.0.0.1: `body`, then an open connection if `hold`, else a close.
+/// Plain TCP, so every byte is on the wire at once (no chunk buffering in between).
 fn sse_server(body: &'static str, hold: bool) -> (String, std::thread::JoinHandle<()>) {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/event", server.server_addr().to_ip().unwrap());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/event", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
-        if let Ok(req) = server.recv() {
-            struct Body {
-                data: std::io::Cursor<&'static [u8]>,
-                hold: bool,
-            }
-            impl Read for Body {
-                fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-                    let n = self.data.read(buf)?;
-                    if n == 0 && self.hold {
-                        std::thread::sleep(Duration::from_secs(30));
-                    }
-                    Ok(n)
-                }
-            }
-            let header = tiny_http::Header::from_bytes("Content-Type", "text/event-stream").unwrap();
-            let resp = tiny_http::Response::new(
-                tiny_http::StatusCode(200),
-                vec![header],
-                Body { data: std::io::Cursor::new(body.as_bytes()), hold },
-                None,
-                None,
-            );
-            let _ = req.respond(resp);
+        let Ok((mut conn, _)) = listener.accept() else {
+            return;
+        };
+        let mut req = Vec::new();
+        let mut byte = [0u8; 1];
+        while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+            req.push(byte[0]);
+        }
+        assert!(
+            req.starts_with(b"GET /event "),
+            "{}",
+            String::from_utf8_lossy(&req)
+        );
+        let _ = conn.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
+        );
+        let _ = conn.write_all(body.as_bytes());
+        let _ = conn.flush();
+        if hold {
+            std::thread::sleep(Duration::from_secs(30));
         }
     });
     (url, handle)
@@ -422,7 +642,17 @@ fn sse_records_each_event_until_the_given_type() {
     let dir = tempdir();
     let (url, server) = sse_server(EVENTS, true);
     let o = toolnorm()
-        .args(["record", "--provider", "opencode", "--name", "ev", "--sse", &url, "--until", "session.idle"])
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "ev",
+            "--sse",
+            &url,
+            "--until",
+            "session.idle",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -432,8 +662,14 @@ fn sse_records_each_event_until_the_given_type() {
         {\"type\":\"message.part.updated\",\n\"properties\":{}}\n\
         {\"type\":\"session.idle\",\"properties\":{\"sessionID\":\"s\"}}\n";
     assert_eq!(stdout(&o), expected);
-    assert_eq!(stdout(&cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &[])), expected);
-    let h: serde_json::Value = serde_json::from_slice(&cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &["--header"]).stdout).unwrap();
+    assert_eq!(
+        stdout(&cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &[])),
+        expected
+    );
+    let h: serde_json::Value = serde_json::from_slice(
+        &cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &["--header"]).stdout,
+    )
+    .unwrap();
     assert_eq!(h["mode"], "sse");
     assert_eq!(h["cliVersion"], "1.18.33");
     assert_eq!(h["dialect"], "events");
@@ -443,9 +679,20 @@ fn sse_records_each_event_until_the_given_type() {
 #[test]
 fn sse_ends_cleanly_on_interrupt_and_on_close() {
     let dir = tempdir();
-    let (url, _server) = sse_server("data: {\"type\":\"server.connected\",\"properties\":{}}\n\n", true);
+    let (url, _server) = sse_server(
+        "data: {\"type\":\"server.connected\",\"properties\":{}}\n\n",
+        true,
+    );
     let mut child = toolnorm()
-        .args(["record", "--provider", "opencode", "--name", "int", "--sse", &url])
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "int",
+            "--sse",
+            &url,
+        ])
         .current_dir(dir.path())
         .stdout(Stdio::piped())
         .spawn()
@@ -456,13 +703,27 @@ fn sse_ends_cleanly_on_interrupt_and_on_close() {
     unsafe_kill(child.id(), 2);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
-    let h: serde_json::Value = serde_json::from_slice(&cat(dir.path(), "corpus/opencode/int.jsonl.zst", &["--header"]).stdout).unwrap();
+    let h: serde_json::Value = serde_json::from_slice(
+        &cat(dir.path(), "corpus/opencode/int.jsonl.zst", &["--header"]).stdout,
+    )
+    .unwrap();
     assert_eq!(h["complete"], true);
     assert_eq!(h["lines"], 1);
 
-    let (url, _server) = sse_server("data: {\"type\":\"a.b\"}\n\ndata: {\"type\":\"c.d\"}", false);
+    let (url, _server) = sse_server(
+        "data: {\"type\":\"a.b\"}\n\ndata: {\"type\":\"c.d\"}",
+        false,
+    );
     let o = toolnorm()
-        .args(["record", "--provider", "opencode", "--name", "closed", "--sse", &url])
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "closed",
+            "--sse",
+            &url,
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -470,10 +731,22 @@ fn sse_ends_cleanly_on_interrupt_and_on_close() {
     assert_eq!(stdout(&o), "{\"type\":\"a.b\"}\n{\"type\":\"c.d\"}\n");
 
     let o = toolnorm()
-        .args(["record", "--provider", "opencode", "--name", "refused", "--sse", "http://127.0.0.1:9/event"])
+        .args([
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "refused",
+            "--sse",
+            "http://127.0.0.1:9/event",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(!dir.path().join("corpus/opencode/refused.jsonl.zst").exists());
+    assert!(
+        !dir.path()
+            .join("corpus/opencode/refused.jsonl.zst")
+            .exists()
+    );
 }

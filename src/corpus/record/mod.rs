@@ -19,7 +19,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
 
 use super::format::{Dir, Header, Trailer, now_rfc3339};
 use super::redact::{RedactState, Redactor};
-use super::writer::{FRAME_INTERVAL, FixtureWriter};
+use super::writer::FixtureWriter;
 use crate::providers::{Input, Provider};
 
 /// Chunks in flight between the passthrough and the writer thread…
@@ -28,6 +28,8 @@ const QUEUE_CHUNKS: usize = 8192;
 pub const DEFAULT_MAX_LAG_BYTES: usize = 256 << 20;
 /// Lines the writer keeps to detect the dialect and learn the CLI version.
 const SNIFF_LINES: usize = 64;
+/// How often a quiet writer wakes to flush a line that has waited `writer::FLUSH_INTERVAL`.
+const WAKE: std::time::Duration = std::time::Duration::from_millis(50);
 
 enum Msg {
     Chunk { t: u64, dir: Dir, data: Vec<u8> },
@@ -71,13 +73,21 @@ impl Tap {
         if data.is_empty() || self.shared.failed.load(Ordering::Relaxed) {
             return;
         }
-        let lag = self.shared.in_flight.fetch_add(data.len(), Ordering::Relaxed) + data.len();
+        let lag = self
+            .shared
+            .in_flight
+            .fetch_add(data.len(), Ordering::Relaxed)
+            + data.len();
         if lag > self.shared.max_lag {
             self.shared.fail("the recorder fell behind");
             return;
         }
         let t = self.start.elapsed().as_millis() as u64;
-        match tx.try_send(Msg::Chunk { t, dir, data: data.to_vec() }) {
+        match tx.try_send(Msg::Chunk {
+            t,
+            dir,
+            data: data.to_vec(),
+        }) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => self.shared.fail("the recorder fell behind"),
             // The recording already ended (a straggling proxy thread): nothing to do.
@@ -128,16 +138,31 @@ impl Recorder {
             Err(OpenError::Exists(e)) => return Err(e),
             Err(OpenError::Io(e)) => {
                 shared.fail(&format!("{e:#}"));
-                return Ok(Recorder { tap: Tap { tx: None, shared, start }, handle: None });
+                return Ok(Recorder {
+                    tap: Tap {
+                        tx: None,
+                        shared,
+                        start,
+                    },
+                    handle: None,
+                });
             }
         };
-        let writer = match FixtureWriter::new(BufWriter::with_capacity(256 << 10, file), &cfg.header) {
-            Ok(w) => w,
-            Err(e) => {
-                shared.fail(&format!("failed to write {}: {e}", cfg.path.display()));
-                return Ok(Recorder { tap: Tap { tx: None, shared, start }, handle: None });
-            }
-        };
+        let writer =
+            match FixtureWriter::new(BufWriter::with_capacity(256 << 10, file), &cfg.header) {
+                Ok(w) => w,
+                Err(e) => {
+                    shared.fail(&format!("failed to write {}: {e}", cfg.path.display()));
+                    return Ok(Recorder {
+                        tap: Tap {
+                            tx: None,
+                            shared,
+                            start,
+                        },
+                        handle: None,
+                    });
+                }
+            };
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_CHUNKS);
         let thread_shared = shared.clone();
         let provider = cfg.header.provider.parse::<Provider>().ok();
@@ -147,6 +172,7 @@ impl Recorder {
         let handle = std::thread::Builder::new()
             .name("toolnorm-recorder".into())
             .spawn(move || {
+                lower_priority();
                 let mut w = WriterLoop {
                     writer: Some(writer),
                     redactor,
@@ -163,7 +189,14 @@ impl Recorder {
                 w.state = w.redactor.state();
                 w.run(rx)
             })?;
-        Ok(Recorder { tap: Tap { tx: Some(tx), shared, start }, handle: Some(handle) })
+        Ok(Recorder {
+            tap: Tap {
+                tx: Some(tx),
+                shared,
+                start,
+            },
+            handle: Some(handle),
+        })
     }
 
     pub fn tap(&self) -> Tap {
@@ -179,7 +212,11 @@ impl Recorder {
             drop(tx);
             lines = handle.join().unwrap_or(0);
         }
-        Outcome { path, complete: !self.tap.shared.failed.load(Ordering::SeqCst), lines }
+        Outcome {
+            path,
+            complete: !self.tap.shared.failed.load(Ordering::SeqCst),
+            lines,
+        }
     }
 
     /// Give up before anything was passed through (the agent could not be started): remove the
@@ -202,11 +239,17 @@ enum OpenError {
 fn open(path: &Path, force: bool) -> Result<File, OpenError> {
     if let Some(dir) = path.parent() {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            return Err(OpenError::Io(anyhow::Error::new(e).context(format!("failed to create {}", dir.display()))));
+            return Err(OpenError::Io(
+                anyhow::Error::new(e).context(format!("failed to create {}", dir.display())),
+            ));
         }
     }
     super::create_output(path, force).map_err(|e| {
-        if e.to_string().contains("already exists") { OpenError::Exists(e) } else { OpenError::Io(e) }
+        if e.to_string().contains("already exists") {
+            OpenError::Exists(e)
+        } else {
+            OpenError::Io(e)
+        }
     })
 }
 
@@ -229,9 +272,11 @@ impl WriterLoop {
     /// Runs until told to finish; returns the number of lines written.
     fn run(&mut self, rx: Receiver<Msg>) -> u64 {
         loop {
-            match rx.recv_timeout(FRAME_INTERVAL) {
+            match rx.recv_timeout(WAKE) {
                 Ok(Msg::Chunk { t, dir, data }) => {
-                    self.shared.in_flight.fetch_sub(data.len(), Ordering::Relaxed);
+                    self.shared
+                        .in_flight
+                        .fetch_sub(data.len(), Ordering::Relaxed);
                     self.chunk(t, dir, &data);
                 }
                 Ok(Msg::Finish { exit_code }) => return self.finish(exit_code),
@@ -286,7 +331,10 @@ impl WriterLoop {
 
     fn io_failed(&mut self, e: &io::Error) {
         self.writer = None;
-        self.shared.fail(&format!("failed to write {}: {e}", self.shared.path.display()));
+        self.shared.fail(&format!(
+            "failed to write {}: {e}",
+            self.shared.path.display()
+        ));
     }
 
     fn finish(&mut self, exit_code: Option<i32>) -> u64 {
@@ -300,7 +348,9 @@ impl WriterLoop {
                 }
             }
         }
-        let Some(w) = self.writer.take() else { return 0 };
+        let Some(w) = self.writer.take() else {
+            return 0;
+        };
         let lines = w.lines();
         let dialect = self.detect();
         let trailer = Trailer {
@@ -308,7 +358,8 @@ impl WriterLoop {
             ended_at: now_rfc3339(),
             cli_version: self.cli_version.take(),
             dialect,
-            recording_failed: failed.then(|| "the recorder fell behind; later lines are missing".to_owned()),
+            recording_failed: failed
+                .then(|| "the recorder fell behind; later lines are missing".to_owned()),
             exit_code,
             ..Trailer::default()
         };
@@ -332,7 +383,19 @@ impl WriterLoop {
             bytes.extend_from_slice(l);
             bytes.push(b'\n');
         }
-        crate::providers::detect(&Input::from_bytes(&bytes), self.provider).ok().map(|d| d.as_str().to_owned())
+        crate::providers::detect(&Input::from_bytes(&bytes), self.provider)
+            .ok()
+            .map(|d| d.as_str().to_owned())
     }
 }
 
+/// The live session comes first: on a busy machine the writer thread yields the CPU to the
+/// passthrough (a nice value applies per thread on Linux).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on our own thread id only changes its scheduling weight.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
+}

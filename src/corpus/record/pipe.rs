@@ -18,8 +18,11 @@ pub enum CopyEnd {
     OutputClosed(io::Error),
 }
 
-/// Copy `input` to `output` chunk by chunk, flushing each one, and hand every chunk to the tap
-/// after it was passed on. A read error ends the copy as end of file does.
+/// Copy `input` to `output` chunk by chunk, flushing each one, and hand every chunk to the tap.
+/// The tap comes first: it only copies the chunk into the queue, and in proxy mode it keeps the
+/// order right — once a chunk is passed on, the other side may answer at once, and the answer
+/// must not be recorded before the chunk that caused it. A read error ends the copy as end of
+/// file does.
 pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Dir) -> CopyEnd {
     let mut buf = vec![0u8; CHUNK];
     loop {
@@ -29,11 +32,10 @@ pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Dir) -
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => return CopyEnd::Eof,
         };
+        tap.record(dir, &buf[..n]);
         if let Err(e) = output.write_all(&buf[..n]).and_then(|()| output.flush()) {
-            tap.record(dir, &buf[..n]);
             return CopyEnd::OutputClosed(e);
         }
-        tap.record(dir, &buf[..n]);
     }
 }
 
@@ -58,7 +60,9 @@ impl RawStdout {
             use std::os::fd::FromRawFd;
             // SAFETY: fd 1 stays open for the life of the process and ManuallyDrop never closes it.
             let file = unsafe { std::fs::File::from_raw_fd(1) };
-            RawStdout { file: std::mem::ManuallyDrop::new(file) }
+            RawStdout {
+                file: std::mem::ManuallyDrop::new(file),
+            }
         }
         #[cfg(not(unix))]
         {

@@ -21,11 +21,19 @@ pub enum SseEnd {
 
 /// Subscribe. Done before the recording starts, so a wrong URL leaves no fixture behind.
 pub fn connect(url: &str) -> anyhow::Result<ureq::Response> {
-    ureq::get(url).set("Accept", "text/event-stream").call().with_context(|| format!("failed to subscribe to {url}"))
+    ureq::get(url)
+        .set("Accept", "text/event-stream")
+        .call()
+        .with_context(|| format!("failed to subscribe to {url}"))
 }
 
 /// Read events until the stream ends or an event whose `type` is `until` arrives.
-pub fn run(resp: ureq::Response, url: &str, until: Option<&str>, tap: &Tap) -> anyhow::Result<SseEnd> {
+pub fn run(
+    resp: ureq::Response,
+    url: &str,
+    until: Option<&str>,
+    tap: &Tap,
+) -> anyhow::Result<SseEnd> {
     let mut reader = BufReader::new(resp.into_reader());
     let mut out = RawStdout::new();
     let mut data: Vec<u8> = Vec::new();
@@ -33,7 +41,9 @@ pub fn run(resp: ureq::Response, url: &str, until: Option<&str>, tap: &Tap) -> a
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = reader.read_until(b'\n', &mut line).with_context(|| format!("failed to read {url}"))?;
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("failed to read {url}"))?;
         if n == 0 {
             if has_data {
                 emit(&mut data, tap, &mut out);

@@ -11,6 +11,9 @@ use super::Tap;
 use super::pipe::{CopyEnd, RawStdout, copy};
 use crate::corpus::format::Dir;
 
+/// How long to wait, after the agent exited, for the rest of its stderr.
+const STDERR_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How to run the agent.
 pub struct WrapOptions<'a> {
     pub command: &'a [String],
@@ -22,36 +25,63 @@ pub struct WrapOptions<'a> {
 
 /// Start the agent. Errors (no such program) come before anything was passed through.
 pub fn spawn(opts: &WrapOptions<'_>) -> anyhow::Result<Child> {
-    let (program, args) = opts.command.split_first().context("no command to run after `--`")?;
+    let (program, args) = opts
+        .command
+        .split_first()
+        .context("no command to run after `--`")?;
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .stdin(if opts.proxy { Stdio::piped() } else { Stdio::inherit() })
+        .stdin(if opts.proxy {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
         .stdout(Stdio::piped())
-        .stderr(if opts.record_stderr { Stdio::piped() } else { Stdio::inherit() });
-    cmd.spawn().with_context(|| format!("failed to start `{program}`"))
+        .stderr(if opts.record_stderr {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        });
+    cmd.spawn()
+        .with_context(|| format!("failed to start `{program}`"))
 }
 
 /// Run the passthrough until the agent's stdout closes, then wait for it. Returns its exit code
 /// (128 + signal number when a signal killed it).
 pub fn run(mut child: Child, tap: &Tap) -> anyhow::Result<i32> {
     let forwarder = forward_signals(child.id());
+    let (stderr_done, stderr_wait) = crossbeam_channel::bounded::<()>(1);
     if let Some(err) = child.stderr.take() {
         let tap = tap.clone();
-        thread::spawn(move || copy(err, io::stderr(), &tap, Dir::Stderr));
+        thread::spawn(move || {
+            copy(err, io::stderr(), &tap, Dir::Stderr);
+            let _ = stderr_done.send(());
+        });
+    } else {
+        drop(stderr_done);
     }
     if let Some(stdin) = child.stdin.take() {
         let tap = tap.clone();
         // Not joined: it may sit in a read of our stdin after the agent has gone.
         thread::spawn(move || copy(io::stdin().lock(), FlushingStdin(stdin), &tap, Dir::Client));
     }
-    let out = child.stdout.take().context("the agent's stdout was not captured")?;
+    let out = child
+        .stdout
+        .take()
+        .context("the agent's stdout was not captured")?;
     let end = copy(out, RawStdout::new(), tap, Dir::Agent);
     if let CopyEnd::OutputClosed(e) = &end {
         // Downstream went away: the agent sees a closed pipe at its next write, as it would have
         // without us.
-        let _ = writeln!(io::stderr(), "warning: toolnorm record: stdout closed ({e}); the agent's output is no longer passed on");
+        let _ = writeln!(
+            io::stderr(),
+            "warning: toolnorm record: stdout closed ({e}); the agent's output is no longer passed on"
+        );
     }
     let status = child.wait().context("failed to wait for the agent")?;
+    // The agent's last stderr lines are still in flight; a grandchild that keeps the pipe open
+    // must not keep us waiting for long.
+    let _ = stderr_wait.recv_timeout(STDERR_GRACE);
     if let Some(f) = forwarder {
         f.close();
     }

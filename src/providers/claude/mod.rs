@@ -13,10 +13,14 @@ use super::{Dialect, Input, PartStore};
 pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
     let mut session = session::Session::default();
     for raw in &input.lines {
-        let Some(text) = super::line_text(raw, store) else { continue };
+        let Some(text) = super::line_text(raw, store) else {
+            continue;
+        };
         match serde_json::from_str::<wire::Line<'_>>(&text) {
             Ok(line) => match dialect {
-                Dialect::ClaudeTranscript => transcript::line(&mut session, raw.number, &line, store),
+                Dialect::ClaudeTranscript => {
+                    transcript::line(&mut session, raw.number, &line, store)
+                }
                 _ => stream_json::line(&mut session, raw.number, &line, store),
             },
             Err(err) => super::report_bad_json(raw, &err, store),

@@ -70,7 +70,10 @@ impl Session {
     /// The single Agent/Task call still open in the main conversation, if exactly one: old
     /// transcripts write subagent lines inline (`isSidechain`) without naming their call.
     pub(crate) fn sole_open_subagent(&self, store: &PartStore) -> Option<String> {
-        let mut open = self.subagents.iter().filter(|id| store.get(id).is_some_and(|p| !p.state.is_terminal()));
+        let mut open = self
+            .subagents
+            .iter()
+            .filter(|id| store.get(id).is_some_and(|p| !p.state.is_terminal()));
         let first = open.next()?;
         open.next().is_none().then(|| first.clone())
     }
@@ -84,7 +87,8 @@ impl Session {
         let Some(content) = &msg.content else { return };
         for block in content.blocks() {
             match block.ty() {
-                "tool_use" | "server_tool_use" | "mcp_tool_use" => {
+                // `tool_use`, `server_tool_use`, `mcp_tool_use` and any newer `*_tool_use` block.
+                ty if ty.ends_with("tool_use") => {
                     self.tool_use(ctx, block, false, store);
                 }
                 ty if ty.ends_with("_tool_result") => {
@@ -120,9 +124,9 @@ impl Session {
                     match block.ty() {
                         "tool_result" => self.tool_result(ctx, block, structured, store),
                         "text" => {
-                            interrupted |= block
-                                .text
-                                .is_some_and(|raw| raw.get().starts_with("\"[Request interrupted by user"));
+                            interrupted |= block.text.is_some_and(|raw| {
+                                raw.get().starts_with("\"[Request interrupted by user")
+                            });
                         }
                         _ => {}
                     }
@@ -136,7 +140,13 @@ impl Session {
     }
 
     /// A tool_use block. `partial`: from a `content_block_start` stream event, input still `{}`.
-    pub(crate) fn tool_use(&mut self, ctx: Ctx<'_>, block: &Block<'_>, partial: bool, store: &mut PartStore) {
+    pub(crate) fn tool_use(
+        &mut self,
+        ctx: Ctx<'_>,
+        block: &Block<'_>,
+        partial: bool,
+        store: &mut PartStore,
+    ) {
         let (Some(id), Some(name)) = (block.id.get(), block.name.get()) else {
             store.info(ctx.line, "tool_use block without id or name skipped");
             return;
@@ -147,12 +157,26 @@ impl Session {
             .unwrap_or_else(|| Value::Object(Default::default()));
         let existing = store.get(id);
         let known = existing.is_some();
-        let has_start = existing.and_then(|p| p.timing.as_ref()).is_some_and(|t| t.started_at.is_some());
+        let has_start = existing
+            .and_then(|p| p.timing.as_ref())
+            .is_some_and(|t| t.started_at.is_some());
         // A stream start after the full message (or a replay) must not blank the input.
         let keep_input = partial && known;
-        let described = tools::describe(name, if keep_input { &existing.unwrap().input } else { &input }, self.cwd.as_deref());
+        let described = tools::describe(
+            name,
+            if keep_input {
+                &existing.unwrap().input
+            } else {
+                &input
+            },
+            self.cwd.as_deref(),
+        );
         let mut u = PartUpdate::new(id);
-        u.state = Some(if partial { ToolState::Started } else { ToolState::Running });
+        u.state = Some(if partial {
+            ToolState::Started
+        } else {
+            ToolState::Running
+        });
         if !keep_input {
             u.input = Some(input);
         }
@@ -160,7 +184,10 @@ impl Session {
         u.kind = Some(described.kind);
         u.title = Some(described.title);
         if !has_start {
-            u.timing = ctx.timestamp.map(|t| Timing { started_at: Some(TimeValue::Text(t.to_owned())), ..Timing::default() });
+            u.timing = ctx.timestamp.map(|t| Timing {
+                started_at: Some(TimeValue::Text(t.to_owned())),
+                ..Timing::default()
+            });
         }
         let mut meta = ToolMetadata {
             provider_type: block.ty.get().map(str::to_owned),
@@ -170,7 +197,8 @@ impl Session {
         };
         if described.kind == ToolKind::Subagent {
             if let Some(Value::String(t)) = u.input.as_ref().and_then(|i| i.get("subagent_type")) {
-                meta.extra.insert("subagentType".into(), Value::String(t.clone()));
+                meta.extra
+                    .insert("subagentType".into(), Value::String(t.clone()));
             }
         }
         u.metadata = Some(meta);
@@ -179,8 +207,15 @@ impl Session {
             self.subagents.push(id.to_owned());
         }
         if let Some(p) = self.pending.remove(id) {
-            let ctx = Ctx { line: p.line, timestamp: p.timestamp.as_deref(), ..ctx };
-            let structured = p.structured.as_deref().and_then(|s| serde_json::from_str::<&RawValue>(s).ok());
+            let ctx = Ctx {
+                line: p.line,
+                timestamp: p.timestamp.as_deref(),
+                ..ctx
+            };
+            let structured = p
+                .structured
+                .as_deref()
+                .and_then(|s| serde_json::from_str::<&RawValue>(s).ok());
             self.apply_result(ctx, id, &p.outcome, structured, store);
         }
     }
@@ -224,14 +259,23 @@ impl Session {
         let Some(part) = store.get(id) else { return };
         let kind = part.kind;
         let name = part.name.clone();
-        let has_end = part.timing.as_ref().is_some_and(|t| t.completed_at.is_some());
+        let has_end = part
+            .timing
+            .as_ref()
+            .is_some_and(|t| t.completed_at.is_some());
         // The structured output is only parsed where it adds something: Read/Write outputs carry
         // whole files.
-        let structured_text = structured.filter(|r| r.get().starts_with('"')).and_then(|r| serde_json::from_str::<String>(r.get()).ok());
-        let wants_structured = matches!(kind, ToolKind::Bash | ToolKind::Subagent | ToolKind::WebSearch | ToolKind::Browser)
-            || matches!(name.as_str(), "Glob" | "Grep");
+        let structured_text = structured
+            .filter(|r| r.get().starts_with('"'))
+            .and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+        let wants_structured = matches!(
+            kind,
+            ToolKind::Bash | ToolKind::Subagent | ToolKind::WebSearch | ToolKind::Browser
+        ) || matches!(name.as_str(), "Glob" | "Grep");
         let fields: StructuredResult<'_> = match structured {
-            Some(r) if wants_structured && r.get().starts_with('{') => serde_json::from_str(r.get()).unwrap_or_default(),
+            Some(r) if wants_structured && r.get().starts_with('{') => {
+                serde_json::from_str(r.get()).unwrap_or_default()
+            }
             _ => StructuredResult::default(),
         };
 
@@ -245,12 +289,17 @@ impl Session {
             .total_duration_ms
             .millis()
             .or(fields.duration_ms.millis())
-            .or(fields.duration_seconds.0.map(|s| s * 1000.0).and_then(|ms| super::wire::LNum(Some(ms)).millis()));
+            .or(fields
+                .duration_seconds
+                .0
+                .map(|s| s * 1000.0)
+                .and_then(|ms| super::wire::LNum(Some(ms)).millis()));
         if !outcome.attachments.is_empty() {
             meta.attachments = Some(outcome.attachments.clone());
         }
         if let Some(agent) = fields.agent_id.get() {
-            meta.extra.insert("agentId".into(), Value::String(agent.to_owned()));
+            meta.extra
+                .insert("agentId".into(), Value::String(agent.to_owned()));
         }
         if let Some(task) = fields.background_task_id.get() {
             meta.task_id = Some(task.to_owned());
@@ -289,7 +338,11 @@ impl Session {
             });
         } else {
             u.state = Some(ToolState::Complete);
-            let shown = if kind == ToolKind::FileRead { strip_system_reminder(&text) } else { &text };
+            let shown = if kind == ToolKind::FileRead {
+                strip_system_reminder(&text)
+            } else {
+                &text
+            };
             if !shown.is_empty() || outcome.attachments.is_empty() {
                 u.output = Some(Value::String(shown.to_owned()));
             }
@@ -304,7 +357,10 @@ impl Session {
     }
 
     /// `system` `task_started` / `task_progress` / `task_updated` / `task_notification`.
-    #[expect(clippy::too_many_arguments, reason = "the task line's fields, read once by the caller")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the task line's fields, read once by the caller"
+    )]
     pub(crate) fn task(
         &mut self,
         line: u32,
@@ -318,23 +374,36 @@ impl Session {
         store: &mut PartStore,
     ) {
         if let (Some(task), Some(tool)) = (task_id, tool_use_id) {
-            self.tasks.entry(task.to_owned()).or_insert_with(|| tool.to_owned());
+            self.tasks
+                .entry(task.to_owned())
+                .or_insert_with(|| tool.to_owned());
         }
-        let Some(id) = tool_use_id.map(str::to_owned).or_else(|| task_id.and_then(|t| self.tasks.get(t).cloned())) else {
+        let Some(id) = tool_use_id
+            .map(str::to_owned)
+            .or_else(|| task_id.and_then(|t| self.tasks.get(t).cloned()))
+        else {
             return;
         };
         if !store.contains(&id) {
             return;
         }
         let mut u = PartUpdate::new(&id);
-        u.metadata = task_id.map(|t| ToolMetadata { task_id: Some(t.to_owned()), ..ToolMetadata::default() });
-        u.timing = duration_ms.map(|ms| Timing { elapsed_ms: Some(ms), ..Timing::default() });
+        u.metadata = task_id.map(|t| ToolMetadata {
+            task_id: Some(t.to_owned()),
+            ..ToolMetadata::default()
+        });
+        u.timing = duration_ms.map(|ms| Timing {
+            elapsed_ms: Some(ms),
+            ..Timing::default()
+        });
         match (subtype, status) {
             ("task_started", _) | ("task_progress", _) => u.state = Some(ToolState::Running),
             (_, Some("failed")) => {
                 u.state = Some(ToolState::Error);
                 u.error = Some(ToolError {
-                    message: error.or(summary).map_or_else(|| "The task failed".to_owned(), first_line),
+                    message: error
+                        .or(summary)
+                        .map_or_else(|| "The task failed".to_owned(), first_line),
                     code: Some("failed".to_owned()),
                     details: None,
                 });
@@ -353,16 +422,30 @@ impl Session {
     }
 
     /// Streamed blocks (`--include-partial-messages`).
-    pub(crate) fn stream_block_start(&mut self, ctx: Ctx<'_>, index: u64, block: &Block<'_>, store: &mut PartStore) {
-        if !matches!(block.ty(), "tool_use" | "server_tool_use" | "mcp_tool_use") {
+    pub(crate) fn stream_block_start(
+        &mut self,
+        ctx: Ctx<'_>,
+        index: u64,
+        block: &Block<'_>,
+        store: &mut PartStore,
+    ) {
+        if !block.ty().ends_with("tool_use") {
             return;
         }
         let Some(id) = block.id.get() else { return };
         self.tool_use(ctx, block, true, store);
-        self.streaming.insert((ctx.parent.map(str::to_owned), index), (id.to_owned(), String::new()));
+        self.streaming.insert(
+            (ctx.parent.map(str::to_owned), index),
+            (id.to_owned(), String::new()),
+        );
     }
 
-    pub(crate) fn stream_input_delta(&mut self, parent: Option<&str>, index: u64, partial_json: &str) {
+    pub(crate) fn stream_input_delta(
+        &mut self,
+        parent: Option<&str>,
+        index: u64,
+        partial_json: &str,
+    ) {
         if let Some((_, buf)) = self.streaming.get_mut(&(parent.map(str::to_owned), index)) {
             // Bounded: the full message repeats the input anyway.
             if buf.len() < 1 << 20 {
@@ -373,16 +456,27 @@ impl Session {
 
     /// The block's input is complete: show it (and its title) while the call is still `started`.
     pub(crate) fn stream_block_stop(&mut self, ctx: Ctx<'_>, index: u64, store: &mut PartStore) {
-        let Some((id, buf)) = self.streaming.remove(&(ctx.parent.map(str::to_owned), index)) else { return };
+        let Some((id, buf)) = self
+            .streaming
+            .remove(&(ctx.parent.map(str::to_owned), index))
+        else {
+            return;
+        };
         let Some(part) = store.get(&id) else { return };
         if part.state != ToolState::Started || buf.trim().is_empty() {
             return;
         }
-        let Ok(input @ Value::Object(_)) = serde_json::from_str::<Value>(&buf) else { return };
-        let name = part.metadata.as_ref().and_then(|m| m.mcp.as_ref()).map_or_else(
-            || part.name.clone(),
-            |m| format!("mcp__{}__{}", m.server, m.tool),
-        );
+        let Ok(input @ Value::Object(_)) = serde_json::from_str::<Value>(&buf) else {
+            return;
+        };
+        let name = part
+            .metadata
+            .as_ref()
+            .and_then(|m| m.mcp.as_ref())
+            .map_or_else(
+                || part.name.clone(),
+                |m| format!("mcp__{}__{}", m.server, m.tool),
+            );
         let described = tools::describe(&name, &input, self.cwd.as_deref());
         let mut u = PartUpdate::new(id);
         u.title = Some(described.title);
@@ -414,13 +508,20 @@ impl Session {
             u.kind = Some(d.kind);
             u.title = Some(d.title);
             u.input = Some(input);
-            u.metadata = Some(ToolMetadata { mcp: d.mcp, provider_type: Some("permission_denial".into()), ..ToolMetadata::default() });
+            u.metadata = Some(ToolMetadata {
+                mcp: d.mcp,
+                provider_type: Some("permission_denial".into()),
+                ..ToolMetadata::default()
+            });
             store.upsert(line, u);
         }
         let mut u = PartUpdate::new(id);
         u.state = Some(ToolState::Error);
         u.error = Some(ToolError {
-            message: format!("Permission to use {} was denied", tool_name.unwrap_or("the tool")),
+            message: format!(
+                "Permission to use {} was denied",
+                tool_name.unwrap_or("the tool")
+            ),
             code: Some("permission_denied".to_owned()),
             details: None,
         });
@@ -429,24 +530,37 @@ impl Session {
 
     /// End of stream: results that never found their call are reported.
     pub(crate) fn finish(self, store: &mut PartStore) {
-        let mut orphans: Vec<(u32, String)> = self.pending.into_iter().map(|(id, p)| (p.line, id)).collect();
+        let mut orphans: Vec<(u32, String)> = self
+            .pending
+            .into_iter()
+            .map(|(id, p)| (p.line, id))
+            .collect();
         orphans.sort();
         for (line, id) in orphans {
-            store.warn(line, format!("tool_result for {id} has no matching tool_use in this stream"));
+            store.warn(
+                line,
+                format!("tool_result for {id} has no matching tool_use in this stream"),
+            );
         }
     }
 }
 
 /// Read a tool_result block's content without knowing the tool.
 fn read_result(block: &Block<'_>) -> ResultData {
-    let mut out = ResultData { is_error: block.is_error.is_true(), ..ResultData::default() };
+    let mut out = ResultData {
+        is_error: block.is_error.is_true(),
+        ..ResultData::default()
+    };
     match &block.content {
         Some(Content::Text(t)) => out.text = t.to_string(),
         Some(c @ Content::Blocks(_)) => {
             for b in c.blocks() {
                 match b.ty() {
                     "text" => {
-                        if let Some(t) = b.text.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok()) {
+                        if let Some(t) = b
+                            .text
+                            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+                        {
                             if !out.text.is_empty() {
                                 out.text.push('\n');
                             }
@@ -457,7 +571,9 @@ fn read_result(block: &Block<'_>) -> ResultData {
                         let src = b.source.get();
                         out.attachments.push(Attachment {
                             media_type: src.and_then(|s| s.media_type.get()).map(str::to_owned),
-                            size: src.and_then(|s| s.data).map(|d| d.get().len().saturating_sub(2) as u64),
+                            size: src
+                                .and_then(|s| s.data)
+                                .map(|d| d.get().len().saturating_sub(2) as u64),
                             filename: None,
                         });
                     }
@@ -471,8 +587,22 @@ fn read_result(block: &Block<'_>) -> ResultData {
     out
 }
 
+/// The first meaningful line of an error text: markdown heading marks are dropped and a bare
+/// "Error" heading (MCP servers write `### Error`) gives way to the line after it.
 fn first_line(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut lines = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches('#').trim())
+        .filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("");
+    let line = if matches!(
+        first.to_ascii_lowercase().as_str(),
+        "error" | "error:" | "errors"
+    ) {
+        lines.next().unwrap_or(first)
+    } else {
+        first
+    };
     crate::providers::titles::clip(line, 200)
 }
 
@@ -498,10 +628,18 @@ fn classify_error(kind: ToolKind, text: &str, structured: Option<&str>) -> ToolE
         return coded("Rejected by the user", "rejected");
     }
     if t.starts_with("Claude requested permissions to ") || t.contains("haven't granted it yet") {
-        return ToolError { message: first_line(t), code: Some("permission_denied".into()), details: None };
+        return ToolError {
+            message: first_line(t),
+            code: Some("permission_denied".into()),
+            details: None,
+        };
     }
     if let Some(inner) = t.strip_prefix("<tool_use_error>") {
-        let inner = inner.trim_end().strip_suffix("</tool_use_error>").unwrap_or(inner).trim();
+        let inner = inner
+            .trim_end()
+            .strip_suffix("</tool_use_error>")
+            .unwrap_or(inner)
+            .trim();
         return plain_error(inner);
     }
     if kind == ToolKind::Bash {
@@ -520,8 +658,16 @@ fn classify_error(kind: ToolKind, text: &str, structured: Option<&str>) -> ToolE
     // MCP servers often answer with a JSON error object as text.
     if t.starts_with('{') {
         if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
-            if let Some(msg) = v.get("message").or_else(|| v.get("error")).and_then(Value::as_str) {
-                return ToolError { message: first_line(msg), code: None, details: Some(v) };
+            if let Some(msg) = v
+                .get("message")
+                .or_else(|| v.get("error"))
+                .and_then(Value::as_str)
+            {
+                return ToolError {
+                    message: first_line(msg),
+                    code: None,
+                    details: Some(v),
+                };
             }
         }
     }
@@ -530,11 +676,19 @@ fn classify_error(kind: ToolKind, text: &str, structured: Option<&str>) -> ToolE
 
 fn plain_error(t: &str) -> ToolError {
     if t.is_empty() {
-        return ToolError { message: "The tool call failed".to_owned(), code: None, details: None };
+        return ToolError {
+            message: "The tool call failed".to_owned(),
+            code: None,
+            details: None,
+        };
     }
     let message = first_line(t);
     let details = (message != t).then(|| Value::String(t.to_owned()));
-    ToolError { message, code: None, details }
+    ToolError {
+        message,
+        code: None,
+        details,
+    }
 }
 
 fn is_truncated(text: &str) -> bool {
@@ -557,15 +711,28 @@ struct AgentTrailer {
 
 /// Agent results end with `agentId: … <usage>…duration_ms: N</usage>` for the model; split it off.
 fn split_agent_trailer(text: &str) -> Option<(String, AgentTrailer)> {
-    let start = if text.starts_with("agentId: ") { 0 } else { text.rfind("\nagentId: ")? + 1 };
+    let start = if text.starts_with("agentId: ") {
+        0
+    } else {
+        text.rfind("\nagentId: ")? + 1
+    };
     let trailer = &text[start..];
-    let agent_id = trailer["agentId: ".len()..].split(|c: char| c.is_whitespace()).next().map(str::to_owned);
+    let agent_id = trailer["agentId: ".len()..]
+        .split(|c: char| c.is_whitespace())
+        .next()
+        .map(str::to_owned);
     let duration_ms = trailer
         .find("duration_ms: ")
         .map(|i| &trailer[i + "duration_ms: ".len()..])
         .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
         .and_then(|d| d.parse().ok());
-    Some((text[..start].trim_end().to_owned(), AgentTrailer { agent_id, duration_ms }))
+    Some((
+        text[..start].trim_end().to_owned(),
+        AgentTrailer {
+            agent_id,
+            duration_ms,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -583,21 +750,57 @@ mod tests {
     #[test]
     fn known_error_texts_get_codes() {
         let code = |t: &str, s: Option<&str>| classify_error(ToolKind::FileWrite, t, s).code;
-        assert_eq!(code("[Request interrupted by user for tool use]", None).as_deref(), Some("interrupted"));
-        assert_eq!(code("Permission prompt was aborted.", None).as_deref(), Some("aborted"));
-        assert_eq!(code("The user doesn't want to proceed with this tool use.", Some("User rejected tool use")).as_deref(), Some("rejected"));
         assert_eq!(
-            code("Claude requested permissions to use Bash, but you haven't granted it yet.", None).as_deref(),
+            code("[Request interrupted by user for tool use]", None).as_deref(),
+            Some("interrupted")
+        );
+        assert_eq!(
+            code("Permission prompt was aborted.", None).as_deref(),
+            Some("aborted")
+        );
+        assert_eq!(
+            code(
+                "The user doesn't want to proceed with this tool use.",
+                Some("User rejected tool use")
+            )
+            .as_deref(),
+            Some("rejected")
+        );
+        assert_eq!(
+            code(
+                "Claude requested permissions to use Bash, but you haven't granted it yet.",
+                None
+            )
+            .as_deref(),
             Some("permission_denied")
         );
-        let e = classify_error(ToolKind::FileRead, "<tool_use_error>File does not exist.</tool_use_error>", None);
+        let e = classify_error(
+            ToolKind::FileRead,
+            "<tool_use_error>File does not exist.</tool_use_error>",
+            None,
+        );
         assert_eq!(e.message, "File does not exist.");
         assert!(e.code.is_none() && e.details.is_none());
     }
 
     #[test]
+    fn heading_only_first_lines_are_skipped() {
+        let e = classify_error(
+            ToolKind::Browser,
+            "### Error\nError: page.goto: net::ERR_NAME_NOT_RESOLVED\nCall log:",
+            None,
+        );
+        assert_eq!(e.message, "Error: page.goto: net::ERR_NAME_NOT_RESOLVED");
+        assert!(e.details.is_some());
+    }
+
+    #[test]
     fn json_error_objects_are_read() {
-        let e = classify_error(ToolKind::Mcp, r#"{"error":true,"message":"Failed to create issue"}"#, None);
+        let e = classify_error(
+            ToolKind::Mcp,
+            r#"{"error":true,"message":"Failed to create issue"}"#,
+            None,
+        );
         assert_eq!(e.message, "Failed to create issue");
         assert!(e.details.is_some());
     }
@@ -613,7 +816,10 @@ mod tests {
 
     #[test]
     fn reminder_is_stripped() {
-        assert_eq!(strip_system_reminder("1\tx\n\n<system-reminder>\nbe careful\n</system-reminder>\n"), "1\tx");
+        assert_eq!(
+            strip_system_reminder("1\tx\n\n<system-reminder>\nbe careful\n</system-reminder>\n"),
+            "1\tx"
+        );
         assert_eq!(strip_system_reminder("plain"), "plain");
     }
 }

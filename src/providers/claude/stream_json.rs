@@ -1,14 +1,20 @@
 //! `claude -p --output-format stream-json --verbose` lines: `system` (init cwd, `task_*`),
 //! `assistant` / `user` (with `parent_tool_use_id` for subagent lines), `stream_event` (partial
-//! messages) and the final `result` (permission denials, error subtypes).
+//! messages), `tool_progress` and the final `result` (permission denials, error subtypes).
 
 use super::session::{Ctx, Session};
 use super::wire::Line;
-use crate::providers::PartStore;
+use crate::model::ToolState;
+use crate::providers::{PartStore, PartUpdate};
 
 pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
     let parent = line.parent_tool_use_id.get();
-    let ctx = Ctx { line: number, timestamp: line.timestamp.get(), parent, sidechain: parent.is_some() };
+    let ctx = Ctx {
+        line: number,
+        timestamp: line.timestamp.get(),
+        parent,
+        sidechain: parent.is_some(),
+    };
     match line.ty() {
         "assistant" => {
             if let Some(msg) = line.message.get() {
@@ -34,12 +40,28 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
                 "content_block_delta" => {
                     if let Some(d) = ev.delta.get() {
                         if d.ty.get() == Some("input_json_delta") {
-                            session.stream_input_delta(parent, index, d.partial_json.get().unwrap_or(""));
+                            session.stream_input_delta(
+                                parent,
+                                index,
+                                d.partial_json.get().unwrap_or(""),
+                            );
                         }
                     }
                 }
                 "content_block_stop" => session.stream_block_stop(ctx, index, store),
                 _ => {}
+            }
+        }
+        "tool_progress" => {
+            // A tool reporting progress is executing.
+            if let Some(id) = line.tool_use_id.get().filter(|id| store.contains(id)) {
+                store.upsert(
+                    number,
+                    PartUpdate {
+                        state: Some(ToolState::Running),
+                        ..PartUpdate::new(id)
+                    },
+                );
             }
         }
         "result" => result(session, number, line, store),
@@ -52,8 +74,15 @@ fn system(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
         "init" => session.set_cwd(line.cwd.get()),
         sub @ ("task_started" | "task_progress" | "task_updated" | "task_notification") => {
             let patch = line.patch.get();
-            let status = line.status.get().or_else(|| patch.and_then(|p| p.status.get()));
-            let duration = line.usage.get().and_then(|u| u.duration_ms.millis()).or(line.duration_ms.millis());
+            let status = line
+                .status
+                .get()
+                .or_else(|| patch.and_then(|p| p.status.get()));
+            let duration = line
+                .usage
+                .get()
+                .and_then(|u| u.duration_ms.millis())
+                .or(line.duration_ms.millis());
             session.task(
                 number,
                 sub,
@@ -75,17 +104,30 @@ fn result(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
     if line.parent_tool_use_id.get().is_some() {
         return;
     }
-    for denial in line.permission_denials.iter().flatten().filter_map(|d| d.get()) {
+    for denial in line
+        .permission_denials
+        .iter()
+        .flatten()
+        .filter_map(|d| d.get())
+    {
         if let Some(id) = denial.tool_use_id.get() {
             session.permission_denied(number, id, denial.tool_name.get(), denial.tool_input, store);
         }
     }
     match line.subtype() {
         "error_during_execution" => {
-            store.abort_open(number, "The turn was interrupted before the tool finished", "interrupted");
+            store.abort_open(
+                number,
+                "The turn was interrupted before the tool finished",
+                "interrupted",
+            );
         }
         sub if sub.starts_with("error") => {
-            store.abort_open(number, &format!("The turn ended ({sub}) before the tool finished"), "aborted");
+            store.abort_open(
+                number,
+                &format!("The turn ended ({sub}) before the tool finished"),
+                "aborted",
+            );
         }
         _ => {}
     }

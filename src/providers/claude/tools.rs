@@ -17,15 +17,21 @@ pub(crate) struct Described {
 }
 
 fn s<'v>(input: &'v Value, key: &str) -> Option<&'v str> {
-    input.get(key).and_then(Value::as_str).map(str::trim).filter(|v| !v.is_empty())
+    input
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
 }
 
 fn n(input: &Value, key: &str) -> Option<u64> {
     let v = input.get(key)?;
-    v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)).or_else(|| {
-        // Models sometimes send numbers as strings ("offset": "6").
-        v.as_str().and_then(|t| t.trim().parse().ok())
-    })
+    v.as_u64()
+        .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+        .or_else(|| {
+            // Models sometimes send numbers as strings ("offset": "6").
+            v.as_str().and_then(|t| t.trim().parse().ok())
+        })
 }
 
 /// Split `mcp__<server>__<tool>` on the first `__` after the prefix (server names never contain
@@ -44,22 +50,46 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             name: tool.to_owned(),
             kind: titles::mcp_kind(server, tool),
             title: titles::mcp(server, tool, input),
-            mcp: Some(McpRef { server: server.to_owned(), tool: tool.to_owned() }),
+            mcp: Some(McpRef {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            }),
         };
     }
-    let path = |key: &str| s(input, key).map(|p| titles::display_path(p, cwd));
+    // The working directory itself reads better as its path than as ".".
+    let path = |key: &str| {
+        s(input, key).map(|p| match titles::display_path(p, cwd) {
+            rel if rel == "." => p.to_owned(),
+            rel => rel,
+        })
+    };
+    // Search scopes equal to the working directory are left out of titles altogether.
+    let scope = |key: &str| s(input, key).map(|p| titles::display_path(p, cwd));
     let (kind, title) = match name {
-        "Bash" => (ToolKind::Bash, titles::shell(s(input, "command").unwrap_or(""))),
+        "Bash" => (
+            ToolKind::Bash,
+            titles::shell(s(input, "command").unwrap_or("")),
+        ),
         "BashOutput" | "TaskOutput" => {
-            let id = s(input, "task_id").or_else(|| s(input, "bash_id")).or_else(|| s(input, "shell_id"));
-            (ToolKind::Bash, with_detail("Reading output of background task", id))
+            let id = s(input, "task_id")
+                .or_else(|| s(input, "bash_id"))
+                .or_else(|| s(input, "shell_id"));
+            (
+                ToolKind::Bash,
+                with_detail("Reading output of background task", id),
+            )
         }
         "KillShell" | "KillBash" | "TaskStop" => {
-            let id = s(input, "task_id").or_else(|| s(input, "shell_id")).or_else(|| s(input, "bash_id"));
+            let id = s(input, "task_id")
+                .or_else(|| s(input, "shell_id"))
+                .or_else(|| s(input, "bash_id"));
             (ToolKind::Bash, with_detail("Stopping background task", id))
         }
         "Read" => match path("file_path") {
-            Some(p) => (ToolKind::FileRead, titles::read(&p, n(input, "offset"), n(input, "limit"))),
+            Some(p) => (
+                ToolKind::FileRead,
+                titles::read(&p, n(input, "offset"), n(input, "limit")),
+            ),
             None => (ToolKind::FileRead, "Reading a file".to_owned()),
         },
         "NotebookRead" => match path("notebook_path") {
@@ -79,13 +109,16 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             None => (ToolKind::FileEdit, "Editing a notebook".to_owned()),
         },
         "Glob" => match s(input, "pattern") {
-            Some(pat) => (ToolKind::FileRead, titles::glob(pat, path("path").as_deref())),
+            Some(pat) => (
+                ToolKind::FileRead,
+                titles::glob(pat, scope("path").as_deref()),
+            ),
             None => (ToolKind::FileRead, "Finding files".to_owned()),
         },
         "Grep" => match s(input, "pattern") {
             Some(pat) => {
-                let scope = path("path").or_else(|| s(input, "glob").map(str::to_owned));
-                (ToolKind::FileRead, titles::grep(pat, scope.as_deref()))
+                let within = scope("path").or_else(|| s(input, "glob").map(str::to_owned));
+                (ToolKind::FileRead, titles::grep(pat, within.as_deref()))
             }
             None => (ToolKind::FileRead, "Searching files".to_owned()),
         },
@@ -93,26 +126,43 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             Some(p) => (ToolKind::FileRead, titles::list(&p)),
             None => (ToolKind::FileRead, "Listing files".to_owned()),
         },
-        "WebFetch" => (ToolKind::Browser, titles::fetch(s(input, "url").unwrap_or(""))),
-        "WebSearch" => (ToolKind::WebSearch, titles::web_search(s(input, "query").unwrap_or(""))),
-        "Agent" | "Task" => {
-            (ToolKind::Subagent, titles::subagent(s(input, "description"), s(input, "prompt")))
-        }
+        "WebFetch" => (
+            ToolKind::Browser,
+            titles::fetch(s(input, "url").unwrap_or("")),
+        ),
+        "WebSearch" => (
+            ToolKind::WebSearch,
+            titles::web_search(s(input, "query").unwrap_or("")),
+        ),
+        "Agent" | "Task" => (
+            ToolKind::Subagent,
+            titles::subagent(s(input, "description"), s(input, "prompt")),
+        ),
         "TodoWrite" => {
             let todos = input.get("todos").and_then(Value::as_array);
             let total = todos.map_or(0, Vec::len);
             let done = todos.map_or(0, |t| {
-                t.iter().filter(|i| i.get("status").and_then(Value::as_str) == Some("completed")).count()
+                t.iter()
+                    .filter(|i| i.get("status").and_then(Value::as_str) == Some("completed"))
+                    .count()
             });
             (ToolKind::Todo, titles::todo(total, done))
         }
         "TodoRead" => (ToolKind::Todo, "Reading the todo list".to_owned()),
-        "TaskCreate" => (ToolKind::Todo, with_detail("Creating task", s(input, "subject"))),
-        "TaskGet" => (ToolKind::Todo, with_detail("Reading task", s(input, "taskId"))),
+        "TaskCreate" => (
+            ToolKind::Todo,
+            with_detail("Creating task", s(input, "subject")),
+        ),
+        "TaskGet" => (
+            ToolKind::Todo,
+            with_detail("Reading task", s(input, "taskId")),
+        ),
         "TaskUpdate" => {
             let what = s(input, "subject").or_else(|| s(input, "taskId"));
             let title = match (what, s(input, "status")) {
-                (Some(w), Some(st)) => titles::finish(&format!("Updating task {w} ({st})"), "Updating a task"),
+                (Some(w), Some(st)) => {
+                    titles::finish(&format!("Updating task {w} ({st})"), "Updating a task")
+                }
                 (w, _) => with_detail("Updating task", w),
             };
             (ToolKind::Todo, title)
@@ -123,21 +173,53 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
         "AskUserQuestion" => {
             let qs = input.get("questions").and_then(Value::as_array);
             let first = qs.and_then(|q| q.first()).and_then(|q| s(q, "question"));
-            (ToolKind::Question, titles::question(first, qs.map_or(0, Vec::len)))
+            (
+                ToolKind::Question,
+                titles::question(first, qs.map_or(0, Vec::len)),
+            )
         }
-        "Skill" => (ToolKind::Unknown, with_detail("Using skill", s(input, "skill").or_else(|| s(input, "command")))),
-        "SlashCommand" => (ToolKind::Unknown, with_detail("Running slash command", s(input, "command"))),
-        "ListMcpResources" => (ToolKind::Mcp, match s(input, "server") {
-            Some(server) => titles::finish(&format!("Listing MCP resources of {server}"), "Listing MCP resources"),
-            None => "Listing MCP resources".to_owned(),
-        }),
-        "ReadMcpResource" => (ToolKind::Mcp, with_detail("Reading MCP resource", s(input, "uri"))),
+        "Skill" => (
+            ToolKind::Unknown,
+            with_detail(
+                "Using skill",
+                s(input, "skill").or_else(|| s(input, "command")),
+            ),
+        ),
+        "SlashCommand" => (
+            ToolKind::Unknown,
+            with_detail("Running slash command", s(input, "command")),
+        ),
+        "ListMcpResources" => (
+            ToolKind::Mcp,
+            match s(input, "server") {
+                Some(server) => titles::finish(
+                    &format!("Listing MCP resources of {server}"),
+                    "Listing MCP resources",
+                ),
+                None => "Listing MCP resources".to_owned(),
+            },
+        ),
+        "ReadMcpResource" => (
+            ToolKind::Mcp,
+            with_detail("Reading MCP resource", s(input, "uri")),
+        ),
         // API-side server tools (`server_tool_use`).
-        "web_search" => (ToolKind::WebSearch, titles::web_search(s(input, "query").unwrap_or(""))),
-        "web_fetch" => (ToolKind::Browser, titles::fetch(s(input, "url").unwrap_or(""))),
+        "web_search" => (
+            ToolKind::WebSearch,
+            titles::web_search(s(input, "query").unwrap_or("")),
+        ),
+        "web_fetch" => (
+            ToolKind::Browser,
+            titles::fetch(s(input, "url").unwrap_or("")),
+        ),
         other => (ToolKind::Unknown, titles::unknown_tool(other)),
     };
-    Described { name: name.to_owned(), kind, title, mcp: None }
+    Described {
+        name: name.to_owned(),
+        kind,
+        title,
+        mcp: None,
+    }
 }
 
 /// `Reading task 3`, or the bare action when the detail is missing.
@@ -171,68 +253,285 @@ mod tests {
 
     #[test]
     fn contract_rows() {
-        let a = d("mcp__amalgm__artifacts_register", json!({"name": "Spotify Clone"}));
+        let a = d(
+            "mcp__amalgm__artifacts_register",
+            json!({"name": "Spotify Clone"}),
+        );
         assert_eq!(a.title, "Registering artifact Spotify Clone");
         assert_eq!(a.name, "artifacts_register");
         assert_eq!(a.kind, ToolKind::Mcp);
-        assert_eq!(a.mcp, Some(McpRef { server: "amalgm".into(), tool: "artifacts_register".into() }));
-        let t = d("Agent", json!({"description": "Research Northern India politics", "prompt": "x"}));
-        assert_eq!((t.kind, t.title.as_str()), (ToolKind::Subagent, "Research Northern India politics"));
-        let b = d("mcp__amalgm__browser_navigate", json!({"url": "https://x.test"}));
-        assert_eq!((b.kind, b.title.as_str()), (ToolKind::Browser, "Opening browser page"));
-        assert_eq!(d("mcp__amalgm__browser_snapshot", json!({})).title, "Reading browser page");
-        assert_eq!(d("mcp__amalgm__browser_tabs_new", json!({})).title, "Opening browser tab");
+        assert_eq!(
+            a.mcp,
+            Some(McpRef {
+                server: "amalgm".into(),
+                tool: "artifacts_register".into()
+            })
+        );
+        let t = d(
+            "Agent",
+            json!({"description": "Research Northern India politics", "prompt": "x"}),
+        );
+        assert_eq!(
+            (t.kind, t.title.as_str()),
+            (ToolKind::Subagent, "Research Northern India politics")
+        );
+        let b = d(
+            "mcp__amalgm__browser_navigate",
+            json!({"url": "https://x.test"}),
+        );
+        assert_eq!(
+            (b.kind, b.title.as_str()),
+            (ToolKind::Browser, "Opening browser page")
+        );
+        assert_eq!(
+            d("mcp__amalgm__browser_snapshot", json!({})).title,
+            "Reading browser page"
+        );
+        assert_eq!(
+            d("mcp__amalgm__browser_tabs_new", json!({})).title,
+            "Opening browser tab"
+        );
     }
 
     #[test]
     fn mcp_split_on_first_separator() {
-        assert_eq!(split_mcp("mcp__context7__resolve-library-id"), Some(("context7", "resolve-library-id")));
+        assert_eq!(
+            split_mcp("mcp__context7__resolve-library-id"),
+            Some(("context7", "resolve-library-id"))
+        );
         assert_eq!(split_mcp("mcp__srv__a__b"), Some(("srv", "a__b")));
-        assert_eq!(split_mcp("mcp__plugin_documents_docs__doc_export"), Some(("plugin_documents_docs", "doc_export")));
+        assert_eq!(
+            split_mcp("mcp__plugin_documents_docs__doc_export"),
+            Some(("plugin_documents_docs", "doc_export"))
+        );
         assert_eq!(split_mcp("mcp__broken"), None);
         let j = d("mcp__jira__getVisibleJiraProjects", json!({"cloudId": "x"}));
-        assert_eq!((j.kind, j.title.as_str()), (ToolKind::Mcp, "Jira: get visible jira projects"));
+        assert_eq!(
+            (j.kind, j.title.as_str()),
+            (ToolKind::Mcp, "Jira: get visible jira projects")
+        );
     }
 
     #[test]
     fn every_builtin_has_a_specific_title_and_kind() {
         let cases: Vec<(&str, Value, ToolKind, &str)> = vec![
-            ("Bash", json!({"command": "python3 -m unittest -q", "description": "Run tests"}), ToolKind::Bash, "Running python3 -m unittest -q"),
-            ("BashOutput", json!({"bash_id": "b1"}), ToolKind::Bash, "Reading output of background task b1"),
-            ("TaskOutput", json!({"task_id": "t9", "block": true}), ToolKind::Bash, "Reading output of background task t9"),
-            ("KillShell", json!({"shell_id": "b1"}), ToolKind::Bash, "Stopping background task b1"),
-            ("KillBash", json!({"shell_id": "b2"}), ToolKind::Bash, "Stopping background task b2"),
-            ("TaskStop", json!({"task_id": "t9"}), ToolKind::Bash, "Stopping background task t9"),
-            ("Read", json!({"file_path": "/home/dev/app/money.py", "offset": 6, "limit": 4}), ToolKind::FileRead, "Reading money.py (lines 6–9)"),
-            ("Read", json!({"file_path": "/etc/hosts"}), ToolKind::FileRead, "Reading /etc/hosts"),
-            ("NotebookRead", json!({"notebook_path": "/home/dev/app/a.ipynb"}), ToolKind::FileRead, "Reading a.ipynb"),
-            ("Write", json!({"file_path": "/home/dev/app/money.py", "content": "x"}), ToolKind::FileWrite, "Writing money.py"),
-            ("Edit", json!({"file_path": "/home/dev/app/money.py", "old_string": "a", "new_string": "b"}), ToolKind::FileEdit, "Editing money.py"),
-            ("MultiEdit", json!({"file_path": "/home/dev/app/m.py", "edits": []}), ToolKind::FileEdit, "Editing m.py"),
-            ("NotebookEdit", json!({"notebook_path": "/home/dev/app/a.ipynb", "new_source": "x"}), ToolKind::FileEdit, "Editing a.ipynb"),
-            ("Glob", json!({"pattern": "**/*.py"}), ToolKind::FileRead, "Finding files matching **/*.py"),
-            ("Glob", json!({"pattern": "mix.exs", "path": "/home/dev/app/lib"}), ToolKind::FileRead, "Finding files matching mix.exs in lib"),
-            ("Grep", json!({"pattern": "def ", "path": "/home/dev/app/src", "output_mode": "content"}), ToolKind::FileRead, "Searching for \"def \" in src"),
-            ("Grep", json!({"pattern": "TODO", "glob": "*.rs"}), ToolKind::FileRead, "Searching for \"TODO\" in *.rs"),
-            ("LS", json!({"path": "/home/dev/app/src"}), ToolKind::FileRead, "Listing src"),
-            ("WebFetch", json!({"url": "https://www.example.com/a", "prompt": "x"}), ToolKind::Browser, "Fetching example.com"),
-            ("WebSearch", json!({"query": "Reuters top news"}), ToolKind::WebSearch, "Searching Reuters top news"),
-            ("Task", json!({"description": "Search recent AI news", "prompt": "p"}), ToolKind::Subagent, "Search recent AI news"),
-            ("TodoWrite", json!({"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}), ToolKind::Todo, "Updating the todo list (2 items, 1 done)"),
-            ("TodoRead", json!({}), ToolKind::Todo, "Reading the todo list"),
-            ("TaskCreate", json!({"subject": "Fix login", "description": "d"}), ToolKind::Todo, "Creating task Fix login"),
-            ("TaskGet", json!({"taskId": "3"}), ToolKind::Todo, "Reading task 3"),
-            ("TaskUpdate", json!({"taskId": "3", "status": "completed"}), ToolKind::Todo, "Updating task 3 (completed)"),
+            (
+                "Bash",
+                json!({"command": "python3 -m unittest -q", "description": "Run tests"}),
+                ToolKind::Bash,
+                "Running python3 -m unittest -q",
+            ),
+            (
+                "BashOutput",
+                json!({"bash_id": "b1"}),
+                ToolKind::Bash,
+                "Reading output of background task b1",
+            ),
+            (
+                "TaskOutput",
+                json!({"task_id": "t9", "block": true}),
+                ToolKind::Bash,
+                "Reading output of background task t9",
+            ),
+            (
+                "KillShell",
+                json!({"shell_id": "b1"}),
+                ToolKind::Bash,
+                "Stopping background task b1",
+            ),
+            (
+                "KillBash",
+                json!({"shell_id": "b2"}),
+                ToolKind::Bash,
+                "Stopping background task b2",
+            ),
+            (
+                "TaskStop",
+                json!({"task_id": "t9"}),
+                ToolKind::Bash,
+                "Stopping background task t9",
+            ),
+            (
+                "Read",
+                json!({"file_path": "/home/dev/app/money.py", "offset": 6, "limit": 4}),
+                ToolKind::FileRead,
+                "Reading money.py (lines 6–9)",
+            ),
+            (
+                "Read",
+                json!({"file_path": "/etc/hosts"}),
+                ToolKind::FileRead,
+                "Reading /etc/hosts",
+            ),
+            (
+                "NotebookRead",
+                json!({"notebook_path": "/home/dev/app/a.ipynb"}),
+                ToolKind::FileRead,
+                "Reading a.ipynb",
+            ),
+            (
+                "Write",
+                json!({"file_path": "/home/dev/app/money.py", "content": "x"}),
+                ToolKind::FileWrite,
+                "Writing money.py",
+            ),
+            (
+                "Edit",
+                json!({"file_path": "/home/dev/app/money.py", "old_string": "a", "new_string": "b"}),
+                ToolKind::FileEdit,
+                "Editing money.py",
+            ),
+            (
+                "MultiEdit",
+                json!({"file_path": "/home/dev/app/m.py", "edits": []}),
+                ToolKind::FileEdit,
+                "Editing m.py",
+            ),
+            (
+                "NotebookEdit",
+                json!({"notebook_path": "/home/dev/app/a.ipynb", "new_source": "x"}),
+                ToolKind::FileEdit,
+                "Editing a.ipynb",
+            ),
+            (
+                "Glob",
+                json!({"pattern": "**/*.py"}),
+                ToolKind::FileRead,
+                "Finding files matching **/*.py",
+            ),
+            (
+                "Glob",
+                json!({"pattern": "mix.exs", "path": "/home/dev/app/lib"}),
+                ToolKind::FileRead,
+                "Finding files matching mix.exs in lib",
+            ),
+            (
+                "Grep",
+                json!({"pattern": "def ", "path": "/home/dev/app/src", "output_mode": "content"}),
+                ToolKind::FileRead,
+                "Searching for \"def\" in src",
+            ),
+            (
+                "Grep",
+                json!({"pattern": "TODO", "glob": "*.rs"}),
+                ToolKind::FileRead,
+                "Searching for \"TODO\" in *.rs",
+            ),
+            (
+                "LS",
+                json!({"path": "/home/dev/app/src"}),
+                ToolKind::FileRead,
+                "Listing src",
+            ),
+            (
+                "LS",
+                json!({"path": "/home/dev/app"}),
+                ToolKind::FileRead,
+                "Listing /home/dev/app",
+            ),
+            (
+                "WebFetch",
+                json!({"url": "https://www.example.com/a", "prompt": "x"}),
+                ToolKind::Browser,
+                "Fetching example.com",
+            ),
+            (
+                "WebSearch",
+                json!({"query": "Reuters top news"}),
+                ToolKind::WebSearch,
+                "Searching Reuters top news",
+            ),
+            (
+                "Task",
+                json!({"description": "Search recent AI news", "prompt": "p"}),
+                ToolKind::Subagent,
+                "Search recent AI news",
+            ),
+            (
+                "TodoWrite",
+                json!({"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}),
+                ToolKind::Todo,
+                "Updating the todo list (2 items, 1 done)",
+            ),
+            (
+                "TodoRead",
+                json!({}),
+                ToolKind::Todo,
+                "Reading the todo list",
+            ),
+            (
+                "TaskCreate",
+                json!({"subject": "Fix login", "description": "d"}),
+                ToolKind::Todo,
+                "Creating task Fix login",
+            ),
+            (
+                "TaskGet",
+                json!({"taskId": "3"}),
+                ToolKind::Todo,
+                "Reading task 3",
+            ),
+            (
+                "TaskUpdate",
+                json!({"taskId": "3", "status": "completed"}),
+                ToolKind::Todo,
+                "Updating task 3 (completed)",
+            ),
             ("TaskList", json!({}), ToolKind::Todo, "Listing tasks"),
-            ("ExitPlanMode", json!({"plan": "# Add retries\n1. x"}), ToolKind::Todo, "Presenting plan: Add retries"),
-            ("ExitPlanMode", json!({}), ToolKind::Todo, "Presenting a plan"),
-            ("EnterPlanMode", json!({}), ToolKind::Todo, "Entering plan mode"),
-            ("AskUserQuestion", json!({"questions": [{"question": "Which rig?", "header": "Rig", "options": []}]}), ToolKind::Question, "Asking: Which rig?"),
-            ("Skill", json!({"skill": "pdf"}), ToolKind::Unknown, "Using skill pdf"),
-            ("SlashCommand", json!({"command": "/review"}), ToolKind::Unknown, "Running slash command /review"),
-            ("ListMcpResources", json!({"server": "docs"}), ToolKind::Mcp, "Listing MCP resources of docs"),
-            ("ReadMcpResource", json!({"server": "docs", "uri": "docs://a"}), ToolKind::Mcp, "Reading MCP resource docs://a"),
-            ("CronCreate", json!({}), ToolKind::Unknown, "Using cron create"),
+            (
+                "ExitPlanMode",
+                json!({"plan": "# Add retries\n1. x"}),
+                ToolKind::Todo,
+                "Presenting plan: Add retries",
+            ),
+            (
+                "ExitPlanMode",
+                json!({}),
+                ToolKind::Todo,
+                "Presenting a plan",
+            ),
+            (
+                "EnterPlanMode",
+                json!({}),
+                ToolKind::Todo,
+                "Entering plan mode",
+            ),
+            (
+                "AskUserQuestion",
+                json!({"questions": [{"question": "Which rig?", "header": "Rig", "options": []}]}),
+                ToolKind::Question,
+                "Asking: Which rig?",
+            ),
+            (
+                "Skill",
+                json!({"skill": "pdf"}),
+                ToolKind::Unknown,
+                "Using skill pdf",
+            ),
+            (
+                "SlashCommand",
+                json!({"command": "/review"}),
+                ToolKind::Unknown,
+                "Running slash command /review",
+            ),
+            (
+                "ListMcpResources",
+                json!({"server": "docs"}),
+                ToolKind::Mcp,
+                "Listing MCP resources of docs",
+            ),
+            (
+                "ReadMcpResource",
+                json!({"server": "docs", "uri": "docs://a"}),
+                ToolKind::Mcp,
+                "Reading MCP resource docs://a",
+            ),
+            (
+                "CronCreate",
+                json!({}),
+                ToolKind::Unknown,
+                "Using cron create",
+            ),
         ];
         for (name, input, kind, title) in cases {
             let got = d(name, input);
@@ -244,7 +543,20 @@ mod tests {
 
     #[test]
     fn empty_input_still_gives_action_text() {
-        for name in ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "WebSearch", "Agent", "TodoWrite", "TaskGet", "Skill"] {
+        for name in [
+            "Bash",
+            "Read",
+            "Write",
+            "Edit",
+            "Glob",
+            "Grep",
+            "WebFetch",
+            "WebSearch",
+            "Agent",
+            "TodoWrite",
+            "TaskGet",
+            "Skill",
+        ] {
             let t = d(name, json!({})).title;
             assert_ne!(t, name);
             assert!(!t.is_empty() && !t.contains('{'), "{name}: {t}");

@@ -13,8 +13,17 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
     let sidechain = line.is_sidechain.is_true();
     // Old CLIs write subagent lines inline without naming their call: attribute them to the one
     // open Agent/Task call when there is exactly one.
-    let inferred = if sidechain { session.sole_open_subagent(store) } else { None };
-    let ctx = Ctx { line: number, timestamp: line.timestamp.get(), parent: inferred.as_deref(), sidechain };
+    let inferred = if sidechain {
+        session.sole_open_subagent(store)
+    } else {
+        None
+    };
+    let ctx = Ctx {
+        line: number,
+        timestamp: line.timestamp.get(),
+        parent: inferred.as_deref(),
+        sidechain,
+    };
     match line.ty() {
         "assistant" => {
             if line.is_api_error_message.is_true() {
@@ -38,8 +47,12 @@ fn progress(session: &mut Session, number: u32, line: &Line<'_>, store: &mut Par
     let Some(data) = line.data.get() else { return };
     match data.ty.get().unwrap_or("") {
         "agent_progress" => {
-            let Some(embedded) = data.message.get() else { return };
-            let Some(msg) = embedded.message.get() else { return };
+            let Some(embedded) = data.message.get() else {
+                return;
+            };
+            let Some(msg) = embedded.message.get() else {
+                return;
+            };
             let ctx = Ctx {
                 line: number,
                 timestamp: embedded.timestamp.get().or(line.timestamp.get()),
@@ -54,9 +67,18 @@ fn progress(session: &mut Session, number: u32, line: &Line<'_>, store: &mut Par
         }
         "bash_progress" => {
             // A command reporting progress is executing.
-            let id = line.parent_tool_use_id_camel.get().or(line.tool_use_id_camel.get());
+            let id = line
+                .parent_tool_use_id_camel
+                .get()
+                .or(line.tool_use_id_camel.get());
             if let Some(id) = id.filter(|id| store.contains(id)) {
-                store.upsert(number, PartUpdate { state: Some(ToolState::Running), ..PartUpdate::new(id) });
+                store.upsert(
+                    number,
+                    PartUpdate {
+                        state: Some(ToolState::Running),
+                        ..PartUpdate::new(id)
+                    },
+                );
             }
         }
         _ => {}

@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 /// Implements the "anything else is absent" half of a lenient visitor.
@@ -84,7 +84,9 @@ pub(crate) struct LNum(pub Option<f64>);
 impl LNum {
     /// The value as whole non-negative milliseconds.
     pub(crate) fn millis(self) -> Option<u64> {
-        self.0.filter(|v| v.is_finite() && *v >= 0.0).map(|v| v.round() as u64)
+        self.0
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .map(|v| v.round() as u64)
     }
 }
 
@@ -489,22 +491,26 @@ mod tests {
     #[test]
     fn lenient_fields_tolerate_unexpected_types() {
         let l: Line<'_> = serde_json::from_str(
-            r#"{"type":"user","timestamp":12,"message":"not an object","is_error":"yes","usage":[1]}"#,
+            r#"{"type":"user","timestamp":12,"message":"not an object","isSidechain":"yes","usage":[1]}"#,
         )
         .unwrap();
         assert_eq!(l.ty(), "user");
         assert!(l.timestamp.get().is_none());
         assert!(l.message.get().is_none());
-        assert!(!l.is_error.is_true());
+        assert!(!l.is_sidechain.is_true());
     }
 
     #[test]
     fn content_is_string_or_blocks_and_borrows() {
         let text = r#"{"content":"plain"}"#;
         let b: Block<'_> = serde_json::from_str(text).unwrap();
-        assert!(matches!(b.content, Some(Content::Text(Cow::Borrowed("plain")))));
+        assert!(matches!(
+            b.content,
+            Some(Content::Text(Cow::Borrowed("plain")))
+        ));
         let b: Block<'_> =
-            serde_json::from_str(r#"{"content":[{"type":"text","text":"a\nb"},{"type":"image"}]}"#).unwrap();
+            serde_json::from_str(r#"{"content":[{"type":"text","text":"a\nb"},{"type":"image"}]}"#)
+                .unwrap();
         assert_eq!(b.content.as_ref().unwrap().blocks().count(), 2);
     }
 }

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{ErrorWire, Tracker};
+use super::{ErrorWire, PartWire, Tracker};
 use crate::providers::{Input, PartStore, line_text, report_bad_json};
 
 /// `{type, properties}` from `/event`, `{directory, payload}` from `/global/event`. Event-hook logs
@@ -29,7 +29,7 @@ struct Envelope<'a> {
 #[derive(Deserialize)]
 struct PartProps<'a> {
     #[serde(borrow, default)]
-    part: Option<&'a RawValue>,
+    part: Option<PartWire<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -84,8 +84,12 @@ fn sse_payload(text: &str) -> Option<&str> {
 
 pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
     for line in &input.lines {
-        let Some(text) = line_text(line, store) else { continue };
-        let Some(json) = sse_payload(&text) else { continue };
+        let Some(text) = line_text(line, store) else {
+            continue;
+        };
+        let Some(json) = sse_payload(&text) else {
+            continue;
+        };
         if json.trim().is_empty() {
             continue;
         }
@@ -103,7 +107,10 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
             }
             match serde_json::from_str::<Envelope<'_>>(payload.get()) {
                 Ok(inner) => event(line.number, &inner, store, tracker),
-                Err(err) => store.warn(line.number, format!("global event payload is not an event: {err}")),
+                Err(err) => store.warn(
+                    line.number,
+                    format!("global event payload is not an event: {err}"),
+                ),
             }
         } else {
             event(line.number, &env, store, tracker);
@@ -119,17 +126,15 @@ fn event(line: u32, env: &Envelope<'_>, store: &mut PartStore, tracker: &mut Tra
     let props = env.properties.map_or("{}", RawValue::get);
     match ty {
         "message.part.updated" => match serde_json::from_str::<PartProps<'_>>(props) {
-            Ok(PartProps { part: Some(part) }) => tracker.apply_raw(line, part, store),
+            Ok(PartProps { part: Some(part) }) => tracker.apply(line, &part, store),
             Ok(PartProps { part: None }) => store.warn(line, "message.part.updated without a part"),
             Err(e) => store.warn(line, format!("message.part.updated: {e}")),
         },
-        "session.created" | "session.updated" => {
-            if tracker.cwd.is_none() {
-                if let Ok(SessionInfoProps { info: Some(info) }) = serde_json::from_str(props) {
-                    // A child session shares its parent's directory; the root one is what counts.
-                    if info.parent_id.is_none() {
-                        tracker.cwd = info.directory.as_deref().map(str::to_owned);
-                    }
+        // A child session shares its parent's directory; the root one is what counts.
+        "session.created" | "session.updated" if tracker.cwd.is_none() => {
+            if let Ok(SessionInfoProps { info: Some(info) }) = serde_json::from_str(props) {
+                if info.parent_id.is_none() {
+                    tracker.cwd = info.directory.as_deref().map(str::to_owned);
                 }
             }
         }
@@ -163,6 +168,17 @@ fn event(line: u32, env: &Envelope<'_>, store: &mut PartStore, tracker: &mut Tra
                     }
                 }
             }
+        }
+        // The experimental `packages/core` runner's tool events: parts stay the source of truth,
+        // but a stream made only of these would otherwise come out silently empty.
+        t if t.starts_with("session.next.tool.") && !tracker.noted_next_tool => {
+            tracker.noted_next_tool = true;
+            store.info(
+                line,
+                format!(
+                    "`{t}` and the other session.next.tool.* events are not read; tool calls come from message.part.updated"
+                ),
+            );
         }
         // Everything else (heartbeats, server.connected, deltas, status, diffs, permissions, the
         // experimental session.next.* runner events) carries no tool state the parts lack.

@@ -63,7 +63,11 @@ impl<'a> LineFinder<'a> {
                 (at >= base && at <= end).then_some((at - base, l.number))
             })
             .collect();
-        LineFinder { bytes: input.bytes, starts, cursor: 0 }
+        LineFinder {
+            bytes: input.bytes,
+            starts,
+            cursor: 0,
+        }
     }
 
     fn line_of(&mut self, id: &str) -> u32 {
@@ -81,13 +85,28 @@ impl<'a> LineFinder<'a> {
 }
 
 pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
-    let bytes = input.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input.bytes);
+    let bytes = input
+        .bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(input.bytes);
     let doc: Export<'_> = match serde_json::from_slice(bytes) {
         Ok(d) => d,
         Err(e) => {
-            let level = if e.is_eof() { DiagnosticLevel::Error } else { DiagnosticLevel::Warning };
-            let what = if e.is_eof() { "export document cut short" } else { "export is not the expected JSON" };
-            store.diagnostic(u32::try_from(e.line()).unwrap_or(u32::MAX).max(1), level, format!("{what}: {e}"));
+            let level = if e.is_eof() {
+                DiagnosticLevel::Error
+            } else {
+                DiagnosticLevel::Warning
+            };
+            let what = if e.is_eof() {
+                "export document cut short"
+            } else {
+                "export is not the expected JSON"
+            };
+            store.diagnostic(
+                u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),
+                level,
+                format!("{what}: {e}"),
+            );
             return;
         }
     };
@@ -107,13 +126,23 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
                 continue;
             }
             let key = part.id.as_deref().or(part.call_id.as_deref()).unwrap_or("");
-            last_line = if key.is_empty() { last_line } else { finder.line_of(key) };
+            last_line = if key.is_empty() {
+                last_line
+            } else {
+                finder.line_of(key)
+            };
             tracker.apply(last_line, &part, store);
         }
         if let Some(info) = &message.info {
             if let (Some(e), Some(id)) = (&info.error, info.id.as_deref()) {
                 if e.is_abort() {
-                    tracker.abort(last_line, info.session_id.as_deref(), Some(id), "The message was aborted", store);
+                    tracker.abort(
+                        last_line,
+                        info.session_id.as_deref(),
+                        Some(id),
+                        "The message was aborted",
+                        store,
+                    );
                 }
             }
         }

@@ -44,15 +44,17 @@ pub(super) struct PartWire<'a> {
     pub call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub tool: Option<Cow<'a, str>>,
+    /// Typed in place: a second pass over a state (bash output, file contents) would cost more
+    /// than the rest of the line.
     #[serde(borrow, default)]
-    pub state: Option<&'a RawValue>,
+    pub state: Option<StateWire<'a>>,
     /// `part.metadata`: provider metadata, `{providerExecuted: true}`.
     #[serde(borrow, default)]
     pub metadata: Option<&'a RawValue>,
 }
 
 /// `ToolState` in any of its four variants.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct StateWire<'a> {
     #[serde(borrow, default)]
     pub status: Option<Cow<'a, str>>,
@@ -65,7 +67,7 @@ pub(super) struct StateWire<'a> {
     #[serde(borrow, default)]
     pub error: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    pub metadata: Option<&'a RawValue>,
+    pub metadata: Option<MetaWire<'a>>,
     #[serde(default)]
     pub time: Option<TimeWire>,
     #[serde(borrow, default)]
@@ -121,7 +123,10 @@ impl MetaWire<'_> {
     }
 
     pub fn interrupted(&self) -> bool {
-        self.interrupted.as_ref().and_then(Value::as_bool).unwrap_or(false)
+        self.interrupted
+            .as_ref()
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
     }
 }
 
@@ -149,7 +154,10 @@ pub(super) struct ErrorDataWire<'a> {
 
 impl ErrorWire<'_> {
     pub fn is_abort(&self) -> bool {
-        matches!(self.name.as_deref(), Some("MessageAbortedError" | "AbortError"))
+        matches!(
+            self.name.as_deref(),
+            Some("MessageAbortedError" | "AbortError")
+        )
     }
 
     /// `UnknownError: Unexpected server error…`, one line.
@@ -174,10 +182,16 @@ fn mixes_sessions(bytes: &[u8]) -> bool {
     for at in memchr::memmem::find_iter(bytes, KEY) {
         let mut rest = &bytes[at + KEY.len()..];
         rest = rest.trim_ascii_start();
-        let Some(r) = rest.strip_prefix(b":") else { continue };
+        let Some(r) = rest.strip_prefix(b":") else {
+            continue;
+        };
         let r = r.trim_ascii_start();
-        let Some(r) = r.strip_prefix(b"\"") else { continue };
-        let Some(end) = memchr::memchr(b'"', r) else { continue };
+        let Some(r) = r.strip_prefix(b"\"") else {
+            continue;
+        };
+        let Some(end) = memchr::memchr(b'"', r) else {
+            continue;
+        };
         let value = &r[..end];
         match first {
             None => first = Some(value),
@@ -205,6 +219,8 @@ pub(super) struct Tracker {
     /// `part.id` → the store id chosen for it.
     ids: HashMap<String, String>,
     owners: HashMap<String, Owner>,
+    /// An info diagnostic about `session.next.tool.*` events was given.
+    pub noted_next_tool: bool,
 }
 
 impl Tracker {
@@ -215,12 +231,18 @@ impl Tracker {
             call_owner: HashMap::new(),
             ids: HashMap::new(),
             owners: HashMap::new(),
+            noted_next_tool: false,
         }
     }
 
     /// The store id of a part: `callID`, or `part.id` when there is no callID or another part
     /// already owns that callID.
-    fn store_id(&mut self, line: u32, part: &PartWire<'_>, store: &mut PartStore) -> Option<String> {
+    fn store_id(
+        &mut self,
+        line: u32,
+        part: &PartWire<'_>,
+        store: &mut PartStore,
+    ) -> Option<String> {
         let part_id = part.id.as_deref().filter(|s| !s.is_empty());
         if let Some(pid) = part_id {
             if let Some(known) = self.ids.get(pid) {
@@ -229,20 +251,22 @@ impl Tracker {
         }
         let call_id = part.call_id.as_deref().filter(|s| !s.is_empty());
         let chosen = match (call_id, part_id) {
-            (Some(call), Some(pid)) => match self.call_owner.get(call) {
-                Some(owner) if owner != pid => {
-                    store.info(
+            (Some(call), Some(pid)) => {
+                match self.call_owner.get(call) {
+                    Some(owner) if owner != pid => {
+                        store.info(
                         line,
                         format!("callID {call} reused by part {pid}; that call is keyed by its part id"),
                     );
-                    pid.to_owned()
+                        pid.to_owned()
+                    }
+                    Some(_) => call.to_owned(),
+                    None => {
+                        self.call_owner.insert(call.to_owned(), pid.to_owned());
+                        call.to_owned()
+                    }
                 }
-                Some(_) => call.to_owned(),
-                None => {
-                    self.call_owner.insert(call.to_owned(), pid.to_owned());
-                    call.to_owned()
-                }
-            },
+            }
             (Some(call), None) => call.to_owned(),
             (None, Some(pid)) => pid.to_owned(),
             (None, None) => return None,
@@ -251,14 +275,6 @@ impl Tracker {
             self.ids.insert(pid.to_owned(), chosen.clone());
         }
         Some(chosen)
-    }
-
-    /// Parse a raw part and apply it when it is a tool part; other parts are ignored.
-    pub fn apply_raw(&mut self, line: u32, raw: &RawValue, store: &mut PartStore) {
-        match serde_json::from_str::<PartWire<'_>>(raw.get()) {
-            Ok(part) => self.apply(line, &part, store),
-            Err(e) => store.warn(line, format!("part is not an OpenCode Part: {e}")),
-        }
     }
 
     /// Apply one snapshot of a part.
@@ -274,27 +290,10 @@ impl Tracker {
             store.warn(line, format!("{tool} part without callID or id"));
             return;
         };
-        let state: StateWire<'_> = match part.state.map(|s| serde_json::from_str(s.get())) {
-            Some(Ok(s)) => s,
-            Some(Err(e)) => {
-                store.warn(line, format!("{tool} part {id}: state is not a ToolState: {e}"));
-                return;
-            }
-            None => StateWire {
-                status: None,
-                input: None,
-                output: None,
-                title: None,
-                error: None,
-                metadata: None,
-                time: None,
-                attachments: None,
-            },
-        };
-        let meta: MetaWire<'_> = state
-            .metadata
-            .and_then(|m| serde_json::from_str(m.get()).ok())
-            .unwrap_or_default();
+        let no_state = StateWire::default();
+        let state = part.state.as_ref().unwrap_or(&no_state);
+        let no_meta = MetaWire::default();
+        let meta = state.metadata.as_ref().unwrap_or(&no_meta);
         let input: Value = match state.input.map(|i| serde_json::from_str::<Value>(i.get())) {
             Some(Ok(v)) if v.is_object() => v,
             Some(Ok(Value::Null)) | None => Value::Object(Default::default()),
@@ -307,7 +306,7 @@ impl Tracker {
             class: &class,
             input: &input,
             provider_title: state.title.as_deref(),
-            meta: &meta,
+            meta,
             cwd: self.cwd.as_deref(),
         });
 
@@ -316,7 +315,9 @@ impl Tracker {
         update.kind = Some(class.kind);
         update.title = Some(title);
         // A pending part's input is always `{}` and says nothing; keep whatever is known.
-        if state.status.as_deref() != Some("pending") || state.input.is_some_and(|i| i.get() != "{}") {
+        if state.status.as_deref() != Some("pending")
+            || state.input.is_some_and(|i| i.get() != "{}")
+        {
             update.input = Some(input);
         }
 
@@ -326,7 +327,9 @@ impl Tracker {
             ..ToolMetadata::default()
         };
         if let Some(req) = class.requested_tool.as_deref() {
-            metadata.extra.insert("requestedTool".into(), Value::from(req));
+            metadata
+                .extra
+                .insert("requestedTool".into(), Value::from(req));
         }
         if self.mixed_sessions {
             metadata.session_id = part.session_id.as_deref().map(str::to_owned);
@@ -344,14 +347,23 @@ impl Tracker {
             metadata.exit_code = meta.exit_code();
         }
         if meta.interrupted() {
-            metadata.extra.insert("interrupted".into(), Value::Bool(true));
+            metadata
+                .extra
+                .insert("interrupted".into(), Value::Bool(true));
         }
         if let Some(t) = state.time.and_then(|t| t.compacted) {
-            metadata.extra.insert("compactedAt".into(), Value::from(t as i64));
+            metadata
+                .extra
+                .insert("compactedAt".into(), Value::from(t as i64));
         }
-        if let Some(pm) = part.metadata.and_then(|m| serde_json::from_str::<PartMetaWire>(m.get()).ok()) {
+        if let Some(pm) = part
+            .metadata
+            .and_then(|m| serde_json::from_str::<PartMetaWire>(m.get()).ok())
+        {
             if pm.provider_executed.as_ref().and_then(Value::as_bool) == Some(true) {
-                metadata.extra.insert("providerExecuted".into(), Value::Bool(true));
+                metadata
+                    .extra
+                    .insert("providerExecuted".into(), Value::Bool(true));
             }
         }
         if let Some(atts) = state.attachments.as_ref().filter(|a| !a.is_empty()) {
@@ -371,7 +383,10 @@ impl Tracker {
             Some("pending") => update.state = Some(ToolState::Started),
             Some("running") => update.state = Some(ToolState::Running),
             Some("completed") => {
-                let output = state.output.map(raw_to_value).unwrap_or(Value::String(String::new()));
+                let output = state
+                    .output
+                    .map(raw_to_value)
+                    .unwrap_or(Value::String(String::new()));
                 match meta.exit_code().filter(|c| *c != 0 && tool == "bash") {
                     Some(code) => {
                         update.state = Some(ToolState::Error);
@@ -389,7 +404,7 @@ impl Tracker {
             }
             Some("error") => {
                 update.state = Some(ToolState::Error);
-                update.error = Some(tool_error(state.error, &meta));
+                update.error = Some(tool_error(state.error, meta));
             }
             Some(other) => {
                 store.info(line, format!("{tool} part {id}: unknown status `{other}`"));
@@ -486,7 +501,11 @@ fn tool_error(raw: Option<&RawValue>, meta: &MetaWire<'_>) -> ToolError {
     };
     let message = crate::providers::titles::clip(message, 300);
     let details = (stripped.trim() != message).then(|| Value::String(stripped.to_owned()));
-    ToolError { message, code: code.map(str::to_owned), details }
+    ToolError {
+        message,
+        code: code.map(str::to_owned),
+        details,
+    }
 }
 
 /// The first line that says something: markdown headings that only say "Error" are skipped
@@ -507,7 +526,9 @@ mod tests {
         assert!(!mixes_sessions(br#"{"sessionID":"a"} {"sessionID": "a"}"#));
         assert!(mixes_sessions(br#"{"sessionID":"a"} {"sessionID": "b"}"#));
         // Escaped inside a string: not a key.
-        assert!(!mixes_sessions(br#"{"sessionID":"a","t":"{\"sessionID\":\"b\"}"}"#));
+        assert!(!mixes_sessions(
+            br#"{"sessionID":"a","t":"{\"sessionID\":\"b\"}"}"#
+        ));
     }
 
     #[test]

@@ -5,9 +5,8 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
-use super::{ErrorWire, Tracker};
+use super::{ErrorWire, PartWire, Tracker};
 use crate::providers::{Input, PartStore, line_text, report_bad_json};
 
 #[derive(Deserialize)]
@@ -17,16 +16,22 @@ struct Line<'a> {
     #[serde(rename = "sessionID", borrow, default)]
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    part: Option<&'a RawValue>,
+    part: Option<PartWire<'a>>,
     #[serde(borrow, default)]
     error: Option<ErrorWire<'a>>,
 }
 
 pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
     for line in &input.lines {
-        let Some(text) = line_text(line, store) else { continue };
+        let Some(text) = line_text(line, store) else {
+            continue;
+        };
         let l: Line<'_> = match serde_json::from_str(&text) {
             Ok(l) => l,
+            Err(err) if err.is_data() => {
+                store.warn(line.number, format!("not an OpenCode run event: {err}"));
+                continue;
+            }
             Err(err) => {
                 report_bad_json(line, &err, store);
                 continue;
@@ -34,13 +39,17 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
         };
         match l.ty.as_deref() {
             Some("tool_use") => match l.part {
-                Some(part) => tracker.apply_raw(line.number, part, store),
+                Some(part) => tracker.apply(line.number, &part, store),
                 None => store.warn(line.number, "tool_use line without a part"),
             },
             Some("error") => match l.error {
-                Some(e) if e.is_abort() => {
-                    tracker.abort(line.number, l.session_id.as_deref(), None, "The session was aborted", store)
-                }
+                Some(e) if e.is_abort() => tracker.abort(
+                    line.number,
+                    l.session_id.as_deref(),
+                    None,
+                    "The session was aborted",
+                    store,
+                ),
                 Some(e) => store.info(line.number, format!("session error: {}", e.summary())),
                 None => store.info(line.number, "session error without details"),
             },

@@ -38,21 +38,40 @@ fn builtin_kind(tool: &str) -> Option<ToolKind> {
 
 pub(super) fn classify(tool: &str, input: &Value) -> Class {
     if let Some(kind) = builtin_kind(tool) {
-        let kind = if tool == "batch" { batch_kind(input) } else { kind };
-        let requested_tool = (tool == "invalid").then(|| str_arg(input, &["tool"]).map(str::to_owned)).flatten();
-        return Class { name: tool.to_owned(), kind, mcp: None, requested_tool };
+        let kind = if tool == "batch" {
+            batch_kind(input)
+        } else {
+            kind
+        };
+        let requested_tool = (tool == "invalid")
+            .then(|| str_arg(input, &["tool"]).map(str::to_owned))
+            .flatten();
+        return Class {
+            name: tool.to_owned(),
+            kind,
+            mcp: None,
+            requested_tool,
+        };
     }
     if let Some((server, name)) = tool.split_once('_') {
         if !server.is_empty() && !name.is_empty() {
             return Class {
                 name: name.to_owned(),
                 kind: titles::mcp_kind(server, name),
-                mcp: Some(McpRef { server: server.to_owned(), tool: name.to_owned() }),
+                mcp: Some(McpRef {
+                    server: server.to_owned(),
+                    tool: name.to_owned(),
+                }),
                 requested_tool: None,
             };
         }
     }
-    Class { name: tool.to_owned(), kind: ToolKind::Unknown, mcp: None, requested_tool: None }
+    Class {
+        name: tool.to_owned(),
+        kind: ToolKind::Unknown,
+        mcp: None,
+        requested_tool: None,
+    }
 }
 
 /// `batch` runs several tools: their kind when they all share one.
@@ -74,11 +93,16 @@ fn batch_tools(input: &Value) -> impl Iterator<Item = &str> {
 }
 
 fn str_arg<'a>(input: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| input.get(*k).and_then(Value::as_str)).filter(|s| !s.trim().is_empty())
+    keys.iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.trim().is_empty())
 }
 
 fn num_arg(input: &Value, key: &str) -> Option<u64> {
-    input.get(key).and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())))
+    input.get(key).and_then(|v| {
+        v.as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+    })
 }
 
 pub(super) struct TitleCtx<'a> {
@@ -125,7 +149,15 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         }
     }
     let input = ctx.input;
-    let path = |keys: &[&str]| str_arg(input, keys).map(|p| titles::display_path(p, ctx.cwd));
+    // A search scope equal to the session directory is left out (`.`, which the helpers drop).
+    let scope = |keys: &[&str]| str_arg(input, keys).map(|p| titles::display_path(p, ctx.cwd));
+    // The session directory itself reads better in words than as `.`.
+    let path = |keys: &[&str]| {
+        str_arg(input, keys).map(|p| match titles::display_path(p, ctx.cwd) {
+            d if d == "." => "the working directory".to_owned(),
+            d => d,
+        })
+    };
     match ctx.tool {
         "bash" => match str_arg(input, &["command"]) {
             Some(cmd) => titles::shell(cmd),
@@ -139,17 +171,23 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
             Some(p) => titles::read(&p, num_arg(input, "offset"), num_arg(input, "limit")),
             None => "Reading a file".to_owned(),
         },
-        "write" => path(&["filePath"]).map_or_else(|| "Writing a file".to_owned(), |p| titles::write(&p)),
-        "edit" | "multiedit" => path(&["filePath"]).map_or_else(|| "Editing a file".to_owned(), |p| titles::edit(&p)),
-        "patch" | "apply_patch" => patch_title(str_arg(input, &["patchText", "patch", "input"]), ctx.cwd),
+        "write" => {
+            path(&["filePath"]).map_or_else(|| "Writing a file".to_owned(), |p| titles::write(&p))
+        }
+        "edit" | "multiedit" => {
+            path(&["filePath"]).map_or_else(|| "Editing a file".to_owned(), |p| titles::edit(&p))
+        }
+        "patch" | "apply_patch" => {
+            patch_title(str_arg(input, &["patchText", "patch", "input"]), ctx.cwd)
+        }
         "list" => path(&["path"]).map_or_else(|| "Listing files".to_owned(), |p| titles::list(&p)),
         "glob" => match str_arg(input, &["pattern"]) {
-            Some(p) => titles::glob(p, path(&["path"]).as_deref()),
+            Some(p) => titles::glob(p, scope(&["path"]).as_deref()),
             None => "Finding files".to_owned(),
         },
         "grep" => match str_arg(input, &["pattern"]) {
             Some(p) => {
-                let scope = match (path(&["path"]), str_arg(input, &["include"])) {
+                let scope = match (scope(&["path"]), str_arg(input, &["include"])) {
                     (Some(dir), Some(inc)) => Some(format!("{dir} ({inc})")),
                     (Some(dir), None) => Some(dir),
                     (None, Some(inc)) => Some(inc.to_owned()),
@@ -162,7 +200,10 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         "webfetch" => titles::fetch(str_arg(input, &["url"]).unwrap_or("")),
         "websearch" => titles::web_search(str_arg(input, &["query"]).unwrap_or("")),
         "codesearch" => match str_arg(input, &["query"]) {
-            Some(q) => titles::finish(&format!("Searching code for {}", q.trim()), "Searching code"),
+            Some(q) => titles::finish(
+                &format!("Searching code for {}", q.trim()),
+                "Searching code",
+            ),
             None => "Searching code".to_owned(),
         },
         "task" => titles::subagent(
@@ -173,7 +214,9 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
             let todos = input.get("todos").and_then(Value::as_array);
             let total = todos.map_or(0, Vec::len);
             let done = todos.map_or(0, |t| {
-                t.iter().filter(|x| x.get("status").and_then(Value::as_str) == Some("completed")).count()
+                t.iter()
+                    .filter(|x| x.get("status").and_then(Value::as_str) == Some("completed"))
+                    .count()
             });
             titles::todo(total, done)
         }
@@ -182,7 +225,10 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         "plan_enter" => "Switching to plan agent".to_owned(),
         "question" => {
             let qs = input.get("questions").and_then(Value::as_array);
-            let first = qs.and_then(|q| q.first()).and_then(|q| q.get("question")).and_then(Value::as_str);
+            let first = qs
+                .and_then(|q| q.first())
+                .and_then(|q| q.get("question"))
+                .and_then(Value::as_str);
             titles::question(first, qs.map_or(0, Vec::len))
         }
         "skill" => match str_arg(input, &["name"]) {
@@ -196,9 +242,17 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
                 None => p,
             });
             match (op, at) {
-                (Some(op), Some(at)) => titles::finish(&format!("Looking up {op} in {at}"), "Querying the language server"),
-                (Some(op), None) => titles::finish(&format!("Looking up {op}"), "Querying the language server"),
-                (None, Some(at)) => titles::finish(&format!("Querying the language server on {at}"), "Querying the language server"),
+                (Some(op), Some(at)) => titles::finish(
+                    &format!("Looking up {op} in {at}"),
+                    "Querying the language server",
+                ),
+                (Some(op), None) => {
+                    titles::finish(&format!("Looking up {op}"), "Querying the language server")
+                }
+                (None, Some(at)) => titles::finish(
+                    &format!("Querying the language server on {at}"),
+                    "Querying the language server",
+                ),
                 (None, None) => "Querying the language server".to_owned(),
             }
         }
@@ -206,11 +260,17 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
             let names: Vec<&str> = batch_tools(input).collect();
             match names.len() {
                 0 => "Running several tools".to_owned(),
-                n => titles::finish(&format!("Running {n} tools: {}", names.join(", ")), "Running several tools"),
+                n => titles::finish(
+                    &format!("Running {n} tools: {}", names.join(", ")),
+                    "Running several tools",
+                ),
             }
         }
         "invalid" => match ctx.class.requested_tool.as_deref() {
-            Some(t) => titles::finish(&format!("Calling unavailable tool {t}"), "Calling an unavailable tool"),
+            Some(t) => titles::finish(
+                &format!("Calling unavailable tool {t}"),
+                "Calling an unavailable tool",
+            ),
             None => "Calling an unavailable tool".to_owned(),
         },
         _ => match (&ctx.class.mcp, specific(ctx.provider_title, ctx)) {
@@ -223,12 +283,18 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
 
 /// `*** Add File: a`, `*** Update File: b`, `*** Delete File: c` headers of an apply_patch text.
 fn patch_title(patch: Option<&str>, cwd: Option<&str>) -> String {
-    let Some(patch) = patch else { return "Editing files".to_owned() };
+    let Some(patch) = patch else {
+        return "Editing files".to_owned();
+    };
     let mut paths = Vec::new();
     let mut ops = Vec::new();
     for line in patch.lines() {
         let line = line.trim();
-        for (prefix, op) in [("*** Add File:", 'A'), ("*** Update File:", 'M'), ("*** Delete File:", 'D')] {
+        for (prefix, op) in [
+            ("*** Add File:", 'A'),
+            ("*** Update File:", 'M'),
+            ("*** Delete File:", 'D'),
+        ] {
             if let Some(p) = line.strip_prefix(prefix) {
                 paths.push(titles::display_path(p.trim(), cwd));
                 ops.push(op);
@@ -263,11 +329,21 @@ mod tests {
 
     #[test]
     fn contract_rows() {
-        let (c, title) = t("amalgm_browser_tabs_new", json!({"url":"http://x"}), Some(""));
+        let (c, title) = t(
+            "amalgm_browser_tabs_new",
+            json!({"url":"http://x"}),
+            Some(""),
+        );
         assert_eq!(title, "Opening browser tab");
         assert_eq!(c.name, "browser_tabs_new");
         assert_eq!(c.kind, ToolKind::Browser);
-        assert_eq!(c.mcp, Some(McpRef { server: "amalgm".into(), tool: "browser_tabs_new".into() }));
+        assert_eq!(
+            c.mcp,
+            Some(McpRef {
+                server: "amalgm".into(),
+                tool: "browser_tabs_new".into()
+            })
+        );
         let (c, title) = t(
             "task",
             json!({"description":"Research Northern India politics","prompt":"p","subagent_type":"general"}),
@@ -280,28 +356,144 @@ mod tests {
     #[test]
     fn every_builtin_has_a_kind_and_a_specific_title() {
         let rows: Vec<(&str, Value, ToolKind, &str)> = vec![
-            ("bash", json!({"command":"npm test","description":"Run tests"}), ToolKind::Bash, "Running npm test"),
-            ("read", json!({"filePath":"/w/src/a.rs","offset":6,"limit":4}), ToolKind::FileRead, "Reading src/a.rs (lines 6–9)"),
-            ("write", json!({"filePath":"/w/b.md","content":"x"}), ToolKind::FileWrite, "Writing b.md"),
-            ("edit", json!({"filePath":"/w/c.rs","oldString":"a","newString":"b"}), ToolKind::FileEdit, "Editing c.rs"),
-            ("multiedit", json!({"filePath":"/w/c.rs","edits":[]}), ToolKind::FileEdit, "Editing c.rs"),
-            ("patch", json!({"patchText":"*** Begin Patch\n*** Add File: /w/n.txt\n+hi\n*** End Patch"}), ToolKind::FileEdit, "Creating n.txt"),
-            ("apply_patch", json!({"patchText":"*** Begin Patch\n*** Update File: a.js\n*** Delete File: b.js\n*** End Patch"}), ToolKind::FileEdit, "Editing a.js, b.js"),
-            ("glob", json!({"pattern":"**/*.md","path":"/w/docs"}), ToolKind::FileRead, "Finding files matching **/*.md in docs"),
-            ("grep", json!({"pattern":"TODO","path":"/w/src","include":"*.js"}), ToolKind::FileRead, "Searching for \"TODO\" in src (*.js)"),
-            ("list", json!({"path":"/w/src"}), ToolKind::FileRead, "Listing src"),
-            ("webfetch", json!({"url":"https://www.example.com/a","format":"markdown"}), ToolKind::Browser, "Fetching example.com"),
-            ("websearch", json!({"query":"Reuters top news"}), ToolKind::WebSearch, "Searching Reuters top news"),
-            ("codesearch", json!({"query":"tokio select"}), ToolKind::WebSearch, "Searching code for tokio select"),
-            ("todowrite", json!({"todos":[{"content":"a","status":"completed"},{"content":"b","status":"pending"}]}), ToolKind::Todo, "Updating the todo list (2 items, 1 done)"),
-            ("todoread", json!({}), ToolKind::Todo, "Reading the todo list"),
-            ("question", json!({"questions":[{"question":"Which db?","header":"DB","options":[]}]}), ToolKind::Question, "Asking: Which db?"),
-            ("skill", json!({"name":"pdf"}), ToolKind::FileRead, "Loading skill pdf"),
-            ("lsp", json!({"operation":"goToDefinition","filePath":"/w/a.ts","line":3,"character":1}), ToolKind::FileRead, "Looking up go to definition in a.ts:3"),
-            ("batch", json!({"tool_calls":[{"tool":"read","parameters":{}},{"tool":"grep","parameters":{}}]}), ToolKind::FileRead, "Running 2 tools: read, grep"),
-            ("plan_exit", json!({}), ToolKind::Todo, "Switching to build agent"),
-            ("plan_enter", json!({}), ToolKind::Todo, "Switching to plan agent"),
-            ("invalid", json!({"tool":"list","error":"Model tried to call unavailable tool 'list'."}), ToolKind::Unknown, "Calling unavailable tool list"),
+            (
+                "bash",
+                json!({"command":"npm test","description":"Run tests"}),
+                ToolKind::Bash,
+                "Running npm test",
+            ),
+            (
+                "read",
+                json!({"filePath":"/w/src/a.rs","offset":6,"limit":4}),
+                ToolKind::FileRead,
+                "Reading src/a.rs (lines 6–9)",
+            ),
+            (
+                "write",
+                json!({"filePath":"/w/b.md","content":"x"}),
+                ToolKind::FileWrite,
+                "Writing b.md",
+            ),
+            (
+                "edit",
+                json!({"filePath":"/w/c.rs","oldString":"a","newString":"b"}),
+                ToolKind::FileEdit,
+                "Editing c.rs",
+            ),
+            (
+                "multiedit",
+                json!({"filePath":"/w/c.rs","edits":[]}),
+                ToolKind::FileEdit,
+                "Editing c.rs",
+            ),
+            (
+                "patch",
+                json!({"patchText":"*** Begin Patch\n*** Add File: /w/n.txt\n+hi\n*** End Patch"}),
+                ToolKind::FileEdit,
+                "Creating n.txt",
+            ),
+            (
+                "apply_patch",
+                json!({"patchText":"*** Begin Patch\n*** Update File: a.js\n*** Delete File: b.js\n*** End Patch"}),
+                ToolKind::FileEdit,
+                "Editing a.js, b.js",
+            ),
+            (
+                "glob",
+                json!({"pattern":"**/*.md","path":"/w/docs"}),
+                ToolKind::FileRead,
+                "Finding files matching **/*.md in docs",
+            ),
+            (
+                "grep",
+                json!({"pattern":"TODO","path":"/w/src","include":"*.js"}),
+                ToolKind::FileRead,
+                "Searching for \"TODO\" in src (*.js)",
+            ),
+            (
+                "list",
+                json!({"path":"/w/src"}),
+                ToolKind::FileRead,
+                "Listing src",
+            ),
+            (
+                "list",
+                json!({"path":"/w"}),
+                ToolKind::FileRead,
+                "Listing the working directory",
+            ),
+            (
+                "webfetch",
+                json!({"url":"https://www.example.com/a","format":"markdown"}),
+                ToolKind::Browser,
+                "Fetching example.com",
+            ),
+            (
+                "websearch",
+                json!({"query":"Reuters top news"}),
+                ToolKind::WebSearch,
+                "Searching Reuters top news",
+            ),
+            (
+                "codesearch",
+                json!({"query":"tokio select"}),
+                ToolKind::WebSearch,
+                "Searching code for tokio select",
+            ),
+            (
+                "todowrite",
+                json!({"todos":[{"content":"a","status":"completed"},{"content":"b","status":"pending"}]}),
+                ToolKind::Todo,
+                "Updating the todo list (2 items, 1 done)",
+            ),
+            (
+                "todoread",
+                json!({}),
+                ToolKind::Todo,
+                "Reading the todo list",
+            ),
+            (
+                "question",
+                json!({"questions":[{"question":"Which db?","header":"DB","options":[]}]}),
+                ToolKind::Question,
+                "Asking: Which db?",
+            ),
+            (
+                "skill",
+                json!({"name":"pdf"}),
+                ToolKind::FileRead,
+                "Loading skill pdf",
+            ),
+            (
+                "lsp",
+                json!({"operation":"goToDefinition","filePath":"/w/a.ts","line":3,"character":1}),
+                ToolKind::FileRead,
+                "Looking up go to definition in a.ts:3",
+            ),
+            (
+                "batch",
+                json!({"tool_calls":[{"tool":"read","parameters":{}},{"tool":"grep","parameters":{}}]}),
+                ToolKind::FileRead,
+                "Running 2 tools: read, grep",
+            ),
+            (
+                "plan_exit",
+                json!({}),
+                ToolKind::Todo,
+                "Switching to build agent",
+            ),
+            (
+                "plan_enter",
+                json!({}),
+                ToolKind::Todo,
+                "Switching to plan agent",
+            ),
+            (
+                "invalid",
+                json!({"tool":"list","error":"Model tried to call unavailable tool 'list'."}),
+                ToolKind::Unknown,
+                "Calling unavailable tool list",
+            ),
         ];
         for (tool, input, kind, want) in rows {
             let (c, title) = t(tool, input, Some(tool));
@@ -314,7 +506,18 @@ mod tests {
 
     #[test]
     fn pending_inputs_give_generic_titles() {
-        for tool in ["bash", "read", "write", "edit", "glob", "grep", "list", "webfetch", "websearch", "task"] {
+        for tool in [
+            "bash",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "list",
+            "webfetch",
+            "websearch",
+            "task",
+        ] {
             let (_, title) = t(tool, json!({}), None);
             assert!(!title.is_empty() && title != tool, "{tool}: {title}");
         }
@@ -326,22 +529,36 @@ mod tests {
         assert_eq!(c.kind, ToolKind::Mcp);
         assert_eq!(c.name, "getVisibleJiraProjects");
         assert_eq!(title, "Jira: get visible jira projects");
-        let (_, title) = t("amalgm_artifacts_register", json!({"name":"Spotify Clone"}), Some(""));
+        let (_, title) = t(
+            "amalgm_artifacts_register",
+            json!({"name":"Spotify Clone"}),
+            Some(""),
+        );
         assert_eq!(title, "Registering artifact Spotify Clone");
         // A provider title that says something wins for MCP and plugin tools.
         let (_, title) = t("github_create_issue", json!({}), Some("Opened issue #12"));
         assert_eq!(title, "Opened issue #12");
         let (c, title) = t("deploy", json!({}), Some("deploy"));
-        assert_eq!((c.kind, c.mcp, title.as_str()), (ToolKind::Unknown, None, "Using deploy"));
+        assert_eq!(
+            (c.kind, c.mcp, title.as_str()),
+            (ToolKind::Unknown, None, "Using deploy")
+        );
         // Split on the first `_` only.
         let (c, _) = t("my_server_do_thing", json!({}), None);
-        assert_eq!(c.mcp, Some(McpRef { server: "my".into(), tool: "server_do_thing".into() }));
+        assert_eq!(
+            c.mcp,
+            Some(McpRef {
+                server: "my".into(),
+                tool: "server_do_thing".into()
+            })
+        );
     }
 
     #[test]
     fn action_descriptor_is_preferred() {
         let class = classify("amalgm_browser_navigate", &json!({}));
-        let meta: MetaWire<'_> = serde_json::from_str(r#"{"actionDescriptor":"Opening the pricing page"}"#).unwrap();
+        let meta: MetaWire<'_> =
+            serde_json::from_str(r#"{"actionDescriptor":"Opening the pricing page"}"#).unwrap();
         let title = title(&TitleCtx {
             tool: "amalgm_browser_navigate",
             class: &class,
