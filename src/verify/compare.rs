@@ -27,62 +27,63 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// relying on serde_json's map order, which a `preserve_order` feature anywhere in the build would
 /// change.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
+    let mut out = Vec::with_capacity(4096);
     write_canonical(&mut out, value, 0);
-    out.push('\n');
-    out
+    out.push(b'\n');
+    // Only serde_json's (UTF-8) output and ASCII punctuation went in.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn write_canonical(out: &mut String, value: &Value, depth: usize) {
+fn write_canonical(out: &mut Vec<u8>, value: &Value, depth: usize) {
     match value {
-        Value::Object(map) if map.is_empty() => out.push_str("{}"),
+        Value::Object(map) if map.is_empty() => out.extend_from_slice(b"{}"),
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push_str("{\n");
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.extend_from_slice(b"{\n");
             let last = entries.len() - 1;
             for (i, (key, v)) in entries.into_iter().enumerate() {
                 indent(out, depth + 1);
-                out.push_str(&json_string(key));
-                out.push_str(": ");
+                write_scalar(out, key);
+                out.extend_from_slice(b": ");
                 write_canonical(out, v, depth + 1);
                 if i != last {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push('\n');
+                out.push(b'\n');
             }
             indent(out, depth);
-            out.push('}');
+            out.push(b'}');
         }
-        Value::Array(items) if items.is_empty() => out.push_str("[]"),
+        Value::Array(items) if items.is_empty() => out.extend_from_slice(b"[]"),
         Value::Array(items) => {
-            out.push_str("[\n");
+            out.extend_from_slice(b"[\n");
             let last = items.len() - 1;
             for (i, v) in items.iter().enumerate() {
                 indent(out, depth + 1);
                 write_canonical(out, v, depth + 1);
                 if i != last {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push('\n');
+                out.push(b'\n');
             }
             indent(out, depth);
-            out.push(']');
+            out.push(b']');
         }
-        Value::String(s) => out.push_str(&json_string(s)),
-        // Numbers, booleans and null print the same in every layout.
-        other => out.push_str(&other.to_string()),
+        // Strings, numbers, booleans and null print the same in every layout.
+        scalar => write_scalar(out, scalar),
     }
 }
 
-fn indent(out: &mut String, depth: usize) {
+/// serde_json's own escaping, straight into the buffer (writing to a `Vec` cannot fail).
+fn write_scalar(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
+    let _ = serde_json::to_writer(&mut *out, v);
+}
+
+fn indent(out: &mut Vec<u8>, depth: usize) {
     for _ in 0..depth {
-        out.push_str("  ");
+        out.extend_from_slice(b"  ");
     }
-}
-
-fn json_string(s: &str) -> String {
-    Value::String(s.to_owned()).to_string()
 }
 
 /// Compare an expected file's bytes with the actual canonical output. `None` when they are the same
