@@ -374,13 +374,14 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
 
 /// Per provider × rule, the violations, each linking to its fixture: the targets of matrix cells.
 fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
-    let mut groups: BTreeMap<(&str, &str), Vec<&Violation>> = BTreeMap::new();
+    // Each violation with its fixture: links and labels come from the fixture itself.
+    let mut groups: BTreeMap<(&str, &str), Vec<(&FixtureResult, &Violation)>> = BTreeMap::new();
     for f in &report.fixtures {
         for v in &f.violations {
             groups
                 .entry((f.provider.as_str(), v.rule.as_str()))
                 .or_default()
-                .push(v);
+                .push((f, v));
         }
     }
     if groups.is_empty() {
@@ -389,7 +390,7 @@ fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
     w.write_all(b"<section id=\"violations\"><h2>Violations by provider and rule</h2>\n")?;
     for ((provider, rule), list) in groups {
         let name = report.rule(rule).map(|r| r.name.as_str()).unwrap_or("");
-        let unexpected = list.iter().filter(|v| !v.known).count() as u64;
+        let unexpected = list.iter().filter(|(_, v)| !v.known).count() as u64;
         let known = list.len() as u64 - unexpected;
         write!(
             w,
@@ -406,14 +407,9 @@ fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
                 String::new()
             },
         )?;
-        for v in list {
-            let fixture = fixture_anchor(&v.provider, &v.fixture);
-            write!(
-                w,
-                "<li><a href=\"#{}\">{}</a>",
-                esc(&fixture),
-                esc(&v.fixture)
-            )?;
+        for (f, v) in list {
+            let fixture = fixture_anchor(&f.provider, &f.name);
+            write!(w, "<li><a href=\"#{}\">{}</a>", esc(&fixture), esc(&f.name))?;
             if let Some(line) = v.line {
                 write!(w, " <span class=\"muted\">line {line}</span>")?;
             }
@@ -743,7 +739,7 @@ fn diff(index: usize, d: &FixtureDiff, w: &mut impl Write) -> io::Result<()> {
     if large {
         write!(
             w,
-            "<details class=\"big\"><summary>{} changed lines \u{2014} show</summary>",
+            "<details class=\"big\"><summary>{} changed lines \u{2014} <span class=\"closed\">show</span><span class=\"opened\">hide</span></summary>",
             thousands(changed)
         )?;
     }
@@ -951,7 +947,8 @@ mod tests {
     #[test]
     fn escapes_every_provider_field() {
         let payload = format!("{SCRIPT_PAYLOAD}{ONERROR_PAYLOAD}\"'");
-        let mutations: Vec<(&str, Box<dyn Fn(&mut Report)>)> = vec![
+        type Mutation = Box<dyn Fn(&mut Report)>;
+        let mutations: Vec<(&str, Mutation)> = vec![
             (
                 "toolnorm_version",
                 Box::new(|r: &mut Report| r.toolnorm_version = payload.clone()),
@@ -1113,7 +1110,7 @@ mod tests {
         assert!(!pass[..pass.find('>').expect("tag end")].contains(" open"));
         assert!(
             html.contains(
-                "<details class=\"big\"><summary>600 changed lines \u{2014} show</summary>"
+                "<details class=\"big\"><summary>600 changed lines \u{2014} <span class=\"closed\">show</span>"
             )
         );
         assert!(html.contains("href=\"#violations-claude-TN013\""));

@@ -323,8 +323,8 @@ fn known(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let known: Vec<_> = report
         .fixtures
         .iter()
-        .flat_map(|f| &f.violations)
-        .filter(|v| v.known)
+        .flat_map(|f| f.violations.iter().map(move |v| (f, v)))
+        .filter(|(_, v)| v.known)
         .collect();
     if known.is_empty() {
         return Ok(());
@@ -337,11 +337,11 @@ fn known(report: &Report, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "| Fixture | Rule | Reason |")?;
     writeln!(out, "| :-- | :-- | :-- |")?;
-    for v in known.iter().take(MAX_ROWS) {
+    for (f, v) in known.iter().take(MAX_ROWS) {
         writeln!(
             out,
             "| {} | {} {} | {} |",
-            code(&format!("{}/{}", v.provider, v.fixture), true),
+            code(&format!("{}/{}", f.provider, f.name), true),
             code(&v.rule, true),
             text(&v.rule_name),
             v.reason.as_deref().map(text).unwrap_or_default(),
@@ -418,6 +418,10 @@ pub(crate) fn code(s: &str, in_table: bool) -> String {
         .collect();
     if in_table {
         s = s.replace('|', "\\|");
+    }
+    if s.is_empty() {
+        // "``" would read as two literal backticks, not an empty span.
+        return "` `".to_string();
     }
     let fence = "`".repeat(longest_run(&s, '`') + 1);
     // A span starting or ending with a backtick needs a space inside the fence.

@@ -146,7 +146,8 @@ fn violation(
         rule: rule.into(),
         rule_name: rule_name.into(),
         provider: provider.into(),
-        fixture: fixture.into(),
+        // verify names the fixture `provider/name`.
+        fixture: format!("{provider}/{fixture}"),
         line,
         part_id: part_id.map(Into::into),
         message: message.into(),
