@@ -529,8 +529,7 @@ fn record_wrapped(
     c.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = spawn_group(&mut c)
-        .with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut child = spawn_group(&mut c).with_context(|| launch_error(exe, agent, opts))?;
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
     let mut status = None;
@@ -567,6 +566,20 @@ fn record_wrapped(
             )
         }
         Some(_) => Ok(()),
+    }
+}
+
+/// What failed to start: the recorder (whose executable may have been rebuilt away under a
+/// running `scenario run`) or, in raw mode, the agent.
+fn launch_error(exe: &Path, agent: &AgentCommand, opts: &RunOptions) -> String {
+    if opts.raw {
+        format!("failed to start {}", agent.program.display())
+    } else {
+        format!(
+            "failed to start {} record -- {} (was toolnorm rebuilt during the run?)",
+            exe.display(),
+            agent.program.display()
+        )
     }
 }
 
@@ -614,8 +627,7 @@ fn record_app_server(
     c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = spawn_group(&mut c)
-        .with_context(|| format!("failed to start {}", agent.program.display()))?;
+    let mut child = spawn_group(&mut c).with_context(|| launch_error(exe, agent, opts))?;
     let err = collect(child.stderr.take());
     let mut raw_lines = Vec::new();
     let driven = drive_app_server(&mut child, &scratch.work, &s.prompt, limit, &mut raw_lines);
