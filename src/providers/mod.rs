@@ -281,7 +281,9 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
     }
     // Plugin event-hook logs of OpenCode events name the type `event_type`.
     if v.get("properties").is_some()
-        && v.get("event_type").and_then(Value::as_str).is_some_and(|t| t.contains('.'))
+        && v.get("event_type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.contains('.'))
     {
         return Some(Dialect::OpencodeEvents);
     }

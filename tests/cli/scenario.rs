@@ -628,5 +628,10 @@ fn a_missing_npm_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("npm was not found on PATH"), "{err}");
-    assert!(!corpus.path().join("claude/live-claude-bash.jsonl.zst").exists());
+    assert!(
+        !corpus
+            .path()
+            .join("claude/live-claude-bash.jsonl.zst")
+            .exists()
+    );
 }
