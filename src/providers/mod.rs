@@ -374,6 +374,22 @@ pub(crate) fn line_text<'a>(line: &RawLine<'a>, store: &mut PartStore) -> Option
     }
 }
 
+/// Parse one line's text as the dialect's typed (borrowed) JSON; a line that does not parse is
+/// reported (see [`report_bad_json`]) and comes back as `None`, so the caller moves on.
+pub(crate) fn parse_json<'t, T: serde::Deserialize<'t>>(
+    line: &RawLine<'_>,
+    text: &'t str,
+    store: &mut PartStore,
+) -> Option<T> {
+    match serde_json::from_str(text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            report_bad_json(line, &e, store);
+            None
+        }
+    }
+}
+
 /// Report a line that is not the JSON the dialect expects, naming a cut-short last line as such.
 pub(crate) fn report_bad_json(line: &RawLine<'_>, err: &serde_json::Error, store: &mut PartStore) {
     if line.unterminated && err.is_eof() {

@@ -12,7 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::model::{TimeValue, Timing, ToolMetadata, ToolState};
-use crate::providers::{Direction, Input, PartStore, PartUpdate, line_text, report_bad_json};
+use crate::providers::{Direction, Input, PartStore, PartUpdate, line_text, parse_json};
 
 use super::Ctx;
 use super::event_msg::{self, Pending};
@@ -92,12 +92,8 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
         let Some(text) = line_text(line, store) else {
             continue;
         };
-        let msg: Message<'_> = match serde_json::from_str(&text) {
-            Ok(m) => m,
-            Err(e) => {
-                report_bad_json(line, &e, store);
-                continue;
-            }
+        let Some(msg) = parse_json::<Message<'_>>(line, &text, store) else {
+            continue;
         };
         // Responses to the client's requests carry no method.
         let Some(method) = msg.method.as_deref() else {

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::{Timing, ToolMetadata};
-use crate::providers::{Input, PartStore, line_text, report_bad_json};
+use crate::providers::{Input, PartStore, line_text, parse_json};
 
 use super::Ctx;
 use super::items::{self, Envelope, Phase};
@@ -70,12 +70,8 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
         let Some(text) = line_text(line, store) else {
             continue;
         };
-        let ev: Event<'_> = match serde_json::from_str(&text) {
-            Ok(e) => e,
-            Err(e) => {
-                report_bad_json(line, &e, store);
-                continue;
-            }
+        let Some(ev) = parse_json::<Event<'_>>(line, &text, store) else {
+            continue;
         };
         let n = line.number;
         let phase = match ev.ty.as_ref() {

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::providers::{Input, PartStore, line_text, report_bad_json};
+use crate::providers::{Input, PartStore, line_text, parse_json};
 
 use super::Ctx;
 use super::event_msg::{self, Pending};
@@ -35,12 +35,8 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
         let Some(text) = line_text(line, store) else {
             continue;
         };
-        let l: Line<'_> = match serde_json::from_str(&text) {
-            Ok(l) => l,
-            Err(e) => {
-                report_bad_json(line, &e, store);
-                continue;
-            }
+        let Some(l) = parse_json::<Line<'_>>(line, &text, store) else {
+            continue;
         };
         let msg = l
             .msg

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::model::{TimeValue, Timing, ToolKind, ToolMetadata, ToolState};
-use crate::providers::{Input, PartStore, PartUpdate, line_text, report_bad_json, titles};
+use crate::providers::{Input, PartStore, PartUpdate, line_text, parse_json, titles};
 
 use super::Ctx;
 use super::event_msg::{self, Pending};
@@ -63,12 +63,8 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
         let Some(text) = line_text(line, store) else {
             continue;
         };
-        let l: Line<'_> = match serde_json::from_str(&text) {
-            Ok(l) => l,
-            Err(e) => {
-                report_bad_json(line, &e, store);
-                continue;
-            }
+        let Some(l) = parse_json::<Line<'_>>(line, &text, store) else {
+            continue;
         };
         let n = line.number;
         let at = l.timestamp.as_deref();

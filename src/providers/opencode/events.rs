@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{ErrorWire, PartWire, Tracker};
-use crate::providers::{Input, PartStore, line_text, report_bad_json};
+use crate::providers::{Input, PartStore, line_text, parse_json};
 
 /// `{type, properties}` from `/event`, `{directory, payload}` from `/global/event`. Event-hook logs
 /// of plugins name the type `event_type`.
@@ -93,12 +93,8 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
         if json.trim().is_empty() {
             continue;
         }
-        let env: Envelope<'_> = match serde_json::from_str(json) {
-            Ok(e) => e,
-            Err(err) => {
-                report_bad_json(line, &err, store);
-                continue;
-            }
+        let Some(env) = parse_json::<Envelope<'_>>(line, json, store) else {
+            continue;
         };
         if let Some(payload) = env.payload {
             // `/global/event`: the instance directory is the session's cwd.
