@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::model::NormalizedDocument;
@@ -214,8 +215,10 @@ pub fn normalize(
     Ok(store.finish(dialect.provider().as_str(), dialect.as_str()))
 }
 
-/// How many non-blank lines detection looks at.
+/// How many non-blank lines detection looks at, at most.
 const SNIFF_LINES: usize = 64;
+/// Detection stops early once this many lines agree and none disagrees.
+const UNANIMOUS: usize = 8;
 
 /// Detect the dialect from content, optionally only among one provider's dialects.
 pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, NormalizeError> {
@@ -241,7 +244,7 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
             .trim()
             .strip_prefix("data:")
             .map_or(text.trim(), str::trim_start);
-        let Ok(v) = serde_json::from_str::<Value>(json) else {
+        let Ok(v) = serde_json::from_str::<Probe<'_>>(json) else {
             continue;
         };
         if let Some(d) = sniff(&v, text.trim_start().starts_with("data:")) {
@@ -250,6 +253,12 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
                     Some((_, n)) => *n += 1,
                     None => votes.push((d, 1)),
                 }
+            }
+        }
+        // Enough unanimous evidence: stop reading.
+        if let [(_, n)] = votes.as_slice() {
+            if *n >= UNANIMOUS {
+                break;
             }
         }
     }
@@ -271,20 +280,53 @@ fn trim_ascii(b: &[u8]) -> &[u8] {
     strip_bom(b).trim_ascii()
 }
 
-fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
-    let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
-    if v.get("payload").is_some() && v.get("directory").is_some() {
+/// The few top-level keys detection looks at, parsed without building a `Value` (nested values are
+/// skipped, not materialised), so sniffing stays cheap next to normalization itself.
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct Probe<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    event_type: Option<Cow<'a, str>>,
+    msg: Option<ProbeMsg>,
+    payload: Option<IgnoredAny>,
+    directory: Option<IgnoredAny>,
+    properties: Option<IgnoredAny>,
+    part: Option<IgnoredAny>,
+    #[serde(rename = "sessionID")]
+    opencode_session: Option<IgnoredAny>,
+    id: Option<IgnoredAny>,
+    #[serde(rename = "sessionId")]
+    transcript_session: Option<IgnoredAny>,
+    #[serde(rename = "parentUuid")]
+    parent_uuid: Option<IgnoredAny>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: Option<IgnoredAny>,
+    session_id: Option<IgnoredAny>,
+    parent_tool_use_id: Option<IgnoredAny>,
+    message: Option<IgnoredAny>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct ProbeMsg {
+    #[serde(rename = "type")]
+    ty: Option<IgnoredAny>,
+}
+
+fn sniff(v: &Probe<'_>, sse: bool) -> Option<Dialect> {
+    let ty = v.ty.as_deref().unwrap_or("");
+    if v.payload.is_some() && v.directory.is_some() {
         return Some(Dialect::OpencodeEvents);
     }
-    if v.get("properties").is_some() && ty.contains('.') {
+    if v.properties.is_some() && ty.contains('.') {
         return Some(Dialect::OpencodeEvents);
     }
     // Plugin event-hook logs of OpenCode events name the type `event_type`.
-    if v.get("properties").is_some()
-        && v.get("event_type")
-            .and_then(Value::as_str)
-            .is_some_and(|t| t.contains('.'))
-    {
+    if v.properties.is_some() && v.event_type.as_deref().is_some_and(|t| t.contains('.')) {
         return Some(Dialect::OpencodeEvents);
     }
     if sse && ty.contains('.') {
@@ -293,19 +335,19 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
     if matches!(
         ty,
         "tool_use" | "step_start" | "step_finish" | "text" | "reasoning" | "error"
-    ) && (v.get("sessionID").is_some() || v.get("part").is_some())
+    ) && (v.opencode_session.is_some() || v.part.is_some())
     {
         return Some(Dialect::OpencodeRun);
     }
-    if let Some(m) = v.get("method").and_then(Value::as_str) {
+    if let Some(m) = v.method.as_deref() {
         if m.contains('/') || m == "initialized" || m == "error" {
             return Some(Dialect::CodexAppServer);
         }
     }
-    if v.get("msg").is_some_and(|m| m.get("type").is_some()) && v.get("id").is_some() {
+    if v.msg.as_ref().is_some_and(|m| m.ty.is_some()) && v.id.is_some() {
         return Some(Dialect::CodexLegacy);
     }
-    if v.get("payload").is_some()
+    if v.payload.is_some()
         && matches!(
             ty,
             "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"
@@ -333,9 +375,9 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
             | "attachment"
     );
     if claude_type {
-        let transcript = v.get("sessionId").is_some()
-            || v.get("parentUuid").is_some()
-            || v.get("isSidechain").is_some()
+        let transcript = v.transcript_session.is_some()
+            || v.parent_uuid.is_some()
+            || v.is_sidechain.is_some()
             || matches!(
                 ty,
                 "summary" | "file-history-snapshot" | "queue-operation" | "progress"
@@ -343,10 +385,7 @@ fn sniff(v: &Value, sse: bool) -> Option<Dialect> {
         if transcript {
             return Some(Dialect::ClaudeTranscript);
         }
-        if v.get("session_id").is_some()
-            || v.get("parent_tool_use_id").is_some()
-            || v.get("message").is_some()
-        {
+        if v.session_id.is_some() || v.parent_tool_use_id.is_some() || v.message.is_some() {
             return Some(Dialect::ClaudeStreamJson);
         }
     }
