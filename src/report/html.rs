@@ -947,8 +947,8 @@ mod tests {
     #[test]
     fn escapes_every_provider_field() {
         let payload = format!("{SCRIPT_PAYLOAD}{ONERROR_PAYLOAD}\"'");
-        type Mutation = Box<dyn Fn(&mut Report)>;
-        let mutations: Vec<(&str, Mutation)> = vec![
+        type Mutation<'a> = Box<dyn Fn(&mut Report) + 'a>;
+        let mutations: Vec<(&str, Mutation<'_>)> = vec![
             (
                 "toolnorm_version",
                 Box::new(|r: &mut Report| r.toolnorm_version = payload.clone()),
