@@ -83,9 +83,17 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
     }
     writeln!(out, "### Provider × rule")?;
     writeln!(out)?;
+    // Only rules that failed somewhere get a column: a summary with dozens of all-green columns
+    // is unreadable, and the clean rules are named below the table.
+    let (shown, clean): (Vec<&RuleInfo>, Vec<&RuleInfo>) = report.rules.iter().partition(|r| {
+        report
+            .matrix
+            .iter()
+            .any(|c| c.rule == r.code && c.violations + c.known > 0)
+    });
     let mut header = String::from("| Provider | Fixtures |");
     let mut align = String::from("| :-- | --: |");
-    for rule in &report.rules {
+    for rule in &shown {
         header.push_str(&format!(" {} |", code(&rule.code, true)));
         align.push_str(" :-: |");
     }
@@ -102,7 +110,7 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
             .filter(|f| !f.status.fails_gate(report.summary.strict))
             .count();
         let mut row = format!("| {} | {}/{} |", text(provider), ok, of.len());
-        for rule in &report.rules {
+        for rule in &shown {
             row.push(' ');
             row.push_str(&match report.cell(provider, &rule.code) {
                 None => "—".to_string(),
@@ -129,8 +137,7 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "{row}")?;
     }
     writeln!(out)?;
-    let legend: Vec<String> = report
-        .rules
+    let legend: Vec<String> = shown
         .iter()
         .map(|r| format!("{} {}", code(&r.code, false), text(&r.name)))
         .collect();
@@ -140,6 +147,16 @@ fn matrix(report: &Report, out: &mut impl Write) -> io::Result<()> {
         legend.join(" · ")
     )?;
     writeln!(out)?;
+    if !clean.is_empty() {
+        let codes: Vec<String> = clean.iter().map(|r| code(&r.code, false)).collect();
+        writeln!(
+            out,
+            "{} other rules pass on every fixture checked: {}.",
+            clean.len(),
+            codes.join(", ")
+        )?;
+        writeln!(out)?;
+    }
     Ok(())
 }
 
@@ -518,6 +535,28 @@ mod tests {
         }
         out.push_str(rest);
         out
+    }
+
+    #[test]
+    fn clean_rules_get_no_column() {
+        let mut r = sample_report();
+        r.rules.push(RuleInfo {
+            code: "TN099".into(),
+            name: "AlwaysClean".into(),
+            summary: "never fails".into(),
+        });
+        for p in ["claude", "codex", "opencode"] {
+            r.matrix.push(MatrixCell {
+                provider: p.into(),
+                rule: "TN099".into(),
+                checked: 3,
+                violations: 0,
+                known: 0,
+            });
+        }
+        let md = rendered(&r);
+        assert!(!md.contains("| `TN099` |"), "{md}");
+        assert!(md.contains("1 other rules pass on every fixture checked: `TN099`."));
     }
 
     #[test]
