@@ -75,7 +75,7 @@ impl Fixture {
 /// One record of the JSONL content, in order.
 #[derive(Debug)]
 pub enum Record {
-    Header(Header),
+    Header(Box<Header>),
     Line(Line),
     Trailer(Trailer),
     /// A record that could not be read; the reader goes on with the next one.
@@ -102,7 +102,7 @@ pub fn read_fixture_bytes(bytes: &[u8]) -> Result<Fixture, FixtureErrorKind> {
     let mut trailer = None;
     let mut notes = Vec::new();
     let end = for_each_record(bytes, |rec| match rec {
-        Record::Header(h) => header = Some(h),
+        Record::Header(h) => header = Some(*h),
         Record::Line(l) => lines.push(l),
         Record::Trailer(t) => trailer = Some(t),
         Record::Bad { record, message } => {
@@ -232,7 +232,7 @@ impl Parser {
                 Ok(h) if h.format > FORMAT_VERSION => {
                     self.header_error = Some(FixtureErrorKind::TooNew { found: h.format });
                 }
-                Ok(h) => f(Record::Header(h)),
+                Ok(h) => f(Record::Header(Box::new(h))),
                 Err(e) => self.header_error = Some(FixtureErrorKind::BadHeader(e.to_string())),
             }
             return;
