@@ -72,6 +72,7 @@ struct ScanScope;
 impl Drop for ScanScope {
     fn drop(&mut self) {
         CURRENT_SCAN.with(|c| c.borrow_mut().take());
+        support::clear_event_index();
     }
 }
 
@@ -177,6 +178,7 @@ pub fn check_all(cx: &RuleContext<'_>) -> Vec<(&'static dyn Rule, Finding)> {
     let key = std::ptr::from_ref(cx.input) as usize;
     let scan = Rc::new(raw_calls::scan(cx.input, cx.dialect));
     CURRENT_SCAN.with(|c| *c.borrow_mut() = Some((key, scan)));
+    support::index_events(cx.doc);
     let _scope = ScanScope;
     let mut out = Vec::new();
     for rule in registry() {

@@ -1,16 +1,54 @@
 //! Small helpers the rules share: where a part's events point in the raw stream, identifier
 //! comparison that ignores case and separators, and walking JSON values.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use serde_json::Value;
 
 use crate::model::{NormalizedDocument, PartEvent, ToolState};
+
+thread_local! {
+    /// Positions of each part's events in the document [`check_all`](super::check_all) is
+    /// checking on this thread, keyed by the document's address: most rules look up every part's
+    /// events, and a scan of all events per part is quadratic on large fixtures.
+    static EVENT_INDEX: RefCell<Option<(usize, Rc<HashMap<String, Vec<usize>>>)>> =
+        const { RefCell::new(None) };
+}
+
+/// Index the events of `doc` for the rules run on it next (cleared by [`clear_event_index`]).
+pub(crate) fn index_events(doc: &NormalizedDocument) {
+    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, e) in doc.events.iter().enumerate() {
+        index.entry(e.part_id.clone()).or_default().push(i);
+    }
+    let key = std::ptr::from_ref(doc) as usize;
+    EVENT_INDEX.with(|c| *c.borrow_mut() = Some((key, Rc::new(index))));
+}
+
+pub(crate) fn clear_event_index() {
+    EVENT_INDEX.with(|c| c.borrow_mut().take());
+}
 
 /// The events of one part, in stream order.
 pub(crate) fn events_of<'d>(
     doc: &'d NormalizedDocument,
     id: &'d str,
 ) -> impl Iterator<Item = &'d PartEvent> {
-    doc.events.iter().filter(move |e| e.part_id == id)
+    let key = std::ptr::from_ref(doc) as usize;
+    let indexed: Option<Vec<usize>> = EVENT_INDEX.with(|c| match &*c.borrow() {
+        Some((k, index)) if *k == key => Some(index.get(id).cloned().unwrap_or_default()),
+        _ => None,
+    });
+    let (all, some) = match indexed {
+        Some(positions) => (None, Some(positions.into_iter().map(|i| &doc.events[i]))),
+        None => (
+            Some(doc.events.iter().filter(move |e| e.part_id == id)),
+            None,
+        ),
+    };
+    all.into_iter().flatten().chain(some.into_iter().flatten())
 }
 
 /// The raw line where the part first appeared.
