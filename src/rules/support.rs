@@ -9,17 +9,20 @@ use serde_json::Value;
 
 use crate::model::{NormalizedDocument, PartEvent, ToolState};
 
+/// Positions of each part's events, by part id.
+type EventIndex = HashMap<String, Vec<usize>>;
+
 thread_local! {
     /// Positions of each part's events in the document [`check_all`](super::check_all) is
     /// checking on this thread, keyed by the document's address: most rules look up every part's
     /// events, and a scan of all events per part is quadratic on large fixtures.
-    static EVENT_INDEX: RefCell<Option<(usize, Rc<HashMap<String, Vec<usize>>>)>> =
+    static EVENT_INDEX: RefCell<Option<(usize, Rc<EventIndex>)>> =
         const { RefCell::new(None) };
 }
 
 /// Index the events of `doc` for the rules run on it next (cleared by [`clear_event_index`]).
 pub(crate) fn index_events(doc: &NormalizedDocument) {
-    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut index = EventIndex::new();
     for (i, e) in doc.events.iter().enumerate() {
         index.entry(e.part_id.clone()).or_default().push(i);
     }
