@@ -11,8 +11,9 @@ use super::Tap;
 use super::pipe::{CopyEnd, RawStdout, copy};
 use crate::corpus::format::Dir;
 
-/// How long to wait, after the agent exited, for the rest of its stderr.
-const STDERR_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long to wait, after the agent exited, for the rest of its stderr (a loaded machine can take
+/// seconds to schedule the reader; a grandchild holding the pipe open must not keep us forever).
+const STDERR_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// How to run the agent.
 pub struct WrapOptions<'a> {
