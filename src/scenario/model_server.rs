@@ -640,6 +640,48 @@ fn anthropic_web_search(query: &str) -> String {
     out
 }
 
+/// A tool call whose payload (function arguments, custom tool input) the Responses API streams:
+/// `output_item.added` with the payload field empty, the payload in deltas, its `.done` event, and
+/// the completed item (returned).
+struct Streamed {
+    field: &'static str,
+    delta: &'static str,
+    done: &'static str,
+}
+
+impl Streamed {
+    fn emit(
+        &self,
+        out: &mut String,
+        ev: &mut impl FnMut(&mut String, &str, Value),
+        oi: usize,
+        added: Value,
+        payload: String,
+        protect: &[String],
+    ) -> Value {
+        let id = added["id"].clone();
+        ev(
+            out,
+            "response.output_item.added",
+            json!({"output_index": oi, "item": added.clone()}),
+        );
+        for p in arg_pieces(&payload, 40, protect) {
+            ev(
+                out,
+                self.delta,
+                json!({"output_index": oi, "item_id": id, "delta": p}),
+            );
+        }
+        let mut done_event = json!({"output_index": oi, "item_id": id});
+        done_event[self.field] = json!(payload);
+        ev(out, self.done, done_event);
+        let mut done = added;
+        done[self.field] = json!(payload);
+        done["status"] = json!("completed");
+        done
+    }
+}
+
 fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let resp_id = format!("resp_{sid}_turn{index}");
@@ -699,59 +741,27 @@ fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String
         let cid = call_id("call", sid, index, n);
         let item = match call.kind {
             CallKind::Function => {
-                let args = args_json(call);
                 let id = call_id("fc", sid, index, n);
                 let mut added = json!({"type": "function_call", "id": id, "call_id": cid, "name": call.name, "arguments": "", "status": "in_progress"});
                 if let Some(ns) = &call.namespace {
                     added["namespace"] = json!(ns);
                 }
-                ev(
-                    &mut out,
-                    "response.output_item.added",
-                    json!({"output_index": oi, "item": added.clone()}),
-                );
-                for p in arg_pieces(&args, 40, protect) {
-                    ev(
-                        &mut out,
-                        "response.function_call_arguments.delta",
-                        json!({"output_index": oi, "item_id": id, "delta": p}),
-                    );
-                }
-                ev(
-                    &mut out,
-                    "response.function_call_arguments.done",
-                    json!({"output_index": oi, "item_id": id, "arguments": args}),
-                );
-                let mut done = added;
-                done["arguments"] = json!(args);
-                done["status"] = json!("completed");
-                done
+                let streamed = Streamed {
+                    field: "arguments",
+                    delta: "response.function_call_arguments.delta",
+                    done: "response.function_call_arguments.done",
+                };
+                streamed.emit(&mut out, &mut ev, oi, added, args_json(call), protect)
             }
             CallKind::Custom => {
-                let input = args_json(call);
                 let id = call_id("ctc", sid, index, n);
                 let added = json!({"type": "custom_tool_call", "id": id, "call_id": cid, "name": call.name, "input": "", "status": "in_progress"});
-                ev(
-                    &mut out,
-                    "response.output_item.added",
-                    json!({"output_index": oi, "item": added.clone()}),
-                );
-                for p in arg_pieces(&input, 40, protect) {
-                    ev(
-                        &mut out,
-                        "response.custom_tool_call_input.delta",
-                        json!({"output_index": oi, "item_id": id, "delta": p}),
-                    );
-                }
-                ev(
-                    &mut out,
-                    "response.custom_tool_call_input.done",
-                    json!({"output_index": oi, "item_id": id, "input": input}),
-                );
-                let mut done = added;
-                done["input"] = json!(input);
-                done["status"] = json!("completed");
-                done
+                let streamed = Streamed {
+                    field: "input",
+                    delta: "response.custom_tool_call_input.delta",
+                    done: "response.custom_tool_call_input.done",
+                };
+                streamed.emit(&mut out, &mut ev, oi, added, args_json(call), protect)
             }
             CallKind::WebSearch => {
                 let id = call_id("ws", sid, index, n);
