@@ -4,6 +4,8 @@
 //! every tool call appears exactly once, no failed call is shown complete, tool counts match
 //! `fixtures/SOURCES.md`.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -184,34 +186,8 @@ fn check_fixture(name: &str, dialect: &str) -> Option<NormalizedDocument> {
                 p.name
             );
         }
-        assert!(
-            p.output.is_none() || p.error.is_none(),
-            "{name}: {} has output and error",
-            p.id
-        );
-        assert_eq!(
-            p.error.is_some(),
-            p.state == ToolState::Error,
-            "{name}: {} error iff state error",
-            p.id
-        );
-        assert!(
-            p.title.chars().count() <= 100 && !p.title.contains('\n'),
-            "{name}: title {:?}",
-            p.title
-        );
-        assert_ne!(p.title, p.name, "{name}: title must not be the raw name");
-        assert!(
-            !p.title.trim_start().starts_with('{'),
-            "{name}: raw JSON title"
-        );
-        if let Some(m) = &p.metadata {
-            assert!(
-                serde_json::to_string(m).unwrap().len() < 4096,
-                "{name}: metadata too large"
-            );
-        }
     }
+    common::assert_part_invariants(name, &doc);
     // Deterministic: a second run gives the same document.
     assert_eq!(run(&bytes), doc, "{name}: normalizing twice differs");
 

@@ -3,6 +3,8 @@
 //! shown complete, the per-tool counts of `fixtures/SOURCES.md`), and a property test that no
 //! prefix of a sample panics or shows a state that a longer prefix moves backward.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -212,32 +214,7 @@ fn check_invariants(name: &str, bytes: &[u8], doc: &NormalizedDocument) {
             "{name}: failed call {id} is not an error"
         );
     }
-    for p in &doc.parts {
-        assert!(
-            p.output.is_none() || p.error.is_none(),
-            "{name}: {} has output and error",
-            p.id
-        );
-        assert!(
-            p.title.chars().count() <= 100 && !p.title.contains('\n'),
-            "{name}: title {:?}",
-            p.title
-        );
-        assert_ne!(p.title, p.name, "{name}: title is the raw tool name");
-        assert_eq!(
-            p.state == ToolState::Error,
-            p.error.is_some(),
-            "{name}: {} error iff state error",
-            p.id
-        );
-        let meta = serde_json::to_string(&p.metadata).unwrap();
-        assert!(
-            meta.len() < 4096,
-            "{name}: metadata of {} is {} bytes",
-            p.id,
-            meta.len()
-        );
-    }
+    common::assert_part_invariants(name, doc);
 }
 
 /// `(name, kind) → (count, errors)` of a document, for the SOURCES.md tables.

@@ -3,6 +3,8 @@
 //! the tool counts `fixtures/SOURCES.md` lists), hand-written streams for the edge cases of
 //! `formats/opencode.md`, and a property test over prefixes of the real samples.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -110,26 +112,7 @@ fn check(name: &str, doc: &NormalizedDocument, bytes: &[u8], expected: &[(&str, 
         }
     }
 
-    for part in &doc.parts {
-        assert!(
-            part.output.is_none() || part.error.is_none(),
-            "{}: output and error",
-            part.id
-        );
-        assert!(
-            part.title.chars().count() <= 100 && !part.title.contains('\n'),
-            "{}",
-            part.title
-        );
-        assert_ne!(part.title, part.name, "{name}: title is the raw tool name");
-        let meta = serde_json::to_string(&part.metadata).unwrap();
-        assert!(
-            meta.len() < 4096,
-            "{name}: metadata of {} is {} bytes",
-            part.id,
-            meta.len()
-        );
-    }
+    common::assert_part_invariants(name, doc);
 
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for p in &doc.parts {
