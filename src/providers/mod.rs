@@ -215,6 +215,20 @@ pub fn normalize(
     Ok(store.finish(dialect.provider().as_str(), dialect.as_str()))
 }
 
+/// Normalize a plain text stream as `dialect` (for tests of a dialect's own file).
+#[cfg(test)]
+pub(crate) fn normalize_text(text: &str, dialect: Dialect) -> NormalizedDocument {
+    let input = Input::from_bytes(text.as_bytes());
+    normalize(
+        &input,
+        NormalizeOptions {
+            dialect: Some(dialect),
+            provider: None,
+        },
+    )
+    .expect("a forced dialect always normalizes")
+}
+
 /// How many non-blank lines detection looks at, at most.
 const SNIFF_LINES: usize = 64;
 /// Detection stops early once this many lines agree and none disagrees.

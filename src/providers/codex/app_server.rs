@@ -274,15 +274,7 @@ mod tests {
     use crate::providers::{Dialect, Input, NormalizeOptions, normalize};
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
-        let input = Input::from_bytes(text.as_bytes());
-        normalize(
-            &input,
-            NormalizeOptions {
-                dialect: Some(Dialect::CodexAppServer),
-                provider: None,
-            },
-        )
-        .unwrap()
+        crate::providers::normalize_text(text, Dialect::CodexAppServer)
     }
 
     #[test]

@@ -51,18 +51,10 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
 #[cfg(test)]
 mod tests {
     use crate::model::{ToolKind, ToolState};
-    use crate::providers::{Dialect, Input, NormalizeOptions, normalize};
+    use crate::providers::Dialect;
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
-        let input = Input::from_bytes(text.as_bytes());
-        normalize(
-            &input,
-            NormalizeOptions {
-                dialect: Some(Dialect::CodexLegacy),
-                provider: None,
-            },
-        )
-        .unwrap()
+        crate::providers::normalize_text(text, Dialect::CodexLegacy)
     }
 
     #[test]

@@ -436,18 +436,10 @@ fn parse_output_text(s: String) -> (String, Option<i64>, Option<bool>) {
 #[cfg(test)]
 mod tests {
     use crate::model::{ToolKind, ToolState};
-    use crate::providers::{Dialect, Input, NormalizeOptions, normalize};
+    use crate::providers::Dialect;
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
-        let input = Input::from_bytes(text.as_bytes());
-        normalize(
-            &input,
-            NormalizeOptions {
-                dialect: Some(Dialect::CodexRollout),
-                provider: None,
-            },
-        )
-        .unwrap()
+        crate::providers::normalize_text(text, Dialect::CodexRollout)
     }
 
     #[test]
