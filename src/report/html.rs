@@ -428,16 +428,8 @@ fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
 }
 
 fn stale(report: &Report, w: &mut impl Write) -> io::Result<()> {
-    let stale: Vec<_> = report
-        .fixtures
-        .iter()
-        .filter(|f| f.status == Status::Xpass || !f.fixed.is_empty())
-        .collect();
-    let unused: Vec<_> = report
-        .orphans
-        .iter()
-        .filter(|o| o.kind == OrphanKind::UnusedExpectation)
-        .collect();
+    let stale = report.stale_fixtures();
+    let unused = report.unused_expectations();
     w.write_all(b"<section id=\"stale\"><h2>Stale known failures</h2>\n")?;
     if stale.is_empty() && unused.is_empty() {
         return w.write_all(b"<p class=\"empty\">None: every entry of expectations.toml still matches a failure.</p></section>\n");

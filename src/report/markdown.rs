@@ -287,16 +287,8 @@ fn diff_block(d: &FixtureDiff, out: &mut impl Write) -> io::Result<()> {
 }
 
 fn stale(report: &Report, out: &mut impl Write) -> io::Result<()> {
-    let stale: Vec<_> = report
-        .fixtures
-        .iter()
-        .filter(|f| f.status == Status::Xpass || !f.fixed.is_empty())
-        .collect();
-    let unused: Vec<_> = report
-        .orphans
-        .iter()
-        .filter(|o| o.kind == OrphanKind::UnusedExpectation)
-        .collect();
+    let stale = report.stale_fixtures();
+    let unused = report.unused_expectations();
     if stale.is_empty() && unused.is_empty() {
         return Ok(());
     }

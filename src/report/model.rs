@@ -222,6 +222,22 @@ impl Status {
 }
 
 impl Report {
+    /// Fixtures with a listed known failure that no longer fails ("fixed: remove the entry").
+    pub fn stale_fixtures(&self) -> Vec<&FixtureResult> {
+        self.fixtures
+            .iter()
+            .filter(|f| f.status == Status::Xpass || !f.fixed.is_empty())
+            .collect()
+    }
+
+    /// expectations.toml entries that match nothing.
+    pub fn unused_expectations(&self) -> Vec<&Orphan> {
+        self.orphans
+            .iter()
+            .filter(|o| o.kind == OrphanKind::UnusedExpectation)
+            .collect()
+    }
+
     /// The rule's info by code, if the report lists it.
     pub fn rule(&self, code: &str) -> Option<&RuleInfo> {
         self.rules.iter().find(|r| r.code == code)
