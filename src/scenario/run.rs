@@ -502,6 +502,30 @@ fn fixture_stem(fixture: &Path) -> String {
         .to_owned()
 }
 
+/// The agent's command: run directly with `--raw`, else through `toolnorm record [mode flags] --`.
+fn agent_command(
+    exe: &Path,
+    agent: &AgentCommand,
+    scratch: &Scratch,
+    fixture: &Path,
+    header: &Header,
+    opts: &RunOptions,
+    mode: &[&str],
+) -> Command {
+    if opts.raw {
+        let mut c = base_command(&agent.program, agent, scratch);
+        c.args(&agent.args);
+        return c;
+    }
+    let mut c = base_command(exe, agent, scratch);
+    c.args(record_args(fixture, header, opts, scratch))
+        .args(mode)
+        .arg("--")
+        .arg(&agent.program)
+        .args(&agent.args);
+    c
+}
+
 /// claude -p / codex exec / opencode run: `toolnorm record … -- agent args` (wrap mode).
 #[allow(clippy::too_many_arguments)]
 fn record_wrapped(
@@ -514,18 +538,7 @@ fn record_wrapped(
     limit: Duration,
     interrupt_after: Option<Duration>,
 ) -> anyhow::Result<()> {
-    let mut c = if opts.raw {
-        let mut c = base_command(&agent.program, agent, scratch);
-        c.args(&agent.args);
-        c
-    } else {
-        let mut c = base_command(exe, agent, scratch);
-        c.args(record_args(fixture, header, opts, scratch))
-            .arg("--")
-            .arg(&agent.program)
-            .args(&agent.args);
-        c
-    };
+    let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &[]);
     c.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -611,19 +624,7 @@ fn record_app_server(
     s: &Scenario,
     limit: Duration,
 ) -> anyhow::Result<()> {
-    let mut c = if opts.raw {
-        let mut c = base_command(&agent.program, agent, scratch);
-        c.args(&agent.args);
-        c
-    } else {
-        let mut c = base_command(exe, agent, scratch);
-        c.args(record_args(fixture, header, opts, scratch))
-            .arg("--proxy")
-            .arg("--")
-            .arg(&agent.program)
-            .args(&agent.args);
-        c
-    };
+    let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &["--proxy"]);
     c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
