@@ -9,7 +9,7 @@ use std::time::Duration;
 use toolnorm::corpus::format::Dir;
 use toolnorm::corpus::read_fixture;
 
-use crate::util::{stderr, stdout, tempdir, toolnorm};
+use crate::util::{run_in, stderr, stdout, tempdir, toolnorm};
 
 /// Run `toolnorm args` feeding `input` on stdin; returns (exit code, stdout, stderr).
 fn run_with_input(dir: &Path, args: &[&str], input: Vec<u8>) -> (Option<i32>, Vec<u8>, String) {
@@ -97,8 +97,9 @@ fn pipe_passes_every_byte_and_cat_gives_them_back() {
 #[test]
 fn wrap_propagates_exit_codes_and_signals() {
     let dir = tempdir();
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "codex",
@@ -108,10 +109,8 @@ fn wrap_propagates_exit_codes_and_signals() {
             "sh",
             "-c",
             "printf 'a\\nb'; exit 7",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
     assert_eq!(stdout(&o), "a\nb");
     assert_eq!(
@@ -127,8 +126,9 @@ fn wrap_propagates_exit_codes_and_signals() {
         serde_json::json!(["sh", "-c", "printf 'a\\nb'; exit 7"])
     );
 
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "codex",
@@ -138,10 +138,8 @@ fn wrap_propagates_exit_codes_and_signals() {
             "sh",
             "-c",
             "echo hi; kill -9 $$",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(o.status.code(), Some(137));
     assert_eq!(stdout(&o), "hi\n");
 }
@@ -193,8 +191,9 @@ fn unsafe_kill(pid: u32, sig: i32) {
 #[test]
 fn wrap_records_stderr_only_when_asked() {
     let dir = tempdir();
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "claude",
@@ -205,10 +204,8 @@ fn wrap_records_stderr_only_when_asked() {
             "sh",
             "-c",
             "echo out; echo err >&2",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(o.status.success());
     assert_eq!(stdout(&o), "out\n");
     assert_eq!(stderr(&o), "err\n");
@@ -220,8 +217,9 @@ fn wrap_records_stderr_only_when_asked() {
         stdout(&cat(dir.path(), "corpus/claude/e.jsonl.zst", &["--stderr"])),
         "err\n"
     );
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "claude",
@@ -231,10 +229,8 @@ fn wrap_records_stderr_only_when_asked() {
             "sh",
             "-c",
             "echo out; echo err >&2",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(stderr(&o), "err\n");
     assert_eq!(
         stdout(&cat(dir.path(), "corpus/claude/f.jsonl.zst", &["--stderr"])),
@@ -245,8 +241,9 @@ fn wrap_records_stderr_only_when_asked() {
 #[test]
 fn a_missing_agent_is_an_error_and_leaves_no_fixture() {
     let dir = tempdir();
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "claude",
@@ -254,10 +251,8 @@ fn a_missing_agent_is_an_error_and_leaves_no_fixture() {
             "m",
             "--",
             "no-such-agent-binary-xyz",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("failed to start"), "{}", stderr(&o));
     assert!(!dir.path().join("corpus/claude/m.jsonl.zst").exists());
@@ -342,8 +337,9 @@ fn an_unwritable_corpus_never_breaks_the_passthrough() {
     assert_eq!(err.matches("warning:").count(), 1, "{err}");
     assert!(err.contains("session goes on"), "{err}");
     // Same in wrap mode, with the agent's exit code.
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "claude",
@@ -355,10 +351,8 @@ fn an_unwritable_corpus_never_breaks_the_passthrough() {
             "sh",
             "-c",
             "echo hi; exit 4",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(o.status.code(), Some(4));
     assert_eq!(stdout(&o), "hi\n");
 }
@@ -501,11 +495,7 @@ fn every_secret_kind_is_redacted_on_disk_and_intact_in_the_passthrough() {
         assert!(!raw.contains(secret.as_str()), "{kind} in the raw fixture");
     }
     // And lint agrees the fixture is clean.
-    let lint = toolnorm()
-        .args(["corpus", "lint", "--corpus", "corpus"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let lint = run_in(dir.path(), &["corpus", "lint", "--corpus", "corpus"]);
     assert!(lint.status.success(), "{}{}", stdout(&lint), stderr(&lint));
 }
 
@@ -641,8 +631,9 @@ const EVENTS: &str = "event: message\r\ndata: {\"type\":\"server.connected\",\"p
 fn sse_records_each_event_until_the_given_type() {
     let dir = tempdir();
     let (url, server) = sse_server(EVENTS, true);
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "opencode",
@@ -652,10 +643,8 @@ fn sse_records_each_event_until_the_given_type() {
             &url,
             "--until",
             "session.idle",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let expected = "{\"type\":\"server.connected\",\"properties\":{}}\n\
         {\"type\":\"session.updated\",\"properties\":{\"info\":{\"version\":\"1.18.33\"}}}\n\
@@ -714,8 +703,9 @@ fn sse_ends_cleanly_on_interrupt_and_on_close() {
         "data: {\"type\":\"a.b\"}\n\ndata: {\"type\":\"c.d\"}",
         false,
     );
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "opencode",
@@ -723,15 +713,14 @@ fn sse_ends_cleanly_on_interrupt_and_on_close() {
             "closed",
             "--sse",
             &url,
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "{\"type\":\"a.b\"}\n{\"type\":\"c.d\"}\n");
 
-    let o = toolnorm()
-        .args([
+    let o = run_in(
+        dir.path(),
+        &[
             "record",
             "--provider",
             "opencode",
@@ -739,10 +728,8 @@ fn sse_ends_cleanly_on_interrupt_and_on_close() {
             "refused",
             "--sse",
             "http://127.0.0.1:9/event",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         !dir.path()
