@@ -192,6 +192,12 @@ pub struct Scenario {
     /// Strings that must appear in some request the CLI sent to the model.
     #[serde(default)]
     pub expect_sent: Vec<String>,
+    /// The user's answers to the agent's questions (question tools that wait for the user:
+    /// Claude's AskUserQuestion through the SDK permission prompt, Codex app-server's
+    /// `request_user_input`, OpenCode serve's `question`): one entry per question asked, in the
+    /// order the questions come, each the labels chosen (or a free-text answer).
+    #[serde(default)]
+    pub answers: Vec<Vec<String>>,
 }
 
 fn default_timeout() -> u64 {
