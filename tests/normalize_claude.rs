@@ -849,6 +849,30 @@ fn permission_denials_in_result() {
 }
 
 #[test]
+fn permission_denial_keeps_the_hosts_message() {
+    // An SDK host denies AskUserQuestion with its own words: they stay, the code says why.
+    let doc = sj(&[
+        call(
+            "q",
+            "AskUserQuestion",
+            json!({"questions":[{"question":"Publish now?","options":[]}]}),
+        ),
+        json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"q","is_error":true,
+               "content":"The user declined to answer the questions."}]},"session_id":"s"}),
+        json!({"type":"result","subtype":"success","is_error":false,"session_id":"s",
+               "permission_denials":[{"tool_name":"AskUserQuestion","tool_use_id":"q","tool_input":{}}]}),
+    ]);
+    let e = part(&doc, "q").error.clone().unwrap();
+    assert_eq!(
+        (e.message.as_str(), e.code.as_deref()),
+        (
+            "The user declined to answer the questions.",
+            Some("permission_denied")
+        )
+    );
+}
+
+#[test]
 fn partial_messages_start_then_run() {
     let ev = |e: Value| json!({"type":"stream_event","event":e,"parent_tool_use_id":null,"session_id":"s"});
     let doc = sj(&[

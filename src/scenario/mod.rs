@@ -2,6 +2,7 @@
 //! a scripted model server and a fixture MCP server, recorded through `toolnorm record`.
 
 pub mod drift;
+pub mod driver;
 pub mod mcp_server;
 pub mod model_server;
 pub mod npm;

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
+use super::driver::{LineChannel, claude_permission};
 use super::model_server::{ModelServer, Script};
 use super::npm;
 use super::process::{interrupt, kill_group, spawn_group, wait_for, wait_until};
@@ -144,6 +145,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     };
     let limit = Duration::from_secs(s.timeout_secs);
     let result = match s.agent {
+        Agent::Claude if s.claude_sdk() => {
+            record_claude_sdk(&exe, &agent, &scratch, &fixture, &header, opts, s, limit)
+        }
         Agent::Claude | Agent::CodexExec | Agent::OpencodeRun => {
             let interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
             record_wrapped(
@@ -298,9 +302,18 @@ fn configure(
                 .env("DISABLE_TELEMETRY", "1")
                 .env("DISABLE_AUTOUPDATER", "1")
                 .env("IS_SANDBOX", "1");
-            cmd.arg("-p")
-                .arg(s.prompt.clone())
-                .arg("--output-format")
+            cmd.arg("-p");
+            if s.claude_sdk() {
+                // Driven as the Agent SDK drives it: the prompt and the answers to permission
+                // prompts (AskUserQuestion's answers among them) go over stdin.
+                cmd.arg("--input-format")
+                    .arg("stream-json")
+                    .arg("--permission-prompt-tool")
+                    .arg("stdio");
+            } else {
+                cmd.arg(s.prompt.clone());
+            }
+            cmd.arg("--output-format")
                 .arg("stream-json")
                 .arg("--verbose");
             match &s.permission_mode {
@@ -610,6 +623,73 @@ fn tail(bytes: &[u8]) -> String {
     let s = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+/// `claude -p --input-format stream-json --permission-prompt-tool stdio` through `toolnorm record
+/// --proxy`, driven as the Agent SDK drives it: an `initialize` control request, the prompt as a
+/// user message, an answer to every `can_use_tool` control request (allow; AskUserQuestion gets
+/// the scenario's answers), and stdin closed at the `result` line.
+#[allow(clippy::too_many_arguments)]
+fn record_claude_sdk(
+    exe: &Path,
+    agent: &AgentCommand,
+    scratch: &Scratch,
+    fixture: &Path,
+    header: &Header,
+    opts: &RunOptions,
+    s: &Scenario,
+    limit: Duration,
+) -> anyhow::Result<()> {
+    let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &["--proxy"]);
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = spawn_group(&mut c).with_context(|| launch_error(exe, agent, opts))?;
+    let err = collect(child.stderr.take());
+    let mut channel = LineChannel::open(&mut child, "claude", limit)?;
+    let driven = drive_claude_sdk(&mut channel, s);
+    channel.close();
+    let status =
+        wait_until(&mut child, Duration::from_secs(15)).context("failed to wait for claude")?;
+    let stderr = err.join().unwrap_or_default();
+    if opts.raw {
+        let text: String = channel.seen.iter().map(|l| format!("{l}\n")).collect();
+        fs::write(fixture, redact_paths(&text, scratch))
+            .with_context(|| format!("failed to write {}", fixture.display()))?;
+    }
+    driven.with_context(|| format!("claude SDK session failed; stderr:\n{}", tail(&stderr)))?;
+    if status.is_none() {
+        eprintln!("warning: claude did not exit after its stdin closed; killed");
+    }
+    Ok(())
+}
+
+fn drive_claude_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<()> {
+    channel.send(&json!({"type": "control_request", "request_id": "init-1", "request": {"subtype": "initialize", "hooks": null}}))?;
+    channel.send(&json!({"type": "user", "session_id": "", "parent_tool_use_id": null, "message": {"role": "user", "content": [{"type": "text", "text": s.prompt}]}}))?;
+    let mut answers = s.answers.iter();
+    loop {
+        let v = channel.next("the session's result")?;
+        match v.get("type").and_then(Value::as_str) {
+            Some("result") => return Ok(()),
+            Some("control_request") => {
+                let id = v.get("request_id").cloned().unwrap_or(Value::Null);
+                let req = v.get("request").unwrap_or(&Value::Null);
+                let reply = match req.get("subtype").and_then(Value::as_str) {
+                    Some("can_use_tool") => {
+                        let tool = req.get("tool_name").and_then(Value::as_str).unwrap_or("");
+                        let input = req.get("input").unwrap_or(&Value::Null);
+                        json!({"subtype": "success", "request_id": id, "response": claude_permission(tool, input, &mut answers)})
+                    }
+                    other => {
+                        json!({"subtype": "error", "request_id": id, "error": format!("the scenario driver does not handle {}", other.unwrap_or("this request"))})
+                    }
+                };
+                channel.send(&json!({"type": "control_response", "response": reply}))?;
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `codex app-server` through `toolnorm record --proxy`, driven by a small JSON-RPC client.

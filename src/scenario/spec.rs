@@ -352,6 +352,12 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
 }
 
 impl Scenario {
+    /// A Claude scenario with answers is driven over stdin as the Agent SDK drives Claude Code
+    /// (its permission prompts, AskUserQuestion among them, answered by the driver).
+    pub fn claude_sdk(&self) -> bool {
+        self.agent == Agent::Claude && !self.answers.is_empty()
+    }
+
     /// Parse one scenario file and check it is usable.
     pub fn load(path: &Path) -> Result<Scenario, SpecError> {
         let text = fs::read_to_string(path).map_err(|source| SpecError::Read {

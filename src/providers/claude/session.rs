@@ -515,13 +515,22 @@ impl Session {
             });
             store.upsert(line, u);
         }
+        // The tool_result already carries what the host said when it denied the call (an SDK
+        // host's own message): keep that text, and only say which kind of error it was.
+        let message = store
+            .get(id)
+            .and_then(|p| p.error.as_ref())
+            .map(|e| e.message.clone())
+            .unwrap_or_else(|| {
+                format!(
+                    "Permission to use {} was denied",
+                    tool_name.unwrap_or("the tool")
+                )
+            });
         let mut u = PartUpdate::new(id);
         u.state = Some(ToolState::Error);
         u.error = Some(ToolError {
-            message: format!(
-                "Permission to use {} was denied",
-                tool_name.unwrap_or("the tool")
-            ),
+            message,
             code: Some("permission_denied".to_owned()),
             details: None,
         });
