@@ -134,7 +134,7 @@ mod tests {
             {"question": "Which chart?", "header": "Chart", "options": [{"label": "Bar"}, {"label": "Line"}]},
             {"question": "Which colours?", "header": "Colours", "multiSelect": true, "options": []}
         ]});
-        let answers = vec![
+        let answers = [
             vec!["Bar".to_owned()],
             vec!["Red".to_owned(), "Blue".to_owned()],
         ];
