@@ -48,6 +48,16 @@ pub struct Outcome {
     pub problems: Vec<String>,
 }
 
+/// What driving the agent found, beyond the fixture itself.
+#[derive(Debug, Default)]
+struct Driven {
+    /// Expectations the session did not meet (unused answers, ...).
+    problems: Vec<String>,
+    /// The user dismissed a question: OpenCode ends the turn there (unless
+    /// `experimental.continue_loop_on_deny`), so the rest of the script is not played.
+    dismissed: bool,
+}
+
 /// The scratch folders of one run.
 struct Scratch {
     root: PathBuf,
@@ -160,9 +170,11 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
                 limit,
                 interrupt_after,
             )
+            .map(|()| Driven::default())
         }
         Agent::CodexAppServer => {
             record_app_server(&exe, &agent, &scratch, &fixture, &header, opts, s, limit)
+                .map(|()| Driven::default())
         }
         Agent::OpencodeServe => record_serve(
             &exe, &agent, &scratch, &fixture, &header, opts, s, &server, limit,
@@ -182,7 +194,8 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     } else {
         let _ = fs::remove_dir_all(&scratch.root);
     }
-    result?;
+    let driven = result?;
+    let mut problems = driven.problems;
     if !fixture.exists() {
         bail!(
             "the recording ended but {} was not written",
@@ -190,7 +203,6 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         );
     }
 
-    let mut problems = Vec::new();
     for want in &s.expect_sent {
         if !log.contains(want.as_str()) && !log.contains(&json_escaped(want)) {
             problems.push(format!("no request to the model contained {want:?}"));
@@ -200,8 +212,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .lines()
         .filter(|l| l.contains("\"script\":\"main\""))
         .count();
-    // An interrupted session stops before its script ends, by design.
-    if played < s.turns.len() && s.interrupt_after_secs.is_none() {
+    // An interrupted session, or one whose question the user dismissed, stops before its script
+    // ends, by design.
+    if played < s.turns.len() && s.interrupt_after_secs.is_none() && !driven.dismissed {
         problems.push(format!(
             "the CLI asked the model {played} times, the script has {} main turns",
             s.turns.len()
@@ -823,7 +836,7 @@ fn record_serve(
     s: &Scenario,
     server: &ModelServer,
     limit: Duration,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Driven> {
     let _ = server;
     let port = free_port().context("failed to find a free loopback port")?;
     let mut c = base_command(&agent.program, agent, scratch);
@@ -863,7 +876,7 @@ fn drive_serve(
     s: &Scenario,
     port: u16,
     limit: Duration,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Driven> {
     let base = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + limit;
     let http = ureq::AgentBuilder::new()
@@ -915,19 +928,52 @@ fn drive_serve(
         .and_then(Value::as_str)
         .context("opencode returned a session without an id")?
         .to_owned();
-    // The message call blocks until the assistant finishes; bound it by the scenario timeout.
+    // The message call blocks until the assistant finishes (bounded by the scenario timeout), and
+    // a `question` call blocks it until the user answers: post it on a thread and answer the
+    // pending questions meanwhile.
     let long = ureq::AgentBuilder::new().timeout(limit).build();
     let message = json!({"parts": [{"type": "text", "text": s.prompt}], "model": {"providerID": "mock", "modelID": "scripted"}});
-    long.post(&format!("{base}/session/{sid}/message"))
-        .set("Content-Type", "application/json")
-        .send_string(&message.to_string())
-        .context("failed to post the message to the opencode session")?;
+    let message_url = format!("{base}/session/{sid}/message");
+    let (posted_tx, posted_rx) = mpsc::channel::<Result<(), ureq::Error>>();
+    thread::spawn(move || {
+        let r = long
+            .post(&message_url)
+            .set("Content-Type", "application/json")
+            .send_string(&message.to_string())
+            .map(drop);
+        let _ = posted_tx.send(r);
+    });
+    let mut answers = Answers::new(&s.answers);
+    loop {
+        match posted_rx.recv_timeout(Duration::from_millis(300)) {
+            Ok(r) => {
+                r.context("failed to post the message to the opencode session")?;
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                bail!("the message call to the opencode session ended without a reply")
+            }
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "the opencode session did not finish within {}s",
+                limit.as_secs()
+            );
+        }
+        answers.answer_pending(&http, &base)?;
+    }
+    let driven = Driven {
+        problems: answers.problems(),
+        dismissed: answers.dismissed > 0,
+    };
     let left = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(5));
+    // The main session's last events (its session.idle, a dismissed question's error) trail the
+    // message reply a little.
+    thread::sleep(Duration::from_millis(1500));
     if let Some(rec) = recorder.as_mut() {
-        // The main session's last events (its session.idle) trail the message reply a little.
-        thread::sleep(Duration::from_millis(1500));
         if let Ok(pid) = libc::pid_t::try_from(rec.id()) {
             // SAFETY: kill(2) on the recorder we spawned, with a valid signal; no memory effects.
             unsafe {
@@ -951,7 +997,91 @@ fn drive_serve(
         fs::write(fixture, redact_paths(&text, scratch))
             .with_context(|| format!("failed to write {}", fixture.display()))?;
     }
-    Ok(())
+    Ok(driven)
+}
+
+/// The scripted user of `opencode serve`: answers each pending question request (`GET
+/// /question`) with the scenario's next answers, one label list per question, and dismisses it
+/// (`POST /question/:id/reject`) once the answers run out: a scenario without answers records a
+/// dismissed question.
+struct Answers<'a> {
+    scripted: &'a [Vec<String>],
+    used: usize,
+    handled: std::collections::HashSet<String>,
+    dismissed: usize,
+}
+
+impl<'a> Answers<'a> {
+    fn new(scripted: &'a [Vec<String>]) -> Self {
+        Answers {
+            scripted,
+            used: 0,
+            handled: Default::default(),
+            dismissed: 0,
+        }
+    }
+
+    /// Answer (or dismiss) the requests not seen before. A list that cannot be read is retried
+    /// at the next poll; a reply the server refuses ends the run.
+    fn answer_pending(&mut self, http: &ureq::Agent, base: &str) -> anyhow::Result<()> {
+        let Ok(list) = http.get(&format!("{base}/question")).call() else {
+            return Ok(());
+        };
+        let list: Value = list
+            .into_string()
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null);
+        for request in list.as_array().into_iter().flatten() {
+            let Some(id) = request.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if !self.handled.insert(id.to_owned()) {
+                continue;
+            }
+            let asked = request
+                .get("questions")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            let (route, body) = match self.take(asked) {
+                Some(answers) => ("reply", json!({ "answers": answers })),
+                None => {
+                    self.dismissed += 1;
+                    ("reject", json!({}))
+                }
+            };
+            http.post(&format!("{base}/question/{id}/{route}"))
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string())
+                .with_context(|| format!("opencode refused the {route} to question {id}"))?;
+        }
+        Ok(())
+    }
+
+    /// The next `asked` answers, when the script still has that many.
+    fn take(&mut self, asked: usize) -> Option<&'a [Vec<String>]> {
+        let answers = self.scripted.get(self.used..self.used + asked)?;
+        self.used += asked;
+        Some(answers)
+    }
+
+    fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.used < self.scripted.len() {
+            out.push(format!(
+                "the agent asked {} questions, the scenario has {} answers",
+                self.used,
+                self.scripted.len()
+            ));
+        }
+        if self.dismissed > 0 && !self.scripted.is_empty() {
+            out.push(format!(
+                "{} question requests were dismissed: the scenario's answers ran out",
+                self.dismissed
+            ));
+        }
+        out
+    }
 }
 
 type RawSse = (mpsc::Receiver<String>, mpsc::Sender<()>);
@@ -985,4 +1115,127 @@ fn spawn_raw_sse(url: &str, _fixture: PathBuf) -> anyhow::Result<RawSse> {
 fn free_port() -> std::io::Result<u16> {
     let l = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(l.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// The (path, JSON body) of every POST the fake server received.
+    type Posts = Arc<Mutex<Vec<(String, Value)>>>;
+
+    /// A fake `opencode serve` question API: `GET /question` lists `pending` (its body as given),
+    /// every POST is kept as (path, body) and answered 200, or 400 when `refuse` is set.
+    fn fake_server(pending: &'static str, refuse: bool) -> (String, Posts) {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let port = server.server_addr().to_ip().unwrap().port();
+        let posts = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&posts);
+        thread::spawn(move || {
+            for mut req in server.incoming_requests() {
+                if *req.method() == tiny_http::Method::Get {
+                    let _ = req.respond(tiny_http::Response::from_string(pending));
+                    continue;
+                }
+                let mut body = String::new();
+                let _ = std::io::Read::read_to_string(req.as_reader(), &mut body);
+                let body = serde_json::from_str(&body).unwrap_or(Value::Null);
+                seen.lock().unwrap().push((req.url().to_owned(), body));
+                let code = if refuse { 400 } else { 200 };
+                let _ =
+                    req.respond(tiny_http::Response::from_string("true").with_status_code(code));
+            }
+        });
+        (format!("http://127.0.0.1:{port}"), posts)
+    }
+
+    fn agent() -> ureq::Agent {
+        ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(5))
+            .build()
+    }
+
+    #[test]
+    fn questions_are_answered_in_order_then_dismissed() {
+        let (base, posts) = fake_server(
+            r#"[{"id":"que_1","sessionID":"ses_a","questions":[{"question":"A?"},{"question":"B?"}]},
+                {"id":"que_2","sessionID":"ses_a","questions":[{"question":"C?"}]},
+                {"id":"que_3","sessionID":"ses_a","questions":[{"question":"D?"}]}]"#,
+            false,
+        );
+        let scripted = vec![
+            vec!["Bar".to_owned()],
+            vec!["x".to_owned(), "y".to_owned()],
+            vec!["Line".to_owned()],
+        ];
+        let mut answers = Answers::new(&scripted);
+        answers.answer_pending(&agent(), &base).unwrap();
+        // The same requests listed again are not answered twice.
+        answers.answer_pending(&agent(), &base).unwrap();
+        let posts = posts.lock().unwrap().clone();
+        assert_eq!(
+            posts,
+            vec![
+                (
+                    "/question/que_1/reply".to_owned(),
+                    json!({"answers": [["Bar"], ["x", "y"]]})
+                ),
+                (
+                    "/question/que_2/reply".to_owned(),
+                    json!({"answers": [["Line"]]})
+                ),
+                ("/question/que_3/reject".to_owned(), json!({})),
+            ]
+        );
+        assert_eq!(answers.dismissed, 1);
+        assert_eq!(
+            answers.problems(),
+            vec!["1 question requests were dismissed: the scenario's answers ran out".to_owned()]
+        );
+    }
+
+    #[test]
+    fn no_answers_dismisses_and_unused_answers_are_problems() {
+        let (base, posts) =
+            fake_server(r#"[{"id":"que_1","questions":[{"question":"A?"}]}]"#, false);
+        let mut answers = Answers::new(&[]);
+        answers.answer_pending(&agent(), &base).unwrap();
+        assert_eq!(posts.lock().unwrap()[0].0, "/question/que_1/reject");
+        // A deliberate dismissal is not a problem.
+        assert!(answers.problems().is_empty());
+
+        let scripted = vec![vec!["Bar".to_owned()]];
+        let answers = Answers::new(&scripted);
+        assert_eq!(
+            answers.problems(),
+            vec!["the agent asked 0 questions, the scenario has 1 answers".to_owned()]
+        );
+    }
+
+    #[test]
+    fn odd_lists_are_skipped_and_a_refused_reply_is_an_error() {
+        for body in ["not json", "{}", r#"[{"questions":[]}, 3, null]"#, ""] {
+            let (base, posts) = fake_server(body, false);
+            let mut answers = Answers::new(&[]);
+            answers.answer_pending(&agent(), &base).unwrap();
+            assert!(posts.lock().unwrap().is_empty(), "{body}");
+        }
+        let (base, _) = fake_server(r#"[{"id":"que_1","questions":[{"question":"A?"}]}]"#, true);
+        let scripted = vec![vec!["Bar".to_owned()]];
+        let mut answers = Answers::new(&scripted);
+        let err = answers.answer_pending(&agent(), &base).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("refused the reply to question que_1"),
+            "{err:#}"
+        );
+        // Nothing listening: the poll is retried later, not an error.
+        let mut answers = Answers::new(&scripted);
+        answers
+            .answer_pending(
+                &agent(),
+                &format!("http://127.0.0.1:{}", free_port().unwrap()),
+            )
+            .unwrap();
+    }
 }

@@ -337,6 +337,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "grep",
             "list",
             "webfetch",
+            "websearch",
             "todowrite",
             "todoread",
             "task",

@@ -114,6 +114,9 @@ pub(super) struct MetaWire<'a> {
     pub action_descriptor: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub description: Option<Cow<'a, str>>,
+    /// `question`: the user's answers, one list of chosen labels per question.
+    #[serde(borrow, default)]
+    pub answers: Option<&'a RawValue>,
 }
 
 impl MetaWire<'_> {
@@ -337,6 +340,12 @@ impl Tracker {
         if tool == "task" {
             metadata.child_session_id = meta.session_id.as_deref().map(str::to_owned);
         }
+        if tool == "question" {
+            // The answers as data; the output only has them inside a sentence for the model.
+            if let Some(answers) = meta.answers.map(raw_to_value).filter(Value::is_array) {
+                metadata.extra.insert("answers".into(), answers);
+            }
+        }
         if meta.truncated.as_ref().and_then(Value::as_bool) == Some(true) {
             metadata.truncated = Some(true);
         }
@@ -529,6 +538,121 @@ mod tests {
         assert!(!mixes_sessions(
             br#"{"sessionID":"a","t":"{\"sessionID\":\"b\"}"}"#
         ));
+    }
+
+    fn events(lines: &[serde_json::Value]) -> crate::model::NormalizedDocument {
+        let text: String = lines
+            .iter()
+            .map(|v| {
+                format!("{{\"type\":\"message.part.updated\",\"properties\":{{\"part\":{v}}}}}\n")
+            })
+            .collect();
+        crate::providers::normalize_text(&text, crate::providers::Dialect::OpencodeEvents)
+    }
+
+    fn part(call: &str, tool: &str, state: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"id": format!("prt_{call}"), "sessionID": "ses_a", "messageID": "msg_a",
+            "type": "tool", "callID": call, "tool": tool, "state": state})
+    }
+
+    /// `opencode serve` 1.18.33: a question answered, one dismissed, and a web search whose
+    /// backend is unreachable (shapes from the live recordings).
+    #[test]
+    fn questions_and_web_search_failures() {
+        use crate::model::{ToolKind, ToolState};
+        use serde_json::json;
+        let input = json!({"questions": [{"question": "Which chart should the report use?", "header": "Chart",
+            "options": [{"label": "Bar", "description": "d"}, {"label": "Line", "description": "d"}]}]});
+        let doc = events(&[
+            part(
+                "q1",
+                "question",
+                json!({"status": "pending", "input": {}, "raw": ""}),
+            ),
+            part(
+                "q1",
+                "question",
+                json!({"status": "running", "input": input, "time": {"start": 1}}),
+            ),
+            part(
+                "q1",
+                "question",
+                json!({"status": "completed", "input": input,
+                "output": "User has answered your questions: \"Which chart should the report use?\"=\"Line\". You can now continue with the user's answers in mind.",
+                "metadata": {"answers": [["Line"]], "truncated": false}, "title": "Asked 1 question",
+                "time": {"start": 1, "end": 5}}),
+            ),
+            part(
+                "q2",
+                "question",
+                json!({"status": "error", "input": input,
+                "error": "The user dismissed this question", "time": {"start": 6, "end": 9}}),
+            ),
+            // Answers that are not a list are left out, not guessed at.
+            part(
+                "q3",
+                "question",
+                json!({"status": "completed", "input": input, "output": "x",
+                "metadata": {"answers": "Line"}, "time": {"start": 6, "end": 9}}),
+            ),
+            part(
+                "w1",
+                "websearch",
+                json!({"status": "running", "input": {"query": "latest Rust release", "numResults": 3},
+                "title": "Exa Web Search \"latest Rust release\"", "metadata": {"provider": "exa"}, "time": {"start": 10}}),
+            ),
+            part(
+                "w1",
+                "websearch",
+                json!({"status": "error", "input": {"query": "latest Rust release", "numResults": 3},
+                "error": "Transport error (POST https://mcp.exa.ai/mcp)", "metadata": {"provider": "exa"},
+                "time": {"start": 10, "end": 12}}),
+            ),
+        ]);
+        assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+        let by = |id: &str| doc.parts.iter().find(|p| p.id == id).unwrap();
+
+        let q1 = by("q1");
+        assert_eq!(q1.kind, ToolKind::Question);
+        assert_eq!(q1.title, "Asking: Which chart should the report use?");
+        assert_eq!(q1.state, ToolState::Complete);
+        assert_eq!(q1.input, input);
+        assert!(
+            q1.output
+                .as_ref()
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .contains("=\"Line\"")
+        );
+        assert!(q1.error.is_none());
+        let meta = q1.metadata.as_ref().unwrap();
+        assert_eq!(meta.extra.get("answers"), Some(&json!([["Line"]])));
+
+        let q2 = by("q2");
+        assert_eq!(q2.state, ToolState::Error);
+        assert!(q2.output.is_none());
+        let e = q2.error.as_ref().unwrap();
+        assert_eq!(e.message, "The user dismissed this question");
+        assert_eq!(e.code.as_deref(), Some("declined"));
+        assert!(!q2.metadata.as_ref().unwrap().extra.contains_key("answers"));
+        assert!(
+            !by("q3")
+                .metadata
+                .as_ref()
+                .unwrap()
+                .extra
+                .contains_key("answers")
+        );
+
+        let w1 = by("w1");
+        assert_eq!(w1.kind, ToolKind::WebSearch);
+        assert_eq!(w1.title, "Searching latest Rust release");
+        assert_eq!(w1.state, ToolState::Error);
+        let e = w1.error.as_ref().unwrap();
+        assert_eq!(e.message, "Transport error (POST https://mcp.exa.ai/mcp)");
+        assert_eq!(e.code, None);
+        assert!(w1.output.is_none());
     }
 
     #[test]
