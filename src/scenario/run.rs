@@ -652,7 +652,7 @@ fn record_claude_sdk(
     opts: &RunOptions,
     s: &Scenario,
     limit: Duration,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Driven> {
     let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &["--proxy"]);
     c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -670,21 +670,31 @@ fn record_claude_sdk(
         fs::write(fixture, redact_paths(&text, scratch))
             .with_context(|| format!("failed to write {}", fixture.display()))?;
     }
-    driven.with_context(|| format!("claude SDK session failed; stderr:\n{}", tail(&stderr)))?;
+    let driven = driven
+        .with_context(|| format!("claude SDK session failed; stderr:\n{}", tail(&stderr)))?;
     if status.is_none() {
         eprintln!("warning: claude did not exit after its stdin closed; killed");
     }
-    Ok(())
+    Ok(driven)
 }
 
-fn drive_claude_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<()> {
+fn drive_claude_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<Driven> {
     channel.send(&json!({"type": "control_request", "request_id": "init-1", "request": {"subtype": "initialize", "hooks": null}}))?;
     channel.send(&json!({"type": "user", "session_id": "", "parent_tool_use_id": null, "message": {"role": "user", "content": [{"type": "text", "text": s.prompt}]}}))?;
     let mut answers = s.answers.iter();
     loop {
         let v = channel.next("the session's result")?;
         match v.get("type").and_then(Value::as_str) {
-            Some("result") => return Ok(()),
+            Some("result") => {
+                let unused = answers.len();
+                let mut driven = Driven::default();
+                if unused > 0 {
+                    driven
+                        .problems
+                        .push(format!("{unused} scripted answer(s) were never asked for"));
+                }
+                return Ok(driven);
+            }
             Some("control_request") => {
                 let id = v.get("request_id").cloned().unwrap_or(Value::Null);
                 let req = v.get("request").unwrap_or(&Value::Null);
