@@ -223,10 +223,21 @@ impl PartStore {
     /// The provider said the turn was aborted or interrupted: every part still started or running
     /// becomes `error` with `message`.
     pub fn abort_open(&mut self, line: u32, message: &str, code: &str) {
+        self.abort_open_where(line, message, code, |_| true);
+    }
+
+    /// [`abort_open`](Self::abort_open) for the open parts `which` selects (one session's).
+    pub fn abort_open_where(
+        &mut self,
+        line: u32,
+        message: &str,
+        code: &str,
+        which: impl Fn(&NormalizedToolPart) -> bool,
+    ) {
         let open: Vec<String> = self
             .parts
             .iter()
-            .filter(|p| !p.state.is_terminal())
+            .filter(|p| !p.state.is_terminal() && which(p))
             .map(|p| p.id.clone())
             .collect();
         for id in open {

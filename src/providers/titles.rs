@@ -286,6 +286,17 @@ pub fn todo(total: usize, done: usize) -> String {
     }
 }
 
+/// A question tool's title from its `questions` list (`[{question, …}, …]`): Claude's
+/// AskUserQuestion, OpenCode's question and Codex's request_user_input all ask this way.
+pub fn questions(questions: Option<&Value>) -> String {
+    let qs = questions.and_then(Value::as_array);
+    let first = qs
+        .and_then(|q| q.first())
+        .and_then(|q| q.get("question"))
+        .and_then(Value::as_str);
+    question(first, qs.map_or(0, Vec::len))
+}
+
 pub fn question(first: Option<&str>, count: usize) -> String {
     match (first.filter(|q| !q.trim().is_empty()), count) {
         (Some(q), 0 | 1) => finish(&format!("Asking: {}", q.trim()), "Asking a question"),

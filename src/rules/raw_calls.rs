@@ -123,6 +123,8 @@ pub(crate) fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
                 "\"item/started\"",
                 "\"item/completed\"",
                 "\"turn/completed\"",
+                "\"item/tool/requestUserInput\"",
+                "\"turn/plan/updated\"",
             ],
             |line, v| codex_app_server_line(&mut s, line, &v),
         ),
@@ -337,6 +339,7 @@ const APP_SERVER_TOOL_ITEMS: &[&str] = &[
     "webSearch",
     "dynamicToolCall",
     "collabAgentToolCall",
+    "subAgentActivity",
     "imageView",
 ];
 
@@ -355,6 +358,11 @@ fn codex_app_server_line(s: &mut RawScan, line: u32, v: &Value) {
             if !APP_SERVER_TOOL_ITEMS.contains(&ty) {
                 return;
             }
+            // A subagent's `completed` activity is the parent's notice that it finished, not a
+            // call (its id is `subagent-completed-<turn>`, not a call id).
+            if ty == "subAgentActivity" && str_of(item, "kind") == Some("completed") {
+                return;
+            }
             let Some(id) = str_of(item, "id") else { return };
             let scope = str_of(params, "threadId").map(str::to_owned);
             codex_item(s, line, id, ty, item, scope);
@@ -362,6 +370,29 @@ fn codex_app_server_line(s: &mut RawScan, line: u32, v: &Value) {
         Some("turn/completed") => {
             let scope = str_of(params, "threadId").map(str::to_owned);
             s.turn_ends.push(TurnEnd { line, scope });
+        }
+        // A question (request_user_input) is a server→client request about the call `itemId`.
+        Some("item/tool/requestUserInput") => {
+            let Some(id) = str_of(params, "itemId") else {
+                return;
+            };
+            let call = s.call(id, line);
+            call.item_type = Some("item/tool/requestUserInput".to_owned());
+            if call.scope.is_none() {
+                call.scope = str_of(params, "threadId").map(str::to_owned);
+            }
+        }
+        // `update_plan` makes no item: the plan of a turn is identified by its turn id, as
+        // `plan-<turnId>` (one plan per turn, updated in place).
+        Some("turn/plan/updated") => {
+            let Some(turn) = str_of(params, "turnId") else {
+                return;
+            };
+            let call = s.call(&format!("plan-{turn}"), line);
+            call.item_type = Some("turn/plan/updated".to_owned());
+            if call.scope.is_none() {
+                call.scope = str_of(params, "threadId").map(str::to_owned);
+            }
         }
         _ => {}
     }
@@ -824,6 +855,26 @@ mod tests {
 
     fn scan_str(text: &str, dialect: Dialect) -> RawScan {
         scan(&Input::from_bytes(text.as_bytes()), dialect)
+    }
+
+    #[test]
+    fn app_server_questions_plans_and_subagent_activity() {
+        let s = scan_str(
+            concat!(
+                r#"{"method":"item/tool/requestUserInput","id":0,"params":{"threadId":"t","turnId":"u","itemId":"call_q","questions":[]}}"#,
+                "\n",
+                r#"{"method":"turn/plan/updated","params":{"threadId":"t","turnId":"u","explanation":null,"plan":[]}}"#,
+                "\n",
+                r#"{"method":"item/completed","params":{"item":{"type":"subAgentActivity","id":"call_s","kind":"started","agentThreadId":"c"},"threadId":"t","turnId":"u"}}"#,
+                "\n",
+                r#"{"method":"item/completed","params":{"item":{"type":"subAgentActivity","id":"subagent-completed-u2","kind":"completed","agentThreadId":"c"},"threadId":"t","turnId":"u"}}"#,
+                "\n",
+            ),
+            Dialect::CodexAppServer,
+        );
+        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["call_q", "plan-u", "call_s"]);
+        assert_eq!(s.get("call_q").unwrap().scope.as_deref(), Some("t"));
     }
 
     #[test]

@@ -364,7 +364,11 @@ impl Request {
                     assistant_turns += 1;
                 }
                 seen_assistant = true;
-            } else if role == Some("user") && !seen_assistant {
+            } else if !seen_assistant
+                && (role == Some("user") || (api == Api::Responses && ty == Some("agent_message")))
+            {
+                // Codex multi-agent v2 hands a spawned agent its task as an `agent_message` item
+                // (from its parent), not as a user message.
                 collect_text(item.get("content"), &mut user_text);
             }
             prev_model = is_model;
@@ -392,11 +396,16 @@ fn collect_text(content: Option<&Value>, out: &mut String) {
         Some(Value::Array(blocks)) => {
             for b in blocks {
                 let ty = b.get("type").and_then(Value::as_str).unwrap_or_default();
-                if matches!(ty, "text" | "input_text") {
-                    if let Some(t) = b.get("text").and_then(Value::as_str) {
-                        out.push_str(t);
-                        out.push('\n');
-                    }
+                let field = match ty {
+                    "text" | "input_text" => "text",
+                    // Codex inter-agent messages: the payload is "encrypted" for a real model, the
+                    // plain text for us.
+                    "encrypted_content" => "encrypted_content",
+                    _ => continue,
+                };
+                if let Some(t) = b.get(field).and_then(Value::as_str) {
+                    out.push_str(t);
+                    out.push('\n');
                 }
             }
         }
@@ -429,9 +438,24 @@ fn scan_ids(v: &Value, max: &mut Option<usize>) {
     }
 }
 
-/// Parse the turn number out of an id this server minted: `<prefix>_<script>_t<turn>c<n>`.
+/// Parse the turn number out of an id this server minted: a call's `<prefix>_<script>_tn<turn>c<n>`
+/// or a text reply's `msg_<script>_turn<turn>` (which a Responses client sends back: a subagent
+/// given a follow-up after a text-only turn has no newer call id in its history).
 fn scripted_turn(id: &str) -> Option<usize> {
-    if id.len() > 64 || !id.contains("_tn") {
+    if id.len() > 64 {
+        return None;
+    }
+    if let Some(turn) = id
+        .strip_prefix("msg_")
+        .and_then(|rest| rest.rsplit_once("_turn"))
+        .map(|(_, t)| t)
+    {
+        if !turn.is_empty() && turn.bytes().all(|b| b.is_ascii_digit()) {
+            return turn.parse().ok();
+        }
+        return None;
+    }
+    if !id.contains("_tn") {
         return None;
     }
     let tail = id.rsplit("_tn").next()?;
@@ -870,6 +894,9 @@ mod tests {
         assert_eq!(scripted_turn(&call_id("toolu", "m", 3, 1)), Some(3));
         assert_eq!(scripted_turn("toolu_01ABC"), None);
         assert_eq!(scripted_turn("call_m_tnxc1"), None);
+        assert_eq!(scripted_turn("msg_a0_turn1"), Some(1));
+        assert_eq!(scripted_turn("msg_01a237e4-0b41-7650"), None);
+        assert_eq!(scripted_turn("msg_a0_turn"), None);
     }
 
     #[test]
@@ -881,6 +908,40 @@ mod tests {
             assert_eq!(p.concat(), args);
             assert!(p.iter().any(|x| x.contains(&path)), "size {size}: {p:?}");
         }
+    }
+
+    #[test]
+    fn a_codex_agent_message_task_selects_the_subagent_script() {
+        let script = Script {
+            turns: vec![Turn {
+                text: Some("main".into()),
+                tools: vec![],
+            }],
+            subagents: vec![Subagent {
+                marker: "SUB-MARK".into(),
+                turns: vec![Turn {
+                    text: Some("child".into()),
+                    tools: vec![],
+                }],
+            }],
+            ..Script::default()
+        };
+        // What codex 0.171.0 (multi_agent_v2) sends a spawned agent: its task as an agent_message.
+        let body = json!({"tools": [{"type": "function", "name": "exec_command"}], "input": [
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "rules"}]},
+            {"type": "agent_message", "author": "/root", "recipient": "/root/x", "content": [
+                {"type": "input_text", "text": "Message Type: NEW_TASK\nPayload:\n"},
+                {"type": "encrypted_content", "encrypted_content": "SUB-MARK: do it"}]}
+        ]});
+        let r = respond(Api::Responses, &body, &script);
+        assert_eq!(r.script, "subagent:SUB-MARK");
+        // The parent's own history later holds the child's answer as an agent_message: still main.
+        let body = json!({"tools": [{"type": "function", "name": "exec_command"}], "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+            {"type": "function_call", "call_id": "call_m_tn0c0", "name": "spawn_agent", "arguments": "{}"},
+            {"type": "agent_message", "content": [{"type": "input_text", "text": "SUB-MARK done"}]}
+        ]});
+        assert_eq!(respond(Api::Responses, &body, &script).script, "main");
     }
 
     #[test]

@@ -173,8 +173,22 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
             .map(|()| Driven::default())
         }
         Agent::CodexAppServer => {
-            record_app_server(&exe, &agent, &scratch, &fixture, &header, opts, s, limit)
-                .map(|()| Driven::default())
+            let mut problems = Vec::new();
+            record_app_server(
+                &exe,
+                &agent,
+                &scratch,
+                &fixture,
+                &header,
+                opts,
+                s,
+                limit,
+                &mut problems,
+            )
+            .map(|()| Driven {
+                problems,
+                ..Driven::default()
+            })
         }
         Agent::OpencodeServe => record_serve(
             &exe, &agent, &scratch, &fixture, &header, opts, s, &server, limit,
@@ -670,8 +684,8 @@ fn record_claude_sdk(
         fs::write(fixture, redact_paths(&text, scratch))
             .with_context(|| format!("failed to write {}", fixture.display()))?;
     }
-    let driven = driven
-        .with_context(|| format!("claude SDK session failed; stderr:\n{}", tail(&stderr)))?;
+    let driven =
+        driven.with_context(|| format!("claude SDK session failed; stderr:\n{}", tail(&stderr)))?;
     if status.is_none() {
         eprintln!("warning: claude did not exit after its stdin closed; killed");
     }
@@ -726,6 +740,7 @@ fn record_app_server(
     opts: &RunOptions,
     s: &Scenario,
     limit: Duration,
+    problems: &mut Vec<String>,
 ) -> anyhow::Result<()> {
     let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &["--proxy"]);
     c.stdin(Stdio::piped())
@@ -734,7 +749,14 @@ fn record_app_server(
     let mut child = spawn_group(&mut c).with_context(|| launch_error(exe, agent, opts))?;
     let err = collect(child.stderr.take());
     let mut raw_lines = Vec::new();
-    let driven = drive_app_server(&mut child, &scratch.work, &s.prompt, limit, &mut raw_lines);
+    let driven = drive_app_server(
+        &mut child,
+        s,
+        &scratch.work,
+        limit,
+        &mut raw_lines,
+        problems,
+    );
     // Closing stdin ends the app-server (and the proxy) cleanly.
     drop(child.stdin.take());
     let status = wait_until(&mut child, Duration::from_secs(15))
@@ -757,14 +779,128 @@ fn record_app_server(
     Ok(())
 }
 
+/// The client side of one `codex app-server` session: JSON-RPC lines out, the server's lines in.
+struct AppServerClient<'a> {
+    rx: mpsc::Receiver<String>,
+    stdin: std::process::ChildStdin,
+    deadline: Instant,
+    /// Every line the server printed (the raw recording in `--raw` mode).
+    seen: &'a mut Vec<String>,
+    /// The scenario's answers to the agent's questions, consumed in order.
+    answers: std::slice::Iter<'a, Vec<String>>,
+    /// What went differently from the script (unanswered questions, unhandled requests).
+    problems: &'a mut Vec<String>,
+}
+
+impl AppServerClient<'_> {
+    fn send(&mut self, v: &Value) -> anyhow::Result<()> {
+        writeln!(self.stdin, "{v}").context("failed to write to codex app-server")?;
+        self.stdin
+            .flush()
+            .context("failed to write to codex app-server")
+    }
+
+    /// Read until a message matches `pred`, answering the server's requests on the way.
+    fn wait_for(&mut self, pred: &dyn Fn(&Value) -> bool, what: &str) -> anyhow::Result<Value> {
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                bail!("timed out waiting for {what}");
+            }
+            let line = match self.rx.recv_timeout(left) {
+                Ok(l) => l,
+                Err(mpsc::RecvTimeoutError::Timeout) => bail!("timed out waiting for {what}"),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    bail!("codex app-server closed its output before {what}")
+                }
+            };
+            self.seen.push(line.clone());
+            let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if v.get("id").is_some() && v.get("method").is_some() {
+                // A server→client request: the turn waits until it is answered.
+                let (reply, problems) = server_request_reply(&v, &mut self.answers);
+                self.problems.extend(problems);
+                self.send(&reply)?;
+                continue;
+            }
+            if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
+                bail!("codex app-server answered {what} with an error: {e}");
+            }
+            if pred(&v) {
+                return Ok(v);
+            }
+        }
+    }
+}
+
+/// The client's reply to a server→client request, and what to report about it. Questions
+/// (`item/tool/requestUserInput`) get the scenario's answers, one list of labels per question in
+/// order; approvals are declined (scenarios run with `approvalPolicy: never`, so one is a
+/// surprise); anything else gets a JSON-RPC error, so no request leaves the turn hanging.
+fn server_request_reply<'a>(
+    req: &Value,
+    answers: &mut impl Iterator<Item = &'a Vec<String>>,
+) -> (Value, Vec<String>) {
+    let id = req.get("id").cloned().unwrap_or(Value::Null);
+    let method = req.get("method").and_then(Value::as_str).unwrap_or("");
+    let mut problems = Vec::new();
+    let result = match method {
+        "item/tool/requestUserInput" => {
+            let questions = req
+                .pointer("/params/questions")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            let mut map = serde_json::Map::new();
+            for (i, q) in questions.iter().enumerate() {
+                let qid = q
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| format!("q{i}"));
+                let labels = match answers.next() {
+                    Some(a) => a.clone(),
+                    None => {
+                        problems.push(format!(
+                            "the agent asked {qid:?} but the scenario has no answer left for it (answered with nothing)"
+                        ));
+                        Vec::new()
+                    }
+                };
+                map.insert(qid, json!({ "answers": labels }));
+            }
+            json!({ "answers": map })
+        }
+        "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
+            problems.push(format!("codex app-server asked `{method}`; declined"));
+            json!({ "decision": "decline" })
+        }
+        _ => {
+            problems.push(format!(
+                "codex app-server sent the request `{method}`, which the driver does not handle; answered with an error"
+            ));
+            return (
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("the toolnorm scenario driver does not handle `{method}`")}}),
+                problems,
+            );
+        }
+    };
+    (
+        json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        problems,
+    )
+}
+
 fn drive_app_server(
     child: &mut Child,
+    s: &Scenario,
     cwd: &Path,
-    prompt: &str,
     limit: Duration,
     seen: &mut Vec<String>,
+    problems: &mut Vec<String>,
 ) -> anyhow::Result<()> {
-    let deadline = Instant::now() + limit;
     let stdout = child.stdout.take().context("no stdout")?;
     let (tx, rx) = mpsc::channel::<String>();
     thread::spawn(move || {
@@ -775,45 +911,24 @@ fn drive_app_server(
             }
         }
     });
-    let mut stdin = child.stdin.take().context("no stdin")?;
-    let mut send = |v: Value| -> anyhow::Result<()> {
-        writeln!(stdin, "{v}").context("failed to write to codex app-server")?;
-        stdin.flush().context("failed to write to codex app-server")
+    let mut c = AppServerClient {
+        rx,
+        stdin: child.stdin.take().context("no stdin")?,
+        deadline: Instant::now() + limit,
+        seen,
+        answers: s.answers.iter(),
+        problems,
     };
-    let mut wait_for = |pred: &dyn Fn(&Value) -> bool, what: &str| -> anyhow::Result<Value> {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                bail!("timed out waiting for {what}");
-            }
-            let line = match rx.recv_timeout(left) {
-                Ok(l) => l,
-                Err(mpsc::RecvTimeoutError::Timeout) => bail!("timed out waiting for {what}"),
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    bail!("codex app-server closed its output before {what}")
-                }
-            };
-            seen.push(line.clone());
-            if let Ok(v) = serde_json::from_str::<Value>(&line) {
-                if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
-                    bail!("codex app-server answered {what} with an error: {e}");
-                }
-                if pred(&v) {
-                    return Ok(v);
-                }
-            }
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "toolnorm-scenario", "title": "toolnorm scenario", "version": env!("CARGO_PKG_VERSION")}}}),
+    c.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "toolnorm-scenario", "title": "toolnorm scenario", "version": env!("CARGO_PKG_VERSION")}}}),
     )?;
-    wait_for(&|v| v.get("id") == Some(&json!(1)), "the initialize reply")?;
-    send(json!({"jsonrpc": "2.0", "method": "initialized"}))?;
+    c.wait_for(&|v| v.get("id") == Some(&json!(1)), "the initialize reply")?;
+    c.send(&json!({"jsonrpc": "2.0", "method": "initialized"}))?;
     let cwd_s = cwd.display().to_string();
-    send(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "thread/start", "params": {"cwd": cwd_s, "approvalPolicy": "never", "sandbox": "danger-full-access"}}),
+    c.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "thread/start", "params": {"cwd": cwd_s, "approvalPolicy": "never", "sandbox": "danger-full-access"}}),
     )?;
-    let started = wait_for(
+    let started = c.wait_for(
         &|v| v.get("id") == Some(&json!(2)),
         "the thread/start reply",
     )?;
@@ -823,11 +938,15 @@ fn drive_app_server(
         .and_then(Value::as_str)
         .context("thread/start returned no thread id")?
         .to_owned();
-    send(
-        json!({"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {"threadId": thread_id, "input": [{"type": "text", "text": prompt}]}}),
+    c.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {"threadId": thread_id, "input": [{"type": "text", "text": s.prompt}]}}),
     )?;
-    wait_for(
-        &|v| v.get("method").and_then(Value::as_str) == Some("turn/completed"),
+    // Subagents run their own threads with their own turns: wait for the main thread's.
+    c.wait_for(
+        &|v| {
+            v.get("method").and_then(Value::as_str) == Some("turn/completed")
+                && v.pointer("/params/threadId").and_then(Value::as_str) == Some(&thread_id)
+        },
         "turn/completed",
     )?;
     Ok(())
@@ -1247,5 +1366,49 @@ mod tests {
                 &format!("http://127.0.0.1:{}", free_port().unwrap()),
             )
             .unwrap();
+    }
+
+    #[test]
+    fn questions_get_the_scripted_answers_in_order() {
+        let answers = [vec!["Patch".to_owned()], vec!["Yes".to_owned()]];
+        let mut it = answers.iter();
+        let req = json!({"id": 0, "method": "item/tool/requestUserInput", "params": {"threadId": "t", "turnId": "u", "itemId": "call_1",
+            "questions": [{"id": "bump", "header": "Bump", "question": "Which bump?", "isOther": true, "isSecret": false, "options": []}]}});
+        let (reply, problems) = server_request_reply(&req, &mut it);
+        assert!(problems.is_empty());
+        assert_eq!(
+            reply,
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"answers": {"bump": {"answers": ["Patch"]}}}})
+        );
+        // Two questions, one answer left: the second is answered with nothing, and reported.
+        let req = json!({"id": 1, "method": "item/tool/requestUserInput", "params": {
+            "questions": [{"id": "tag"}, {"id": "push"}]}});
+        let (reply, problems) = server_request_reply(&req, &mut it);
+        assert_eq!(reply["result"]["answers"]["tag"]["answers"], json!(["Yes"]));
+        assert_eq!(reply["result"]["answers"]["push"]["answers"], json!([]));
+        assert_eq!(problems.len(), 1);
+    }
+
+    #[test]
+    fn other_server_requests_never_hang() {
+        let none: [Vec<String>; 0] = [];
+        let (reply, problems) = server_request_reply(
+            &json!({"id": 7, "method": "item/commandExecution/requestApproval", "params": {}}),
+            &mut none.iter(),
+        );
+        assert_eq!(reply["result"]["decision"], "decline");
+        assert_eq!(problems.len(), 1);
+        let (reply, _) = server_request_reply(
+            &json!({"id": "x", "method": "mcpServer/elicitation/request"}),
+            &mut none.iter(),
+        );
+        assert_eq!(reply["id"], "x");
+        assert_eq!(reply["error"]["code"], -32601);
+        // Garbage params do not panic.
+        let (reply, _) = server_request_reply(
+            &json!({"id": 2, "method": "item/tool/requestUserInput", "params": {"questions": "no"}}),
+            &mut none.iter(),
+        );
+        assert_eq!(reply["result"]["answers"], json!({}));
     }
 }

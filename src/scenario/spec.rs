@@ -319,7 +319,14 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "update_goal",
             "request_user_input",
             "tool_search",
+            // The `collaboration` namespace (`-c features.multi_agent_v2=true`).
             "spawn_agent",
+            "wait_agent",
+            "list_agents",
+            "send_message",
+            "followup_task",
+            "interrupt_agent",
+            // The older collab tools (not offered by 0.171.0).
             "send_input",
             "wait",
             "close_agent",

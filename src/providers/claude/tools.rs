@@ -170,14 +170,10 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
         "TaskList" => (ToolKind::Todo, "Listing tasks".to_owned()),
         "ExitPlanMode" => (ToolKind::Todo, plan_title(input)),
         "EnterPlanMode" => (ToolKind::Todo, "Entering plan mode".to_owned()),
-        "AskUserQuestion" => {
-            let qs = input.get("questions").and_then(Value::as_array);
-            let first = qs.and_then(|q| q.first()).and_then(|q| s(q, "question"));
-            (
-                ToolKind::Question,
-                titles::question(first, qs.map_or(0, Vec::len)),
-            )
-        }
+        "AskUserQuestion" => (
+            ToolKind::Question,
+            titles::questions(input.get("questions")),
+        ),
         "Skill" => (
             ToolKind::Unknown,
             with_detail(

@@ -2,16 +2,21 @@
 //! `item/started` opens a part as running, `item/completed` is authoritative; command and patch
 //! output deltas show as provisional output; an interrupted or failed turn closes open parts.
 //! Client requests and the server's responses make no parts; server→client approval requests are
-//! noted on the part they concern. `codex mcp-server`'s `codex/event` notifications carry core
+//! noted on the part they concern. A question (`item/tool/requestUserInput`, a server→client
+//! request) is a `question` part that the client's answer (recorded in proxy mode) completes, or
+//! else `serverRequest/resolved`. Subagents (multi-agent v2) run in threads of their own: their
+//! items carry the child thread as `metadata.sessionId`, and a child's interrupted or failed turn
+//! closes only that child's parts. `codex mcp-server`'s `codex/event` notifications carry core
 //! EventMsgs and go to the shared EventMsg handling.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::model::{TimeValue, Timing, ToolMetadata, ToolState};
+use crate::model::{TimeValue, Timing, ToolError, ToolMetadata, ToolState};
 use crate::providers::{Direction, Input, PartStore, PartUpdate, line_text, parse_json};
 
 use super::Ctx;
@@ -20,10 +25,17 @@ use super::items::{self, Envelope, Phase};
 
 #[derive(Deserialize)]
 struct Message<'a> {
+    /// A request's (or its response's) JSON-RPC id; notifications have none.
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -33,6 +45,14 @@ struct Params<'a> {
     item: Option<&'a RawValue>,
     #[serde(borrow, default)]
     item_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thread_id: Option<Cow<'a, str>>,
+    /// `item/tool/requestUserInput`.
+    #[serde(borrow, default)]
+    questions: Option<&'a RawValue>,
+    /// `serverRequest/resolved`.
+    #[serde(borrow, default)]
+    request_id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     turn_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -82,11 +102,39 @@ struct Environment<'a> {
     cwd: Option<Cow<'a, str>>,
 }
 
+/// What the session tells about its threads and open questions along the way.
+#[derive(Default)]
+struct Threads {
+    /// Subagent threads (from `subAgentActivity.agentThreadId`, collab `receiverThreadIds`).
+    children: HashSet<String>,
+    /// Open questions: the server request's JSON-RPC id (as JSON text) → the part id.
+    questions: HashMap<String, String>,
+}
+
+impl Threads {
+    /// The thread to note on a part: a subagent's, never the main one.
+    fn session(&self, thread: Option<&str>) -> Option<String> {
+        thread
+            .filter(|t| self.children.contains(*t))
+            .map(str::to_owned)
+    }
+}
+
+/// A JSON-RPC id as a map key (`0` and `"0"` stay apart).
+fn rpc_key(id: &RawValue) -> String {
+    id.get().trim().to_owned()
+}
+
 pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx) {
     let mut pending = Pending::default();
+    let mut threads = Threads::default();
     for line in &input.lines {
-        // What the client sent (proxy recordings) never makes parts.
+        // What the client sent (proxy recordings) makes no parts; its answer to a question
+        // completes the question's part.
         if line.direction == Direction::ToAgent {
+            if !threads.questions.is_empty() {
+                client_answer(store, &mut threads, line.number, line);
+            }
             continue;
         }
         let Some(text) = line_text(line, store) else {
@@ -134,6 +182,20 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                         .map(TimeValue::Millis),
                     elapsed_ms: None,
                 };
+                // A subagent's thread is announced by the call that spawned it, before its items.
+                match items::ItemType::of(&item.ty) {
+                    items::ItemType::SubAgent => {
+                        if let Some(t) = item.agent_thread_id.as_deref() {
+                            threads.children.insert(t.to_owned());
+                        }
+                    }
+                    items::ItemType::Collab => {
+                        for t in item.receiver_thread_ids.iter().flatten() {
+                            threads.children.insert(t.to_string());
+                        }
+                    }
+                    _ => {}
+                }
                 let env = Envelope {
                     line: n,
                     phase: if completed {
@@ -143,6 +205,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                     },
                     id: None,
                     timing,
+                    session_id: threads.session(params.thread_id.as_deref()),
                 };
                 items::apply(store, ctx, &env, &item);
             }
@@ -217,9 +280,52 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 u.state = Some(ToolState::Complete);
                 u.metadata = Some(ToolMetadata {
                     provider_type: Some("turn/plan/updated".to_owned()),
+                    session_id: threads.session(params.thread_id.as_deref()),
                     ..ToolMetadata::default()
                 });
                 store.upsert(n, u);
+            }
+            "item/tool/requestUserInput" => {
+                // A server→client request: the call waits for the user's answer.
+                let Some(id) = params.item_id.as_deref() else {
+                    store.info(n, "`item/tool/requestUserInput` without an itemId skipped");
+                    continue;
+                };
+                let questions = match items::raw_to_value(params.questions) {
+                    Value::Null => Value::Array(Vec::new()),
+                    q => q,
+                };
+                let mut u = items::question_update(id, "requestUserInput", questions);
+                u.state = Some(ToolState::Running);
+                u.metadata = Some(ToolMetadata {
+                    provider_type: Some(method.to_owned()),
+                    session_id: threads.session(params.thread_id.as_deref()),
+                    ..ToolMetadata::default()
+                });
+                if store.contains(id) {
+                    u.name = None;
+                }
+                store.upsert(n, u);
+                if let Some(rid) = msg.id {
+                    threads.questions.insert(rpc_key(rid), id.to_owned());
+                }
+            }
+            "serverRequest/resolved" => {
+                // Resolved without a recorded answer (a stdout-only recording): the user answered,
+                // but what is not known.
+                let Some(part) = params
+                    .request_id
+                    .and_then(|r| threads.questions.remove(&rpc_key(r)))
+                else {
+                    continue;
+                };
+                store.upsert(
+                    n,
+                    PartUpdate {
+                        state: Some(ToolState::Complete),
+                        ..PartUpdate::new(part)
+                    },
+                );
             }
             "thread/started" => {
                 if let Some(t) = &params.thread {
@@ -241,10 +347,17 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             }
             "turn/completed" => {
                 let Some(turn) = &params.turn else { continue };
+                // A subagent's turn ending closes only its own parts; the main turn's, all.
+                let child = threads.session(params.thread_id.as_deref());
+                let mut abort = |message: &str, code: &str| match &child {
+                    Some(c) => store.abort_open_where(n, message, code, |p| {
+                        p.metadata.as_ref().and_then(|m| m.session_id.as_deref())
+                            == Some(c.as_str())
+                    }),
+                    None => store.abort_open(n, message, code),
+                };
                 match turn.status.as_deref() {
-                    Some("interrupted") => {
-                        store.abort_open(n, "The turn was interrupted", "interrupted")
-                    }
+                    Some("interrupted") => abort("The turn was interrupted", "interrupted"),
                     Some("failed") => {
                         let why = turn
                             .error
@@ -258,7 +371,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                             }
                             None => "The turn failed".to_owned(),
                         };
-                        store.abort_open(n, &message, "turn_failed");
+                        abort(&message, "turn_failed");
                     }
                     _ => {}
                 }
@@ -266,6 +379,56 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             _ => {}
         }
     }
+}
+
+/// The client's reply to an open question: `{"id", "result": {"answers": {<question id>:
+/// {"answers": [...]}}}}` completes the part with the answers; an error reply fails it.
+fn client_answer(
+    store: &mut PartStore,
+    threads: &mut Threads,
+    n: u32,
+    line: &crate::providers::RawLine<'_>,
+) {
+    // Client lines are not the stream being normalized: unreadable ones are skipped quietly.
+    let Ok(text) = std::str::from_utf8(line.bytes) else {
+        return;
+    };
+    let Ok(msg) = serde_json::from_str::<Message<'_>>(text) else {
+        return;
+    };
+    if msg.method.is_some() {
+        return;
+    }
+    let Some(part) = msg.id.and_then(|id| threads.questions.remove(&rpc_key(id))) else {
+        return;
+    };
+    let mut u = PartUpdate::new(part);
+    if let Some(err) = msg.error {
+        let err = items::raw_to_value(Some(err));
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .and_then(items::first_line)
+            .unwrap_or_else(|| "The question was not answered".to_owned());
+        u.state = Some(ToolState::Error);
+        u.error = Some(ToolError {
+            message,
+            code: err.get("code").map(|c| match c {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+            details: None,
+        });
+    } else {
+        let result = items::raw_to_value(msg.result);
+        u.state = Some(ToolState::Complete);
+        u.output = match result.get("answers") {
+            Some(a) => Some(a.clone()),
+            None if result.is_null() => None,
+            None => Some(result),
+        };
+    }
+    store.upsert(n, u);
 }
 
 #[cfg(test)]
@@ -449,6 +612,158 @@ mod tests {
         assert_eq!(doc.parts[0].state, ToolState::Complete);
         assert_eq!(doc.parts[1].title, "Viewing image shot.png");
         assert_eq!(doc.parts[1].kind, ToolKind::FileRead);
+    }
+
+    /// Lines as a proxy recording has them: `(from the client?, line)`.
+    fn run_proxy(lines: &[(bool, &str)]) -> crate::model::NormalizedDocument {
+        let text: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
+        let mut input = Input::from_bytes(text.as_bytes());
+        for (line, (client, _)) in input.lines.iter_mut().zip(lines) {
+            if *client {
+                line.direction = crate::providers::Direction::ToAgent;
+            }
+        }
+        normalize(
+            &input,
+            NormalizeOptions {
+                dialect: Some(Dialect::CodexAppServer),
+                provider: None,
+            },
+        )
+        .unwrap()
+    }
+
+    const ASK: &str = r#"{"method":"item/tool/requestUserInput","id":0,"params":{"threadId":"t","turnId":"u","itemId":"call_q","questions":[{"id":"bump","header":"Bump","question":"Which version bump should the release use?","isOther":true,"isSecret":false,"options":[{"label":"Patch (Recommended)","description":"2.3.1 -> 2.3.2"},{"label":"Minor","description":"2.3.1 -> 2.4.0"}]},{"id":"push","header":"Push","question":"Push the tag?","isOther":true,"isSecret":false,"options":null}],"isBlocking":false,"autoResolutionMs":null}}"#;
+    const RESOLVED: &str =
+        r#"{"method":"serverRequest/resolved","params":{"threadId":"t","requestId":0}}"#;
+
+    #[test]
+    fn a_question_is_answered_by_the_client() {
+        let doc = run_proxy(&[
+            (false, ASK),
+            // The client's own request with the same id is not the answer.
+            (true, r#"{"id":0,"method":"thread/list","params":{}}"#),
+            (
+                true,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"answers":{"bump":{"answers":["Patch (Recommended)"]},"push":{"answers":["yes"]}}}}"#,
+            ),
+            (false, RESOLVED),
+        ]);
+        assert_eq!(doc.parts.len(), 1);
+        let p = &doc.parts[0];
+        assert_eq!(p.id, "call_q");
+        assert_eq!(p.name, "requestUserInput");
+        assert_eq!(p.kind, ToolKind::Question);
+        assert_eq!(
+            p.title,
+            "Asking 2 questions: Which version bump should the release use?"
+        );
+        assert_eq!(p.input["questions"][1]["id"], "push");
+        assert_eq!(p.state, ToolState::Complete);
+        assert_eq!(
+            p.output.as_ref().unwrap()["bump"]["answers"][0],
+            "Patch (Recommended)"
+        );
+        let states: Vec<(u32, ToolState)> = doc.events.iter().map(|e| (e.line, e.state)).collect();
+        assert_eq!(states, [(1, ToolState::Running), (3, ToolState::Complete)]);
+        assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    }
+
+    #[test]
+    fn a_question_without_a_recorded_answer_or_declined() {
+        // stdout only: resolved, the answers unknown.
+        let doc = run_proxy(&[(false, ASK), (false, RESOLVED)]);
+        assert_eq!(doc.parts[0].state, ToolState::Complete);
+        assert!(doc.parts[0].output.is_none());
+        // An error reply fails it.
+        let doc = run_proxy(&[
+            (false, ASK),
+            (
+                true,
+                r#"{"id":0,"error":{"code":-32000,"message":"user dismissed the question"}}"#,
+            ),
+        ]);
+        let e = doc.parts[0].error.as_ref().unwrap();
+        assert_eq!(
+            (e.message.as_str(), e.code.as_deref()),
+            ("user dismissed the question", Some("-32000"))
+        );
+        // A garbage client line is skipped; an empty result completes it without output.
+        let doc = run_proxy(&[
+            (false, ASK),
+            (true, "{not json"),
+            (true, r#"{"id":0,"result":null}"#),
+        ]);
+        assert_eq!(doc.parts[0].state, ToolState::Complete);
+        assert!(doc.parts[0].output.is_none());
+        // Never answered: the interrupted turn fails it.
+        let doc = run(&format!(
+            "{ASK}\n{}\n",
+            r#"{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"u","items":[],"status":"interrupted","error":null}}}"#
+        ));
+        assert_eq!(doc.parts[0].state, ToolState::Error);
+        // No itemId or no questions: no panic, at most a note.
+        let doc = run(concat!(
+            r#"{"method":"item/tool/requestUserInput","id":1,"params":{"threadId":"t","questions":"x"}}"#,
+            "\n",
+            r#"{"method":"item/tool/requestUserInput","id":2,"params":{"itemId":"c2"}}"#,
+            "\n",
+        ));
+        assert_eq!(doc.parts.len(), 1);
+        assert_eq!(doc.parts[0].title, "Asking a question");
+    }
+
+    #[test]
+    fn subagent_activity_and_child_threads() {
+        let item = |method: &str, thread: &str, item: &str| {
+            format!(
+                r#"{{"method":"{method}","params":{{"item":{item},"threadId":"{thread}","turnId":"u"}}}}"#
+            )
+        };
+        let spawn = r#"{"type":"subAgentActivity","model":"gpt-5.5","reasoningEffort":"medium","id":"call_s","kind":"started","agentThreadId":"child","agentPath":"/root/version_check","startedAtMs":1,"completedAtMs":null}"#;
+        let cmd = r#"{"type":"commandExecution","id":"call_c","command":"/bin/bash -lc 'sleep 9'","cwd":"/w","status":"inProgress","commandActions":[],"aggregatedOutput":null,"exitCode":null,"durationMs":null}"#;
+        let wait = r#"{"type":"collabAgentToolCall","id":"call_w","tool":"wait","status":"inProgress","senderThreadId":"main","receiverThreadIds":[],"prompt":null,"model":null,"reasoningEffort":null,"agentsStates":{}}"#;
+        let done = r#"{"type":"subAgentActivity","model":null,"reasoningEffort":null,"id":"subagent-completed-u2","kind":"completed","agentThreadId":"child","agentPath":"/root/version_check"}"#;
+        let msg = r#"{"type":"subAgentActivity","id":"call_m","kind":"interacted","agentThreadId":"child","agentPath":"/root/version_check"}"#;
+        let stop = r#"{"type":"subAgentActivity","id":"call_i","kind":"interrupted","agentThreadId":"child","agentPath":"/root/version_check"}"#;
+        let doc = run(&[
+            item("item/started", "main", spawn),
+            item("item/completed", "main", spawn),
+            item("item/started", "main", wait),
+            item("item/started", "child", cmd),
+            item("item/completed", "main", done),
+            item("item/completed", "main", msg),
+            item("item/completed", "main", stop),
+            r#"{"method":"turn/completed","params":{"threadId":"child","turn":{"id":"u2","items":[],"status":"interrupted","error":null}}}"#.to_owned(),
+        ]
+        .join("\n"));
+        let by = |id: &str| doc.parts.iter().find(|p| p.id == id).unwrap();
+        let ids: Vec<&str> = doc.parts.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["call_s", "call_w", "call_c", "call_m", "call_i"]);
+        let s = by("call_s");
+        assert_eq!(
+            (s.name.as_str(), s.kind),
+            ("subAgentActivity", ToolKind::Subagent)
+        );
+        assert_eq!(s.title, "Subagent: version_check");
+        assert_eq!(s.state, ToolState::Complete);
+        assert_eq!(s.input["agentPath"], "/root/version_check");
+        assert_eq!(s.input["model"], "gpt-5.5");
+        let m = s.metadata.as_ref().unwrap();
+        assert_eq!(m.child_session_id.as_deref(), Some("child"));
+        assert_eq!(m.session_id, None);
+        assert_eq!(by("call_m").title, "Messaging subagent version_check");
+        assert_eq!(by("call_i").title, "Interrupting subagent version_check");
+        assert_eq!(by("call_i").state, ToolState::Complete);
+        // The child's call carries its thread; the child's interrupted turn closes it alone.
+        let c = by("call_c");
+        assert_eq!(
+            c.metadata.as_ref().unwrap().session_id.as_deref(),
+            Some("child")
+        );
+        assert_eq!(c.state, ToolState::Error);
+        assert_eq!(by("call_w").state, ToolState::Running);
+        assert_eq!(by("call_w").title, "Waiting for subagents");
     }
 
     #[test]

@@ -340,6 +340,7 @@ pub(super) fn handle(
                 },
                 id: None,
                 timing,
+                session_id: None,
             };
             items::apply(store, ctx, &env, &item);
         }

@@ -121,6 +121,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             phase,
             id: Some(id.clone()),
             timing: Timing::default(),
+            session_id: None,
         };
         let created = !store.contains(&id);
         items::apply(store, ctx, &env, &item);

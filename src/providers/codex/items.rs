@@ -104,6 +104,16 @@ pub(crate) struct RawItem<'a> {
     pub receiver_thread_ids: Option<Vec<Cow<'a, str>>>,
     #[serde(borrow, default, alias = "agentsStates")]
     pub agents_states: Option<&'a RawValue>,
+    /// `subAgentActivity`: `started`, `interacted`, `interrupted` or `completed` (kept raw: other
+    /// item types may one day carry a `kind` of another shape).
+    #[serde(borrow, default)]
+    pub kind: Option<&'a RawValue>,
+    #[serde(borrow, default, alias = "agentThreadId")]
+    pub agent_thread_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default, alias = "agentPath")]
+    pub agent_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default, alias = "reasoningEffort")]
+    pub reasoning_effort: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub items: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -197,6 +207,9 @@ pub(crate) enum ItemType {
     Dynamic,
     WebSearch,
     Collab,
+    /// `subAgentActivity` (multi-agent v2): a spawn, a message or an interrupt of a subagent, or
+    /// the notice that one finished.
+    SubAgent,
     ImageView,
     ImageGeneration,
     TodoList,
@@ -215,6 +228,7 @@ impl ItemType {
             "dynamicToolCall" | "dynamic_tool_call" | "DynamicToolCall" => ItemType::Dynamic,
             "webSearch" | "web_search" | "WebSearch" => ItemType::WebSearch,
             "collabAgentToolCall" | "collab_tool_call" | "CollabAgentToolCall" => ItemType::Collab,
+            "subAgentActivity" | "SubAgentActivity" | "sub_agent_activity" => ItemType::SubAgent,
             "imageView" | "image_view" | "ImageView" => ItemType::ImageView,
             "imageGeneration" | "image_generation" | "ImageGeneration" => ItemType::ImageGeneration,
             "todo_list" | "todoList" | "TodoList" => ItemType::TodoList,
@@ -222,8 +236,8 @@ impl ItemType {
             "userMessage" | "UserMessage" | "user_message" | "agentMessage" | "AgentMessage"
             | "agent_message" | "reasoning" | "Reasoning" | "hookPrompt" | "HookPrompt"
             | "error" | "contextCompaction" | "ContextCompaction" | "enteredReviewMode"
-            | "exitedReviewMode" | "subAgentActivity" | "SubAgentActivity" | "sleep" | "Sleep"
-            | "functionCallOutput" | "FunctionCallOutput" | "Extension" => ItemType::NotATool,
+            | "exitedReviewMode" | "sleep" | "Sleep" | "functionCallOutput"
+            | "FunctionCallOutput" | "Extension" => ItemType::NotATool,
             _ => ItemType::Unknown,
         }
     }
@@ -237,6 +251,7 @@ impl ItemType {
             ItemType::Dynamic => "dynamicToolCall",
             ItemType::WebSearch => "webSearch",
             ItemType::Collab => "collabAgentToolCall",
+            ItemType::SubAgent => "subAgentActivity",
             ItemType::ImageView => "imageView",
             ItemType::ImageGeneration => "imageGeneration",
             ItemType::TodoList => "todoList",
@@ -254,6 +269,8 @@ pub(crate) struct Envelope {
     /// The part id to use instead of the item id (exec id reuse across runs).
     pub id: Option<String>,
     pub timing: Timing,
+    /// The thread the item belongs to when it is not the main one (an app-server subagent's).
+    pub session_id: Option<String>,
 }
 
 /// Apply one item notification to the store.
@@ -365,6 +382,10 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
             u
         }
         ItemType::Collab => collab_update(&id, item, outcome),
+        ItemType::SubAgent => match subagent_activity_update(&id, item, outcome) {
+            Some(u) => u,
+            None => return,
+        },
         ItemType::ImageView => {
             let path = item.path.as_deref().unwrap_or("");
             let mut u = named(&id, "imageView", ToolKind::FileRead);
@@ -441,6 +462,9 @@ pub(crate) fn apply(store: &mut PartStore, ctx: &mut Ctx, env: &Envelope, item: 
     }
     let meta = u.metadata.get_or_insert_with(ToolMetadata::default);
     meta.provider_type = Some(item.ty.to_string());
+    if let Some(session) = &env.session_id {
+        meta.session_id = Some(session.clone());
+    }
     if !timing.is_empty() {
         u.timing = Some(timing);
     }
@@ -1323,7 +1347,8 @@ fn collab_update(id: &str, item: &RawItem<'_>, outcome: Option<Status>) -> PartU
     if let Some(m) = &item.model {
         input.insert("model".to_owned(), Value::String(m.to_string()));
     }
-    if let Some(r) = &item.receiver_thread_ids {
+    // `wait` names no receiver (multi-agent v2): an empty list says nothing.
+    if let Some(r) = item.receiver_thread_ids.as_ref().filter(|r| !r.is_empty()) {
         input.insert(
             "receiverThreadIds".to_owned(),
             Value::Array(r.iter().map(|s| Value::String(s.to_string())).collect()),
@@ -1356,6 +1381,76 @@ fn collab_update(id: &str, item: &RawItem<'_>, outcome: Option<Status>) -> PartU
             }
         }
     }
+    u
+}
+
+/// The `kind` of a `subAgentActivity`, when it is a string.
+pub(crate) fn activity_kind<'a>(item: &'a RawItem<'_>) -> Option<&'a str> {
+    item.kind
+        .and_then(|k| serde_json::from_str::<&str>(k.get()).ok())
+}
+
+/// A `subAgentActivity` item (multi-agent v2, codex 0.171.0): `started` is the `spawn_agent` call,
+/// `interacted` a `send_message` / `followup_task`, `interrupted` an `interrupt_agent` (their item
+/// id is the call id). `completed` is no call: the parent's notice that the subagent finished, with
+/// an id of its own (`subagent-completed-<turn>`); it makes no part (None).
+fn subagent_activity_update(
+    id: &str,
+    item: &RawItem<'_>,
+    outcome: Option<Status>,
+) -> Option<PartUpdate> {
+    let kind = activity_kind(item).unwrap_or("");
+    if kind == "completed" {
+        return None;
+    }
+    let path = item.agent_path.as_deref().filter(|p| !p.trim().is_empty());
+    // `/root/version_check` → `version_check`: the task name the model gave.
+    let task = path.map(|p| p.trim_end_matches('/').rsplit('/').next().unwrap_or(p));
+    let named_or = |verb: &str, fallback: &str| match task.filter(|t| !t.is_empty()) {
+        Some(t) => titles::finish(&format!("{verb} {t}"), fallback),
+        None => fallback.to_owned(),
+    };
+    let title = match kind {
+        "started" => titles::subagent(None, task),
+        "interacted" => named_or("Messaging subagent", "Messaging a subagent"),
+        "interrupted" => named_or("Interrupting subagent", "Interrupting a subagent"),
+        _ => named_or("Subagent", "Subagent activity"),
+    };
+    let mut u = named(id, ItemType::SubAgent.name(), ToolKind::Subagent);
+    u.title = Some(title);
+    let mut input = Map::new();
+    if let Some(p) = path {
+        input.insert("agentPath".to_owned(), Value::String(p.to_owned()));
+    }
+    if let Some(t) = &item.agent_thread_id {
+        input.insert("agentThreadId".to_owned(), Value::String(t.to_string()));
+    }
+    if let Some(m) = &item.model {
+        input.insert("model".to_owned(), Value::String(m.to_string()));
+    }
+    if let Some(r) = &item.reasoning_effort {
+        input.insert("reasoningEffort".to_owned(), Value::String(r.to_string()));
+    }
+    u.input = Some(Value::Object(input));
+    let meta = u.metadata.get_or_insert_with(ToolMetadata::default);
+    if let Some(t) = &item.agent_thread_id {
+        meta.child_session_id = Some(t.to_string());
+    }
+    if !kind.is_empty() {
+        meta.extra
+            .insert("activity".to_owned(), Value::String(kind.to_owned()));
+    }
+    if let Some(s) = outcome {
+        simple_outcome(&mut u, s, None, "Subagent call failed");
+    }
+    Some(u)
+}
+
+/// A `request_user_input` call: the questions asked (`[{id, header, question, options, …}]`).
+pub(crate) fn question_update(id: &str, name: &str, questions: Value) -> PartUpdate {
+    let mut u = named(id, name, ToolKind::Question);
+    u.title = Some(titles::questions(Some(&questions)));
+    u.input = Some(json!({ "questions": questions }));
     u
 }
 

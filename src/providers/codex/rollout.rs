@@ -313,6 +313,13 @@ fn function_call(
                 .unwrap_or(Value::Array(Vec::new()));
             items::plan_update(id, name, s("explanation"), &steps)
         }
+        "request_user_input" => items::question_update(
+            id,
+            name,
+            args.get("questions")
+                .cloned()
+                .unwrap_or(Value::Array(Vec::new())),
+        ),
         "view_image" => {
             let path = s("path").unwrap_or("");
             let mut u = items::named(id, name, ToolKind::FileRead);
@@ -500,6 +507,32 @@ mod tests {
         assert_eq!(by("c").output.as_ref().unwrap(), "Plan updated");
         assert_eq!(doc.parts.len(), 3);
         assert!(doc.diagnostics.iter().any(|d| d.line == 7));
+    }
+
+    #[test]
+    fn request_user_input_is_a_question_and_collab_calls_are_subagents() {
+        let doc = run(concat!(
+            r#"{"timestamp":"t1","type":"response_item","payload":{"type":"function_call","name":"request_user_input","arguments":"{\"questions\":[{\"id\":\"bump\",\"header\":\"Bump\",\"question\":\"Which bump?\",\"options\":[{\"label\":\"Patch\",\"description\":\"x\"}]}]}","call_id":"q"}}"#,
+            "\n",
+            r#"{"timestamp":"t2","type":"response_item","payload":{"type":"function_call_output","call_id":"q","output":"{\"answers\":{\"bump\":{\"answers\":[\"Patch\"]}}}"}}"#,
+            "\n",
+            r#"{"timestamp":"t3","type":"response_item","payload":{"type":"function_call","name":"spawn_agent","namespace":"collaboration","arguments":"{\"task_name\":\"check\",\"message\":\"Read VERSION\",\"fork_turns\":\"none\"}","call_id":"s"}}"#,
+            "\n",
+        ));
+        let q = &doc.parts[0];
+        assert_eq!(
+            (q.name.as_str(), q.kind),
+            ("request_user_input", ToolKind::Question)
+        );
+        assert_eq!(q.title, "Asking: Which bump?");
+        assert_eq!(q.input["questions"][0]["id"], "bump");
+        assert_eq!(q.state, ToolState::Complete);
+        let s = &doc.parts[1];
+        assert_eq!(
+            (s.name.as_str(), s.kind),
+            ("spawn_agent", ToolKind::Subagent)
+        );
+        assert_eq!(s.title, "Subagent: Read VERSION");
     }
 
     #[test]

@@ -223,14 +223,7 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         "todoread" => "Reading the todo list".to_owned(),
         "plan_exit" => "Switching to build agent".to_owned(),
         "plan_enter" => "Switching to plan agent".to_owned(),
-        "question" => {
-            let qs = input.get("questions").and_then(Value::as_array);
-            let first = qs
-                .and_then(|q| q.first())
-                .and_then(|q| q.get("question"))
-                .and_then(Value::as_str);
-            titles::question(first, qs.map_or(0, Vec::len))
-        }
+        "question" => titles::questions(input.get("questions")),
         "skill" => match str_arg(input, &["name"]) {
             Some(n) => titles::finish(&format!("Loading skill {}", n.trim()), "Loading a skill"),
             None => "Loading a skill".to_owned(),
