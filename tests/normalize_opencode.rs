@@ -610,7 +610,7 @@ fn run_format_json_lines() {
     assert_eq!(d.parts[0].title, "Finding files matching output/**/*.go");
     assert_eq!(d.parts[0].timing.as_ref().unwrap().elapsed_ms, Some(20));
     assert_eq!(d.parts[1].state, ToolState::Error);
-    assert_eq!(d.parts[1].title, "Fetching example.com");
+    assert_eq!(d.parts[1].title, "Fetching example.com/x");
     assert_eq!(
         d.parts[1].error.as_ref().unwrap().message,
         "Request failed with status code: 404"

@@ -260,11 +260,27 @@ pub fn find_in_page(pattern: &str, url: Option<&str>) -> String {
     }
 }
 
+/// `Fetching docs.rs/serde/latest`: the host and the path (no query), so two fetches from one
+/// site tell themselves apart.
 pub fn fetch(url: &str) -> String {
     if url.trim().is_empty() {
         return "Fetching a web page".to_owned();
     }
-    finish(&format!("Fetching {}", host(url)), "Fetching a web page")
+    finish(
+        &format!("Fetching {}{}", host(url), url_path(url)),
+        "Fetching a web page",
+    )
+}
+
+/// `https://a.org/docs/intro/?q=1#x` → `/docs/intro`; nothing for a bare host or a non-URL.
+fn url_path(url: &str) -> &str {
+    let Some((_, rest)) = url.trim().split_once("://") else {
+        return "";
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    rest.find('/')
+        .map_or("", |i| &rest[i..])
+        .trim_end_matches('/')
 }
 
 /// Contract: OpenCode `task` with description → the description itself.
@@ -412,6 +428,22 @@ mod tests {
             subagent(Some("Research Northern India politics"), None),
             "Research Northern India politics"
         );
+    }
+
+    #[test]
+    fn fetch_titles_name_host_and_path() {
+        assert_eq!(
+            fetch("https://www.docs.rs/serde/latest/?search=x#top"),
+            "Fetching docs.rs/serde/latest"
+        );
+        assert_eq!(fetch("https://example.com/"), "Fetching example.com");
+        assert_eq!(fetch("https://example.com"), "Fetching example.com");
+        assert_eq!(
+            fetch("https://127.0.0.1:8443/status.html"),
+            "Fetching 127.0.0.1:8443/status.html"
+        );
+        assert_eq!(fetch("not a url"), "Fetching not a url");
+        assert_eq!(fetch("  "), "Fetching a web page");
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod driver;
 pub mod mcp_server;
 pub mod model_server;
 pub mod npm;
+pub mod page_server;
 pub mod process;
 pub mod run;
 pub mod spec;

@@ -186,14 +186,7 @@ type Routed = (u16, &'static str, String, Option<(String, Option<usize>)>);
 fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Routed {
     if method == "GET" {
         if let Some(page) = script.pages.iter().find(|p| p.path == path) {
-            let ct: &'static str = if page.content_type.starts_with("text/plain") {
-                "text/plain; charset=utf-8"
-            } else if page.content_type.starts_with("application/json") {
-                "application/json"
-            } else {
-                "text/html; charset=utf-8"
-            };
-            return (200, ct, page.body.clone(), None);
+            return (200, page.mime(), page.body.clone(), None);
         }
         if path == "/v1/models" || path == "/models" {
             return (
@@ -254,13 +247,22 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
         };
     }
     if !req.has_tools {
-        // Title generation, summaries, quota probes: plain text, never a tool call.
+        // A fetch tool asking about a page it fetched gets the page's scripted summary; title
+        // generation, other summaries and quota probes get plain text, never a tool call.
+        let summary = script
+            .pages
+            .iter()
+            .find(|p| p.summary.is_some() && p.quoted_in(&req.user_text));
+        let (label, text) = match summary.and_then(|p| p.summary.clone()) {
+            Some(s) => ("page_summary", s),
+            None => ("title", "Scripted session".to_owned()),
+        };
         let turn = Turn {
-            text: Some("Scripted session".into()),
+            text: Some(text),
             tools: vec![],
         };
         return Reply {
-            script: "title".into(),
+            script: label.into(),
             turn: None,
             content_type: "text/event-stream",
             body: render(api, &turn, "x", 0, &[]),
@@ -942,6 +944,31 @@ mod tests {
             {"type": "agent_message", "content": [{"type": "input_text", "text": "SUB-MARK done"}]}
         ]});
         assert_eq!(respond(Api::Responses, &body, &script).script, "main");
+    }
+
+    #[test]
+    fn a_fetch_tools_question_about_a_page_gets_its_summary() {
+        let script = Script {
+            pages: vec![Page {
+                path: "/status.html".into(),
+                content_type: "text/html".into(),
+                body: "<html><h1>All systems normal</h1><p>Deploys are green.</p></html>".into(),
+                summary: Some("Everything is up.".into()),
+            }],
+            ..Script::default()
+        };
+        // Claude Code's WebFetch: the page as markdown, no tools.
+        let ask = |text: &str| {
+            let body = json!({"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]});
+            respond(Api::Anthropic, &body, &script)
+        };
+        let r = ask(
+            "Web page content:\n---\n# All systems normal\n\nDeploys are green.\n---\nIs it up?",
+        );
+        assert_eq!(r.script, "page_summary");
+        assert!(r.body.contains("Everything is up."), "{}", r.body);
+        // Title generation and the like still get the plain answer.
+        assert_eq!(ask("Write a title for: fix the tests").script, "title");
     }
 
     #[test]

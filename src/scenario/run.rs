@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::driver::{LineChannel, claude_permission};
 use super::model_server::{ModelServer, Script};
 use super::npm;
+use super::page_server::TlsPageServer;
 use super::process::{interrupt, kill_group, spawn_group, wait_for, wait_until};
 use super::spec::{Agent, Cli, Scenario};
 
@@ -139,16 +140,34 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     script
         .vars
         .push(("workspace".to_owned(), scratch.work.display().to_string()));
+    // Claude Code's WebFetch only fetches https: the pages are served over TLS as well, from a
+    // certificate authority made for this run that only the agent trusts.
+    let tls_pages = if s.agent == Agent::Claude && !s.pages.is_empty() {
+        let pages = TlsPageServer::start(s.pages.clone())
+            .context("failed to start the HTTPS page server")?;
+        script
+            .vars
+            .push(("https_base_url".to_owned(), pages.base_url()));
+        Some(pages)
+    } else {
+        None
+    };
     let server = ModelServer::start(script, Some(&log_path))
         .context("failed to start the scripted model server")?;
     let exe = std::env::current_exe().context("failed to locate the toolnorm executable")?;
 
     let mut agent = AgentCommand::new(&bin);
     configure(s, &scratch, &server, &exe, &mut agent)?;
+    if let Some(pages) = &tls_pages {
+        let ca = scratch.root.join("page-ca.pem");
+        write(&ca, pages.ca_pem())?;
+        agent.env("NODE_EXTRA_CA_CERTS", ca.display().to_string());
+    }
 
     let header = Header {
         scenario: &s.name,
         model_port: server.port(),
+        https_port: tls_pages.as_ref().map(TlsPageServer::port),
         cli,
         version: &version,
         agent: s.agent,
@@ -195,6 +214,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         ),
     };
     server.stop();
+    drop(tls_pages);
 
     let log = fs::read_to_string(&log_path).unwrap_or_default();
     if let Some(dir) = &opts.request_logs {
@@ -261,6 +281,8 @@ struct Header<'a> {
     /// The model server's port (also the page server's), folded to a fixed one in fixtures so
     /// titles built from URLs do not change from run to run.
     model_port: u16,
+    /// The HTTPS page server's port, folded to 8443 likewise.
+    https_port: Option<u16>,
     cli: Cli,
     version: &'a str,
     agent: Agent,
@@ -303,6 +325,9 @@ const API_KEY: &str = "sk-scripted-model-key";
 
 /// The port written in fixtures in place of the model server's real (free, random) one.
 const STABLE_PORT: u16 = 8080;
+
+/// Likewise for the HTTPS page server's port.
+const STABLE_HTTPS_PORT: u16 = 8443;
 
 /// Write the agent's config files into the scratch folders and fill in its command line.
 fn configure(
@@ -522,6 +547,12 @@ fn record_args(
         PathBuf::from(format!("127.0.0.1:{}", header.model_port)),
         format!("127.0.0.1:{STABLE_PORT}"),
     ));
+    if let Some(port) = header.https_port {
+        maps.push((
+            PathBuf::from(format!("127.0.0.1:{port}")),
+            format!("127.0.0.1:{STABLE_HTTPS_PORT}"),
+        ));
+    }
     for (path, to) in maps {
         // `--flag=value`: a slug value starts with `-`.
         a.push(format!("--map-path={}={to}", path.display()));

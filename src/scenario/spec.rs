@@ -220,6 +220,35 @@ pub struct Page {
     #[serde(default = "default_content_type")]
     pub content_type: String,
     pub body: String,
+    /// What the model answers when a fetch tool asks it about this page (Claude Code's WebFetch
+    /// hands the page, as markdown, to the model in a request without tools).
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+impl Page {
+    /// The Content-Type served: HTML unless the page says plain text or JSON.
+    pub fn mime(&self) -> &'static str {
+        if self.content_type.starts_with("text/plain") {
+            "text/plain; charset=utf-8"
+        } else if self.content_type.starts_with("application/json") {
+            "application/json"
+        } else {
+            "text/html; charset=utf-8"
+        }
+    }
+
+    /// Whether `text` quotes this page: it holds one of the page's visible text runs (the text
+    /// between tags, at least 8 characters), which survive an HTML-to-markdown conversion.
+    pub fn quoted_in(&self, text: &str) -> bool {
+        self.body
+            .split(['<', '>'])
+            .enumerate()
+            // Outside tags: every other piece, starting before the first `<`.
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, run)| run.trim())
+            .any(|run| run.chars().count() >= 8 && text.contains(run))
+    }
 }
 
 fn default_content_type() -> String {

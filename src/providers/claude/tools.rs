@@ -429,7 +429,7 @@ mod tests {
                 "WebFetch",
                 json!({"url": "https://www.example.com/a", "prompt": "x"}),
                 ToolKind::Browser,
-                "Fetching example.com",
+                "Fetching example.com/a",
             ),
             (
                 "WebSearch",

@@ -419,7 +419,7 @@ mod tests {
                 "webfetch",
                 json!({"url":"https://www.example.com/a","format":"markdown"}),
                 ToolKind::Browser,
-                "Fetching example.com",
+                "Fetching example.com/a",
             ),
             (
                 "websearch",
