@@ -84,39 +84,92 @@ impl LineChannel {
     }
 }
 
-/// What the user says when every answer to a question prompt is an empty list.
+/// What the user says when declining a question prompt.
 pub const DECLINED: &str = "The user declined to answer the questions.";
+
+/// The scripted user answering the agent's question prompts from the scenario's `answers`: one
+/// list of labels per question, consumed in order. A prompt is declined when every answer taken
+/// for it is an empty list (on purpose), or when the answers have run out (a problem of the run).
+#[derive(Debug)]
+pub struct ScriptedUser<'a> {
+    scripted: &'a [Vec<String>],
+    used: usize,
+    /// Prompts declined because the answers ran out.
+    ran_out: usize,
+    /// Prompts declined on purpose (empty answer lists).
+    pub declined: usize,
+}
+
+impl<'a> ScriptedUser<'a> {
+    pub fn new(scripted: &'a [Vec<String>]) -> Self {
+        ScriptedUser {
+            scripted,
+            used: 0,
+            ran_out: 0,
+            declined: 0,
+        }
+    }
+
+    /// The answers to a prompt of `asked` questions, or None when the user declines it.
+    pub fn answer(&mut self, asked: usize) -> Option<&'a [Vec<String>]> {
+        let Some(answers) = self.scripted.get(self.used..self.used + asked) else {
+            self.ran_out += 1;
+            return None;
+        };
+        self.used += asked;
+        if asked > 0 && answers.iter().all(Vec::is_empty) {
+            self.declined += 1;
+            return None;
+        }
+        Some(answers)
+    }
+
+    /// What went differently from the script.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.used < self.scripted.len() {
+            out.push(format!(
+                "the agent asked {} questions, the scenario has {} answers",
+                self.used,
+                self.scripted.len()
+            ));
+        }
+        if self.ran_out > 0 && !self.scripted.is_empty() {
+            out.push(format!(
+                "{} question prompt(s) were declined: the scenario's answers ran out",
+                self.ran_out
+            ));
+        }
+        out
+    }
+
+    /// Whether some prompt was declined (a dismissed question can end the agent's turn early).
+    pub fn any_declined(&self) -> bool {
+        self.declined + self.ran_out > 0
+    }
+}
 
 /// Claude Code's answer to the SDK's `can_use_tool` control request: allow the call, and for
 /// `AskUserQuestion` fill in the user's answers (question text → chosen labels, comma-joined, as
-/// the SDK's own prompt does) from `answers`, consumed in order. When every answer taken for the
-/// prompt is an empty list the user declines: the call is denied.
-pub fn claude_permission(
-    tool: &str,
-    input: &Value,
-    answers: &mut std::slice::Iter<'_, Vec<String>>,
-) -> Value {
+/// the SDK's own prompt does); a declined prompt denies the call.
+pub fn claude_permission(tool: &str, input: &Value, user: &mut ScriptedUser<'_>) -> Value {
     let mut updated = input.clone();
     if tool == "AskUserQuestion" {
-        let mut chosen = Map::new();
-        let questions = input
+        let questions: Vec<&str> = input
             .get("questions")
             .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let mut declined = !questions.is_empty();
-        for q in questions {
-            let Some(text) = q.get("question").and_then(Value::as_str) else {
-                continue;
-            };
-            if let Some(labels) = answers.next() {
-                declined &= labels.is_empty();
-                chosen.insert(text.to_owned(), Value::String(labels.join(", ")));
-            }
-        }
-        if declined && !chosen.is_empty() {
+            .into_iter()
+            .flatten()
+            .filter_map(|q| q.get("question").and_then(Value::as_str))
+            .collect();
+        let Some(answers) = user.answer(questions.len()) else {
             return json!({"behavior": "deny", "message": DECLINED});
-        }
+        };
+        let chosen: Map<String, Value> = questions
+            .iter()
+            .zip(answers)
+            .map(|(q, labels)| ((*q).to_owned(), Value::String(labels.join(", "))))
+            .collect();
         if let Some(obj) = updated.as_object_mut() {
             obj.insert("answers".to_owned(), Value::Object(chosen));
         }
@@ -128,50 +181,71 @@ pub fn claude_permission(
 mod tests {
     use super::*;
 
+    fn labels(l: &[&str]) -> Vec<String> {
+        l.iter().map(|s| (*s).to_owned()).collect()
+    }
+
     #[test]
     fn ask_user_question_gets_the_scripted_answers_in_order() {
         let input = json!({"questions": [
             {"question": "Which chart?", "header": "Chart", "options": [{"label": "Bar"}, {"label": "Line"}]},
             {"question": "Which colours?", "header": "Colours", "multiSelect": true, "options": []}
         ]});
-        let answers = [
-            vec!["Bar".to_owned()],
-            vec!["Red".to_owned(), "Blue".to_owned()],
-        ];
-        let got = claude_permission("AskUserQuestion", &input, &mut answers.iter());
+        let answers = [labels(&["Bar"]), labels(&["Red", "Blue"])];
+        let mut user = ScriptedUser::new(&answers);
+        let got = claude_permission("AskUserQuestion", &input, &mut user);
         assert_eq!(got["behavior"], "allow");
         assert_eq!(
             got["updatedInput"]["answers"],
             json!({"Which chart?": "Bar", "Which colours?": "Red, Blue"})
         );
         assert_eq!(got["updatedInput"]["questions"], input["questions"]);
+        assert!(user.problems().is_empty());
     }
 
     #[test]
-    fn other_tools_are_allowed_unchanged_and_answers_run_out_quietly() {
+    fn other_tools_are_allowed_unchanged() {
         let input = json!({"command": "ls"});
-        let got = claude_permission("Bash", &input, &mut [].iter());
+        let got = claude_permission("Bash", &input, &mut ScriptedUser::new(&[]));
         assert_eq!(
             got,
             json!({"behavior": "allow", "updatedInput": {"command": "ls"}})
         );
-        let q = json!({"questions": [{"question": "Q?"}]});
-        let got = claude_permission("AskUserQuestion", &q, &mut [].iter());
-        assert_eq!(got["updatedInput"]["answers"], json!({}));
     }
 
     #[test]
-    fn empty_answers_decline_the_prompt() {
+    fn empty_answers_decline_on_purpose_and_running_out_is_a_problem() {
         let q = json!({"questions": [{"question": "Publish now?"}]});
-        let answers = [vec![], vec!["later".to_owned()]];
-        let mut it = answers.iter();
-        let got = claude_permission("AskUserQuestion", &q, &mut it);
+        let answers = [vec![], labels(&["later"])];
+        let mut user = ScriptedUser::new(&answers);
+        let got = claude_permission("AskUserQuestion", &q, &mut user);
         assert_eq!(got, json!({"behavior": "deny", "message": DECLINED}));
         // The next prompt takes the next answer.
-        let got = claude_permission("AskUserQuestion", &q, &mut it);
+        let got = claude_permission("AskUserQuestion", &q, &mut user);
         assert_eq!(
             got["updatedInput"]["answers"],
             json!({"Publish now?": "later"})
         );
+        assert!(user.problems().is_empty());
+        // A third prompt finds nothing left: declined, and reported.
+        let got = claude_permission("AskUserQuestion", &q, &mut user);
+        assert_eq!(got["behavior"], "deny");
+        assert_eq!(user.problems().len(), 1);
+        assert!(user.any_declined());
+    }
+
+    #[test]
+    fn unused_answers_are_a_problem() {
+        let answers = [labels(&["a"]), labels(&["b"])];
+        let mut user = ScriptedUser::new(&answers);
+        assert_eq!(user.answer(1), Some(&answers[..1]));
+        assert_eq!(
+            user.problems(),
+            ["the agent asked 1 questions, the scenario has 2 answers"]
+        );
+        // Without a script, declining is what the scenario means: not a problem.
+        let mut none = ScriptedUser::new(&[]);
+        assert_eq!(none.answer(1), None);
+        assert!(none.problems().is_empty());
     }
 }

@@ -2,9 +2,9 @@
 //! MCP servers on loopback, and the agent driven through `toolnorm record` into the corpus.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use super::driver::{LineChannel, claude_permission};
+use super::driver::{LineChannel, ScriptedUser, claude_permission};
 use super::model_server::{ModelServer, Script};
 use super::npm;
 use super::page_server::TlsPageServer;
@@ -174,9 +174,17 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     };
     let limit = Duration::from_secs(s.timeout_secs);
     let result = match s.agent {
-        Agent::Claude if s.claude_sdk() => {
-            record_claude_sdk(&exe, &agent, &scratch, &fixture, &header, opts, s, limit)
-        }
+        Agent::Claude if s.claude_sdk() => record_proxied(
+            &exe,
+            &agent,
+            &scratch,
+            &fixture,
+            &header,
+            opts,
+            limit,
+            "claude",
+            |channel| drive_claude_sdk(channel, s),
+        ),
         Agent::Claude | Agent::CodexExec | Agent::OpencodeRun => {
             let interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
             record_wrapped(
@@ -191,24 +199,17 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
             )
             .map(|()| Driven::default())
         }
-        Agent::CodexAppServer => {
-            let mut problems = Vec::new();
-            record_app_server(
-                &exe,
-                &agent,
-                &scratch,
-                &fixture,
-                &header,
-                opts,
-                s,
-                limit,
-                &mut problems,
-            )
-            .map(|()| Driven {
-                problems,
-                ..Driven::default()
-            })
-        }
+        Agent::CodexAppServer => record_proxied(
+            &exe,
+            &agent,
+            &scratch,
+            &fixture,
+            &header,
+            opts,
+            limit,
+            "codex app-server",
+            |channel| drive_app_server(channel, s, &scratch.work),
+        ),
         Agent::OpencodeServe => record_serve(
             &exe, &agent, &scratch, &fixture, &header, opts, s, &server, limit,
         ),
@@ -683,20 +684,19 @@ fn tail(bytes: &[u8]) -> String {
     lines[lines.len().saturating_sub(20)..].join("\n")
 }
 
-/// `claude -p --input-format stream-json --permission-prompt-tool stdio` through `toolnorm record
-/// --proxy`, driven as the Agent SDK drives it: an `initialize` control request, the prompt as a
-/// user message, an answer to every `can_use_tool` control request (allow; AskUserQuestion gets
-/// the scenario's answers), and stdin closed at the `result` line.
+/// An agent spoken to over its stdio through `toolnorm record --proxy` (the recording holds both
+/// directions): `drive` runs the session on the channel; closing stdin then ends the agent.
 #[allow(clippy::too_many_arguments)]
-fn record_claude_sdk(
+fn record_proxied(
     exe: &Path,
     agent: &AgentCommand,
     scratch: &Scratch,
     fixture: &Path,
     header: &Header,
     opts: &RunOptions,
-    s: &Scenario,
     limit: Duration,
+    who: &'static str,
+    drive: impl FnOnce(&mut LineChannel) -> anyhow::Result<Driven>,
 ) -> anyhow::Result<Driven> {
     let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &["--proxy"]);
     c.stdin(Stdio::piped())
@@ -704,11 +704,11 @@ fn record_claude_sdk(
         .stderr(Stdio::piped());
     let mut child = spawn_group(&mut c).with_context(|| launch_error(exe, agent, opts))?;
     let err = collect(child.stderr.take());
-    let mut channel = LineChannel::open(&mut child, "claude", limit)?;
-    let driven = drive_claude_sdk(&mut channel, s);
+    let mut channel = LineChannel::open(&mut child, who, limit)?;
+    let driven = drive(&mut channel);
     channel.close();
-    let status =
-        wait_until(&mut child, Duration::from_secs(15)).context("failed to wait for claude")?;
+    let status = wait_until(&mut child, Duration::from_secs(15))
+        .with_context(|| format!("failed to wait for {who}"))?;
     let stderr = err.join().unwrap_or_default();
     if opts.raw {
         let text: String = channel.seen.iter().map(|l| format!("{l}\n")).collect();
@@ -716,29 +716,30 @@ fn record_claude_sdk(
             .with_context(|| format!("failed to write {}", fixture.display()))?;
     }
     let driven =
-        driven.with_context(|| format!("claude SDK session failed; stderr:\n{}", tail(&stderr)))?;
+        driven.with_context(|| format!("{who} session failed; stderr:\n{}", tail(&stderr)))?;
     if status.is_none() {
-        eprintln!("warning: claude did not exit after its stdin closed; killed");
+        eprintln!("warning: {who} did not exit after its stdin closed; killed");
     }
     Ok(driven)
 }
 
+/// Claude Code as the Agent SDK drives it (`--input-format stream-json --permission-prompt-tool
+/// stdio`): an `initialize` control request, the prompt as a user message, an answer to every
+/// `can_use_tool` control request (allow; AskUserQuestion gets the scenario's answers), until the
+/// `result` line.
 fn drive_claude_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<Driven> {
     channel.send(&json!({"type": "control_request", "request_id": "init-1", "request": {"subtype": "initialize", "hooks": null}}))?;
     channel.send(&json!({"type": "user", "session_id": "", "parent_tool_use_id": null, "message": {"role": "user", "content": [{"type": "text", "text": s.prompt}]}}))?;
-    let mut answers = s.answers.iter();
+    let mut user = ScriptedUser::new(&s.answers);
     loop {
         let v = channel.next("the session's result")?;
         match v.get("type").and_then(Value::as_str) {
+            // A declined question does not end Claude's turn: the whole script still plays.
             Some("result") => {
-                let unused = answers.len();
-                let mut driven = Driven::default();
-                if unused > 0 {
-                    driven
-                        .problems
-                        .push(format!("{unused} scripted answer(s) were never asked for"));
-                }
-                return Ok(driven);
+                return Ok(Driven {
+                    problems: user.problems(),
+                    dismissed: false,
+                });
             }
             Some("control_request") => {
                 let id = v.get("request_id").cloned().unwrap_or(Value::Null);
@@ -747,7 +748,7 @@ fn drive_claude_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<D
                     Some("can_use_tool") => {
                         let tool = req.get("tool_name").and_then(Value::as_str).unwrap_or("");
                         let input = req.get("input").unwrap_or(&Value::Null);
-                        json!({"subtype": "success", "request_id": id, "response": claude_permission(tool, input, &mut answers)})
+                        json!({"subtype": "success", "request_id": id, "response": claude_permission(tool, input, &mut user)})
                     }
                     other => {
                         json!({"subtype": "error", "request_id": id, "error": format!("the scenario driver does not handle {}", other.unwrap_or("this request"))})
@@ -760,120 +761,12 @@ fn drive_claude_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<D
     }
 }
 
-/// `codex app-server` through `toolnorm record --proxy`, driven by a small JSON-RPC client.
-#[allow(clippy::too_many_arguments)]
-fn record_app_server(
-    exe: &Path,
-    agent: &AgentCommand,
-    scratch: &Scratch,
-    fixture: &Path,
-    header: &Header,
-    opts: &RunOptions,
-    s: &Scenario,
-    limit: Duration,
-    problems: &mut Vec<String>,
-) -> anyhow::Result<()> {
-    let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &["--proxy"]);
-    c.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = spawn_group(&mut c).with_context(|| launch_error(exe, agent, opts))?;
-    let err = collect(child.stderr.take());
-    let mut raw_lines = Vec::new();
-    let driven = drive_app_server(
-        &mut child,
-        s,
-        &scratch.work,
-        limit,
-        &mut raw_lines,
-        problems,
-    );
-    // Closing stdin ends the app-server (and the proxy) cleanly.
-    drop(child.stdin.take());
-    let status = wait_until(&mut child, Duration::from_secs(15))
-        .context("failed to wait for codex app-server")?;
-    let stderr = err.join().unwrap_or_default();
-    if opts.raw {
-        let text: String = raw_lines.iter().map(|l| format!("{l}\n")).collect();
-        fs::write(fixture, redact_paths(&text, scratch))
-            .with_context(|| format!("failed to write {}", fixture.display()))?;
-    }
-    driven.with_context(|| {
-        format!(
-            "codex app-server session failed; stderr:\n{}",
-            tail(&stderr)
-        )
-    })?;
-    if status.is_none() {
-        eprintln!("warning: codex app-server did not exit after its stdin closed; killed");
-    }
-    Ok(())
-}
-
-/// The client side of one `codex app-server` session: JSON-RPC lines out, the server's lines in.
-struct AppServerClient<'a> {
-    rx: mpsc::Receiver<String>,
-    stdin: std::process::ChildStdin,
-    deadline: Instant,
-    /// Every line the server printed (the raw recording in `--raw` mode).
-    seen: &'a mut Vec<String>,
-    /// The scenario's answers to the agent's questions, consumed in order.
-    answers: std::slice::Iter<'a, Vec<String>>,
-    /// What went differently from the script (unanswered questions, unhandled requests).
-    problems: &'a mut Vec<String>,
-}
-
-impl AppServerClient<'_> {
-    fn send(&mut self, v: &Value) -> anyhow::Result<()> {
-        writeln!(self.stdin, "{v}").context("failed to write to codex app-server")?;
-        self.stdin
-            .flush()
-            .context("failed to write to codex app-server")
-    }
-
-    /// Read until a message matches `pred`, answering the server's requests on the way.
-    fn wait_for(&mut self, pred: &dyn Fn(&Value) -> bool, what: &str) -> anyhow::Result<Value> {
-        loop {
-            let left = self.deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                bail!("timed out waiting for {what}");
-            }
-            let line = match self.rx.recv_timeout(left) {
-                Ok(l) => l,
-                Err(mpsc::RecvTimeoutError::Timeout) => bail!("timed out waiting for {what}"),
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    bail!("codex app-server closed its output before {what}")
-                }
-            };
-            self.seen.push(line.clone());
-            let Ok(v) = serde_json::from_str::<Value>(&line) else {
-                continue;
-            };
-            if v.get("id").is_some() && v.get("method").is_some() {
-                // A server→client request: the turn waits until it is answered.
-                let (reply, problems) = server_request_reply(&v, &mut self.answers);
-                self.problems.extend(problems);
-                self.send(&reply)?;
-                continue;
-            }
-            if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
-                bail!("codex app-server answered {what} with an error: {e}");
-            }
-            if pred(&v) {
-                return Ok(v);
-            }
-        }
-    }
-}
-
-/// The client's reply to a server→client request, and what to report about it. Questions
-/// (`item/tool/requestUserInput`) get the scenario's answers, one list of labels per question in
-/// order; approvals are declined (scenarios run with `approvalPolicy: never`, so one is a
-/// surprise); anything else gets a JSON-RPC error, so no request leaves the turn hanging.
-fn server_request_reply<'a>(
-    req: &Value,
-    answers: &mut impl Iterator<Item = &'a Vec<String>>,
-) -> (Value, Vec<String>) {
+/// The client's reply to a `codex app-server` server→client request, and what to report about it.
+/// Questions (`item/tool/requestUserInput`) get the scenario's answers, one list of labels per
+/// question (a declined prompt: empty lists, Codex has no way to decline); approvals are declined
+/// (scenarios run with `approvalPolicy: never`, so one is a surprise); anything else gets a
+/// JSON-RPC error, so no request leaves the turn hanging.
+fn server_request_reply(req: &Value, user: &mut ScriptedUser<'_>) -> (Value, Vec<String>) {
     let id = req.get("id").cloned().unwrap_or(Value::Null);
     let method = req.get("method").and_then(Value::as_str).unwrap_or("");
     let mut problems = Vec::new();
@@ -884,24 +777,19 @@ fn server_request_reply<'a>(
                 .and_then(Value::as_array)
                 .map(Vec::as_slice)
                 .unwrap_or(&[]);
-            let mut map = serde_json::Map::new();
-            for (i, q) in questions.iter().enumerate() {
-                let qid = q
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("q{i}"));
-                let labels = match answers.next() {
-                    Some(a) => a.clone(),
-                    None => {
-                        problems.push(format!(
-                            "the agent asked {qid:?} but the scenario has no answer left for it (answered with nothing)"
-                        ));
-                        Vec::new()
-                    }
-                };
-                map.insert(qid, json!({ "answers": labels }));
-            }
+            let answers = user.answer(questions.len()).unwrap_or(&[]);
+            let map: serde_json::Map<String, Value> = questions
+                .iter()
+                .enumerate()
+                .map(|(i, q)| {
+                    let qid = q
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("q{i}"), str::to_owned);
+                    let labels = answers.get(i).cloned().unwrap_or_default();
+                    (qid, json!({ "answers": labels }))
+                })
+                .collect();
             json!({ "answers": map })
         }
         "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
@@ -924,42 +812,48 @@ fn server_request_reply<'a>(
     )
 }
 
-fn drive_app_server(
-    child: &mut Child,
-    s: &Scenario,
-    cwd: &Path,
-    limit: Duration,
-    seen: &mut Vec<String>,
-    problems: &mut Vec<String>,
-) -> anyhow::Result<()> {
-    let stdout = child.stdout.take().context("no stdout")?;
-    let (tx, rx) = mpsc::channel::<String>();
-    thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
+/// `codex app-server` over JSON-RPC: initialize, thread/start, turn/start, answering the server's
+/// requests on the way, until the main thread's turn completes.
+fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyhow::Result<Driven> {
+    let mut user = ScriptedUser::new(&s.answers);
+    let mut problems = Vec::new();
+    // Read until a message matches `pred`, answering the server's requests on the way.
+    let mut wait_for = |channel: &mut LineChannel,
+                        pred: &dyn Fn(&Value) -> bool,
+                        what: &str|
+     -> anyhow::Result<Value> {
+        loop {
+            let v = channel.next(what)?;
+            if v.get("id").is_some() && v.get("method").is_some() {
+                // A server→client request: the turn waits until it is answered.
+                let (reply, p) = server_request_reply(&v, &mut user);
+                problems.extend(p);
+                channel.send(&reply)?;
+                continue;
+            }
+            if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
+                bail!("codex app-server answered {what} with an error: {e}");
+            }
+            if pred(&v) {
+                return Ok(v);
             }
         }
-    });
-    let mut c = AppServerClient {
-        rx,
-        stdin: child.stdin.take().context("no stdin")?,
-        deadline: Instant::now() + limit,
-        seen,
-        answers: s.answers.iter(),
-        problems,
     };
-    c.send(
+    channel.send(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "toolnorm-scenario", "title": "toolnorm scenario", "version": env!("CARGO_PKG_VERSION")}}}),
     )?;
-    c.wait_for(&|v| v.get("id") == Some(&json!(1)), "the initialize reply")?;
-    c.send(&json!({"jsonrpc": "2.0", "method": "initialized"}))?;
+    wait_for(
+        channel,
+        &|v| v.get("id") == Some(&json!(1)),
+        "the initialize reply",
+    )?;
+    channel.send(&json!({"jsonrpc": "2.0", "method": "initialized"}))?;
     let cwd_s = cwd.display().to_string();
-    c.send(
+    channel.send(
         &json!({"jsonrpc": "2.0", "id": 2, "method": "thread/start", "params": {"cwd": cwd_s, "approvalPolicy": "never", "sandbox": "danger-full-access"}}),
     )?;
-    let started = c.wait_for(
+    let started = wait_for(
+        channel,
         &|v| v.get("id") == Some(&json!(2)),
         "the thread/start reply",
     )?;
@@ -969,18 +863,23 @@ fn drive_app_server(
         .and_then(Value::as_str)
         .context("thread/start returned no thread id")?
         .to_owned();
-    c.send(
+    channel.send(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {"threadId": thread_id, "input": [{"type": "text", "text": s.prompt}]}}),
     )?;
     // Subagents run their own threads with their own turns: wait for the main thread's.
-    c.wait_for(
+    wait_for(
+        channel,
         &|v| {
             v.get("method").and_then(Value::as_str) == Some("turn/completed")
                 && v.pointer("/params/threadId").and_then(Value::as_str) == Some(&thread_id)
         },
         "turn/completed",
     )?;
-    Ok(())
+    problems.extend(user.problems());
+    Ok(Driven {
+        problems,
+        dismissed: false,
+    })
 }
 
 /// `opencode serve` with its `/event` stream recorded by `toolnorm record --sse` while we post the
@@ -1103,7 +1002,7 @@ fn drive_serve(
             .map(drop);
         let _ = posted_tx.send(r);
     });
-    let mut answers = Answers::new(&s.answers);
+    let mut answers = ServeQuestions::new(&s.answers);
     loop {
         match posted_rx.recv_timeout(Duration::from_millis(300)) {
             Ok(r) => {
@@ -1124,8 +1023,8 @@ fn drive_serve(
         answers.answer_pending(&http, &base)?;
     }
     let driven = Driven {
-        problems: answers.problems(),
-        dismissed: answers.dismissed > 0,
+        problems: answers.user.problems(),
+        dismissed: answers.user.any_declined(),
     };
     let left = deadline
         .saturating_duration_since(Instant::now())
@@ -1162,22 +1061,18 @@ fn drive_serve(
 
 /// The scripted user of `opencode serve`: answers each pending question request (`GET
 /// /question`) with the scenario's next answers, one label list per question, and dismisses it
-/// (`POST /question/:id/reject`) once the answers run out: a scenario without answers records a
-/// dismissed question.
-struct Answers<'a> {
-    scripted: &'a [Vec<String>],
-    used: usize,
+/// (`POST /question/:id/reject`) when the user declines (an empty list, or the answers ran out):
+/// a scenario without answers records a dismissed question.
+struct ServeQuestions<'a> {
+    user: ScriptedUser<'a>,
     handled: std::collections::HashSet<String>,
-    dismissed: usize,
 }
 
-impl<'a> Answers<'a> {
+impl<'a> ServeQuestions<'a> {
     fn new(scripted: &'a [Vec<String>]) -> Self {
-        Answers {
-            scripted,
-            used: 0,
+        ServeQuestions {
+            user: ScriptedUser::new(scripted),
             handled: Default::default(),
-            dismissed: 0,
         }
     }
 
@@ -1203,12 +1098,9 @@ impl<'a> Answers<'a> {
                 .get("questions")
                 .and_then(Value::as_array)
                 .map_or(0, Vec::len);
-            let (route, body) = match self.take(asked) {
+            let (route, body) = match self.user.answer(asked) {
                 Some(answers) => ("reply", json!({ "answers": answers })),
-                None => {
-                    self.dismissed += 1;
-                    ("reject", json!({}))
-                }
+                None => ("reject", json!({})),
             };
             http.post(&format!("{base}/question/{id}/{route}"))
                 .set("Content-Type", "application/json")
@@ -1216,31 +1108,6 @@ impl<'a> Answers<'a> {
                 .with_context(|| format!("opencode refused the {route} to question {id}"))?;
         }
         Ok(())
-    }
-
-    /// The next `asked` answers, when the script still has that many.
-    fn take(&mut self, asked: usize) -> Option<&'a [Vec<String>]> {
-        let answers = self.scripted.get(self.used..self.used + asked)?;
-        self.used += asked;
-        Some(answers)
-    }
-
-    fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.used < self.scripted.len() {
-            out.push(format!(
-                "the agent asked {} questions, the scenario has {} answers",
-                self.used,
-                self.scripted.len()
-            ));
-        }
-        if self.dismissed > 0 && !self.scripted.is_empty() {
-            out.push(format!(
-                "{} question requests were dismissed: the scenario's answers ran out",
-                self.dismissed
-            ));
-        }
-        out
     }
 }
 
@@ -1329,7 +1196,7 @@ mod tests {
             vec!["x".to_owned(), "y".to_owned()],
             vec!["Line".to_owned()],
         ];
-        let mut answers = Answers::new(&scripted);
+        let mut answers = ServeQuestions::new(&scripted);
         answers.answer_pending(&agent(), &base).unwrap();
         // The same requests listed again are not answered twice.
         answers.answer_pending(&agent(), &base).unwrap();
@@ -1348,10 +1215,10 @@ mod tests {
                 ("/question/que_3/reject".to_owned(), json!({})),
             ]
         );
-        assert_eq!(answers.dismissed, 1);
+        assert!(answers.user.any_declined());
         assert_eq!(
-            answers.problems(),
-            vec!["1 question requests were dismissed: the scenario's answers ran out".to_owned()]
+            answers.user.problems(),
+            vec!["1 question prompt(s) were declined: the scenario's answers ran out".to_owned()]
         );
     }
 
@@ -1359,16 +1226,16 @@ mod tests {
     fn no_answers_dismisses_and_unused_answers_are_problems() {
         let (base, posts) =
             fake_server(r#"[{"id":"que_1","questions":[{"question":"A?"}]}]"#, false);
-        let mut answers = Answers::new(&[]);
+        let mut answers = ServeQuestions::new(&[]);
         answers.answer_pending(&agent(), &base).unwrap();
         assert_eq!(posts.lock().unwrap()[0].0, "/question/que_1/reject");
         // A deliberate dismissal is not a problem.
-        assert!(answers.problems().is_empty());
+        assert!(answers.user.problems().is_empty());
 
         let scripted = vec![vec!["Bar".to_owned()]];
-        let answers = Answers::new(&scripted);
+        let answers = ServeQuestions::new(&scripted);
         assert_eq!(
-            answers.problems(),
+            answers.user.problems(),
             vec!["the agent asked 0 questions, the scenario has 1 answers".to_owned()]
         );
     }
@@ -1377,20 +1244,20 @@ mod tests {
     fn odd_lists_are_skipped_and_a_refused_reply_is_an_error() {
         for body in ["not json", "{}", r#"[{"questions":[]}, 3, null]"#, ""] {
             let (base, posts) = fake_server(body, false);
-            let mut answers = Answers::new(&[]);
+            let mut answers = ServeQuestions::new(&[]);
             answers.answer_pending(&agent(), &base).unwrap();
             assert!(posts.lock().unwrap().is_empty(), "{body}");
         }
         let (base, _) = fake_server(r#"[{"id":"que_1","questions":[{"question":"A?"}]}]"#, true);
         let scripted = vec![vec!["Bar".to_owned()]];
-        let mut answers = Answers::new(&scripted);
+        let mut answers = ServeQuestions::new(&scripted);
         let err = answers.answer_pending(&agent(), &base).unwrap_err();
         assert!(
             format!("{err:#}").contains("refused the reply to question que_1"),
             "{err:#}"
         );
         // Nothing listening: the poll is retried later, not an error.
-        let mut answers = Answers::new(&scripted);
+        let mut answers = ServeQuestions::new(&scripted);
         answers
             .answer_pending(
                 &agent(),
@@ -1402,7 +1269,7 @@ mod tests {
     #[test]
     fn questions_get_the_scripted_answers_in_order() {
         let answers = [vec!["Patch".to_owned()], vec!["Yes".to_owned()]];
-        let mut it = answers.iter();
+        let mut it = ScriptedUser::new(&answers);
         let req = json!({"id": 0, "method": "item/tool/requestUserInput", "params": {"threadId": "t", "turnId": "u", "itemId": "call_1",
             "questions": [{"id": "bump", "header": "Bump", "question": "Which bump?", "isOther": true, "isSecret": false, "options": []}]}});
         let (reply, problems) = server_request_reply(&req, &mut it);
@@ -1411,34 +1278,35 @@ mod tests {
             reply,
             json!({"jsonrpc": "2.0", "id": 0, "result": {"answers": {"bump": {"answers": ["Patch"]}}}})
         );
-        // Two questions, one answer left: the second is answered with nothing, and reported.
+        // Two questions, one answer left: the prompt is declined (answered with nothing, since
+        // Codex cannot be told no), and the user reports the answers ran out.
         let req = json!({"id": 1, "method": "item/tool/requestUserInput", "params": {
             "questions": [{"id": "tag"}, {"id": "push"}]}});
         let (reply, problems) = server_request_reply(&req, &mut it);
-        assert_eq!(reply["result"]["answers"]["tag"]["answers"], json!(["Yes"]));
+        assert!(problems.is_empty());
+        assert_eq!(reply["result"]["answers"]["tag"]["answers"], json!([]));
         assert_eq!(reply["result"]["answers"]["push"]["answers"], json!([]));
-        assert_eq!(problems.len(), 1);
+        assert_eq!(it.problems().len(), 2);
     }
 
     #[test]
     fn other_server_requests_never_hang() {
-        let none: [Vec<String>; 0] = [];
         let (reply, problems) = server_request_reply(
             &json!({"id": 7, "method": "item/commandExecution/requestApproval", "params": {}}),
-            &mut none.iter(),
+            &mut ScriptedUser::new(&[]),
         );
         assert_eq!(reply["result"]["decision"], "decline");
         assert_eq!(problems.len(), 1);
         let (reply, _) = server_request_reply(
             &json!({"id": "x", "method": "mcpServer/elicitation/request"}),
-            &mut none.iter(),
+            &mut ScriptedUser::new(&[]),
         );
         assert_eq!(reply["id"], "x");
         assert_eq!(reply["error"]["code"], -32601);
         // Garbage params do not panic.
         let (reply, _) = server_request_reply(
             &json!({"id": 2, "method": "item/tool/requestUserInput", "params": {"questions": "no"}}),
-            &mut none.iter(),
+            &mut ScriptedUser::new(&[]),
         );
         assert_eq!(reply["result"]["answers"], json!({}));
     }
