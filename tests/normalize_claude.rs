@@ -849,6 +849,31 @@ fn permission_denials_in_result() {
 }
 
 #[test]
+fn ask_user_question_answers_become_label_lists() {
+    let doc = sj(&[
+        call(
+            "q",
+            "AskUserQuestion",
+            json!({"questions": [
+                {"question": "Regions?", "multiSelect": true, "options": [{"label": "North"}, {"label": "South"}]},
+                {"question": "Name?", "options": [{"label": "A"}]},
+                {"question": "Skipped?", "options": []}
+            ]}),
+        ),
+        json!({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"q",
+               "content":"Your questions have been answered."}]},"session_id":"s",
+               "tool_use_result":{"questions":[],"answers":{"Regions?":"North, South","Name?":"Smith, Jones"}}}),
+    ]);
+    let p = part(&doc, "q");
+    assert_eq!(p.state, ToolState::Complete);
+    // Option labels split; a free-text answer with a comma stays whole; no answer, no labels.
+    assert_eq!(
+        p.metadata.as_ref().unwrap().extra.get("answers"),
+        Some(&json!([["North", "South"], ["Smith, Jones"], []]))
+    );
+}
+
+#[test]
 fn permission_denial_keeps_the_hosts_message() {
     // An SDK host denies AskUserQuestion with its own words: they stay, the code says why.
     let doc = sj(&[

@@ -270,7 +270,11 @@ impl Session {
             .and_then(|r| serde_json::from_str::<String>(r.get()).ok());
         let wants_structured = matches!(
             kind,
-            ToolKind::Bash | ToolKind::Subagent | ToolKind::WebSearch | ToolKind::Browser
+            ToolKind::Bash
+                | ToolKind::Subagent
+                | ToolKind::WebSearch
+                | ToolKind::Browser
+                | ToolKind::Question
         ) || matches!(name.as_str(), "Glob" | "Grep");
         let fields: StructuredResult<'_> = match structured {
             Some(r) if wants_structured && r.get().starts_with('{') => {
@@ -303,6 +307,14 @@ impl Session {
         }
         if let Some(task) = fields.background_task_id.get() {
             meta.task_id = Some(task.to_owned());
+        }
+        if let Some(answers) = fields
+            .answers
+            .and_then(|r| serde_json::from_str::<serde_json::Map<String, Value>>(r.get()).ok())
+        {
+            let questions = part.input.get("questions").unwrap_or(&Value::Null);
+            meta.extra
+                .insert("answers".into(), question_answers(questions, &answers));
         }
 
         let mut text = outcome.text.clone();
@@ -613,6 +625,39 @@ fn first_line(text: &str) -> String {
         first
     };
     crate::providers::titles::clip(line, 200)
+}
+
+/// AskUserQuestion's answers (question text → labels joined with `, `) as one list of labels per
+/// question in the order asked, the shape OpenCode's `metadata.answers` has. A joined answer is
+/// split only when every piece is one of the question's option labels (a free-text answer may
+/// hold a comma).
+fn question_answers(questions: &Value, answers: &serde_json::Map<String, Value>) -> Value {
+    let per_question = questions.as_array().into_iter().flatten().map(|q| {
+        let text = q.get("question").and_then(Value::as_str).unwrap_or("");
+        let Some(answer) = answers.get(text).and_then(Value::as_str) else {
+            return Value::Array(Vec::new());
+        };
+        let labels: Vec<&str> = q
+            .get("options")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o.get("label").and_then(Value::as_str))
+            .collect();
+        let pieces: Vec<&str> = answer.split(", ").collect();
+        let chosen = if pieces.iter().all(|p| labels.contains(p)) {
+            pieces
+        } else {
+            vec![answer]
+        };
+        Value::Array(
+            chosen
+                .into_iter()
+                .map(|c| Value::String(c.to_owned()))
+                .collect(),
+        )
+    });
+    Value::Array(per_question.collect())
 }
 
 /// Turn a failed tool_result's text into the contract's error.

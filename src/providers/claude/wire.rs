@@ -482,6 +482,9 @@ pub(crate) struct StructuredResult<'a> {
     pub agent_id: LStr<'a>,
     #[serde(rename = "backgroundTaskId", borrow, default)]
     pub background_task_id: LStr<'a>,
+    /// AskUserQuestion: question text → the chosen labels, comma-joined.
+    #[serde(borrow, default)]
+    pub answers: Option<&'a RawValue>,
 }
 
 #[cfg(test)]
