@@ -402,7 +402,7 @@ fn client_answer(
     let Some(part) = msg.id.and_then(|id| threads.questions.remove(&rpc_key(id))) else {
         return;
     };
-    let mut u = PartUpdate::new(part);
+    let mut u = PartUpdate::new(part.as_str());
     if let Some(err) = msg.error {
         let err = items::raw_to_value(Some(err));
         let message = err
@@ -422,6 +422,30 @@ fn client_answer(
     } else {
         let result = items::raw_to_value(msg.result);
         u.state = Some(ToolState::Complete);
+        // The same shape as Claude's and OpenCode's question parts: one list of answers per
+        // question, in the order asked.
+        if let (Some(Value::Object(by_id)), Some(asked)) = (
+            result.get("answers"),
+            store.get(&part).map(|p| &p.input["questions"]),
+        ) {
+            let lists: Vec<Value> = asked
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|q| {
+                    q.get("id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| by_id.get(id))
+                        .and_then(|a| a.get("answers"))
+                        .filter(|a| a.is_array())
+                        .cloned()
+                        .unwrap_or_else(|| Value::Array(Vec::new()))
+                })
+                .collect();
+            let mut meta = crate::model::ToolMetadata::default();
+            meta.extra.insert("answers".into(), Value::Array(lists));
+            u.metadata = Some(meta);
+        }
         u.output = match result.get("answers") {
             Some(a) => Some(a.clone()),
             None if result.is_null() => None,
@@ -663,6 +687,10 @@ mod tests {
         assert_eq!(
             p.output.as_ref().unwrap()["bump"]["answers"][0],
             "Patch (Recommended)"
+        );
+        assert_eq!(
+            p.metadata.as_ref().unwrap().extra.get("answers"),
+            Some(&serde_json::json!([["Patch (Recommended)"], ["yes"]]))
         );
         let states: Vec<(u32, ToolState)> = doc.events.iter().map(|e| (e.line, e.state)).collect();
         assert_eq!(states, [(1, ToolState::Running), (3, ToolState::Complete)]);
