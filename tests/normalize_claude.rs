@@ -467,7 +467,7 @@ fn spotter_short() {
         expect(&[("Bash", 1, 1), ("Glob", 1, 1)])
     );
     for p in &doc.parts {
-        assert_eq!(p.error.as_ref().unwrap().code.as_deref(), Some("rejected"));
+        assert_eq!(p.error.as_ref().unwrap().code.as_deref(), Some("declined"));
         assert!(
             p.timing.as_ref().unwrap().started_at.is_some()
                 && p.timing.as_ref().unwrap().completed_at.is_some()
@@ -763,7 +763,7 @@ fn error_texts_map_to_codes() {
     let code = |id: &str| part(&doc, id).error.as_ref().unwrap().code.clone();
     assert_eq!(code("i").as_deref(), Some("interrupted"));
     assert_eq!(code("p").as_deref(), Some("aborted"));
-    assert_eq!(code("r").as_deref(), Some("rejected"));
+    assert_eq!(code("r").as_deref(), Some("declined"));
     assert_eq!(code("t"), None);
     assert_eq!(
         part(&doc, "t").error.as_ref().unwrap().message,

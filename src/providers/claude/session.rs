@@ -679,7 +679,9 @@ fn classify_error(kind: ToolKind, text: &str, structured: Option<&str>) -> ToolE
         || t.starts_with("The user doesn't want to proceed with this tool use")
         || t.starts_with("The user doesn't want to take this action")
     {
-        return coded("Rejected by the user", "rejected");
+        // The same code Codex (`status: declined`) and OpenCode (a dismissed question, a
+        // rejected permission) give a call the user said no to.
+        return coded("Rejected by the user", "declined");
     }
     if t.starts_with("Claude requested permissions to ") || t.contains("haven't granted it yet") {
         return ToolError {
@@ -818,7 +820,7 @@ mod tests {
                 Some("User rejected tool use")
             )
             .as_deref(),
-            Some("rejected")
+            Some("declined")
         );
         assert_eq!(
             code(
