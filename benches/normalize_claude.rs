@@ -36,6 +36,7 @@ fn bench(c: &mut Criterion) {
                 let opts = NormalizeOptions {
                     provider: None,
                     dialect: Some(dialect),
+                    cwd: None,
                 };
                 normalize(&input, opts).map(|d| d.parts.len())
             })

@@ -36,6 +36,7 @@ fn run(bytes: &[u8]) -> NormalizedDocument {
         NormalizeOptions {
             provider: Some(Provider::Claude),
             dialect: None,
+            cwd: None,
         },
     )
     .expect("claude dialect detected")
@@ -48,6 +49,7 @@ fn run_as(bytes: &[u8], dialect: Dialect) -> NormalizedDocument {
         NormalizeOptions {
             provider: None,
             dialect: Some(dialect),
+            cwd: None,
         },
     )
     .expect("normalizes")

@@ -37,6 +37,7 @@ fn run_as(bytes: &[u8], dialect: Dialect) -> NormalizedDocument {
     let opts = NormalizeOptions {
         provider: Some(Provider::Opencode),
         dialect: Some(dialect),
+        cwd: None,
     };
     normalize(&Input::from_bytes(bytes), opts).expect("dialect accepted")
 }
@@ -622,6 +623,29 @@ fn run_format_json_lines() {
     );
     assert_eq!(d.diagnostics.len(), 1);
     assert!(d.diagnostics[0].message.contains("UnknownError"));
+}
+
+#[test]
+fn run_titles_are_relative_to_a_recorded_cwd() {
+    let part = tool_part(
+        "prt_1",
+        "call_1",
+        "edit",
+        json!({"status":"completed","input":{"filePath":"/w/src/a.js","oldString":"a","newString":"b"},"output":"ok","time":{"start":1,"end":2}}),
+    );
+    let bytes = lines(&[json!({"type":"tool_use","timestamp":2,"sessionID":"ses_a","part":part})]);
+    let title = |cwd| {
+        let opts = NormalizeOptions {
+            dialect: Some(Dialect::OpencodeRun),
+            cwd,
+            ..NormalizeOptions::default()
+        };
+        normalize(&Input::from_bytes(&bytes), opts).unwrap().parts[0]
+            .title
+            .clone()
+    };
+    assert_eq!(title(Some("/w")), "Editing src/a.js");
+    assert_eq!(title(None), "Editing /w/src/a.js");
 }
 
 #[test]

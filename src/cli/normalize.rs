@@ -37,6 +37,11 @@ pub struct Args {
     /// Print compact JSON on one line.
     #[arg(long)]
     pub compact: bool,
+    /// The agent's working directory, for streams that do not say it (`codex exec --json`,
+    /// `opencode run --format json`): titles show paths relative to it. Default: a fixture's
+    /// recorded one.
+    #[arg(long)]
+    pub cwd: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -48,6 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut opts = NormalizeOptions {
         provider: args.provider,
         dialect,
+        cwd: args.cwd.as_deref().or(stream.cwd.as_deref()),
     };
     if opts.dialect.is_none() {
         if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {

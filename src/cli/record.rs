@@ -107,6 +107,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .iter()
         .map(|a| String::from_utf8_lossy(&redactor.redact(a.as_bytes(), &mut state)).into_owned())
         .collect();
+    // Wrapped and proxied agents run where the recorder runs.
+    if !args.command.is_empty() {
+        header.cwd = std::env::current_dir().ok().map(|d| {
+            let d = d.display().to_string();
+            String::from_utf8_lossy(&redactor.redact(d.as_bytes(), &mut state)).into_owned()
+        });
+    }
     header.mode = Some(
         if args.sse.is_some() {
             "sse"

@@ -80,6 +80,11 @@ pub struct Header {
     /// How the fixture was made: `pipe`, `wrap`, `proxy`, `sse` or `import`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
+    /// The agent's working directory (folded like every path), for dialects whose stream does
+    /// not say it (`codex exec --json`, `opencode run --format json`): titles show paths
+    /// relative to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 /// Which way a line travelled, as stored in `d`.

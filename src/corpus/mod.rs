@@ -29,6 +29,8 @@ pub struct LoadedStream {
     /// Provider and dialect named by a fixture header, if any.
     pub provider: Option<String>,
     pub dialect: Option<String>,
+    /// The agent's working directory named by a fixture header (recorded wrap/proxy sessions).
+    pub cwd: Option<String>,
     /// Problems with the container itself (a fixture cut short by a crash), reported as diagnostics.
     pub notes: Vec<String>,
 }
@@ -129,6 +131,7 @@ impl LoadedStream {
             spans,
             provider: Some(header.provider),
             dialect,
+            cwd: header.cwd,
             notes,
         }
     }

@@ -185,15 +185,19 @@ pub enum NormalizeError {
 }
 
 #[derive(Clone, Copy, Debug, Default)]
-pub struct NormalizeOptions {
+pub struct NormalizeOptions<'a> {
     pub provider: Option<Provider>,
     pub dialect: Option<Dialect>,
+    /// The agent's working directory, for dialects whose stream does not carry one (`codex exec
+    /// --json`, `opencode run --format json`): paths in titles are shown relative to it. A
+    /// fixture's header gives it; dialects that know their own cwd ignore it.
+    pub cwd: Option<&'a str>,
 }
 
 /// Normalize one raw stream. Bad lines become diagnostics; only an undetectable dialect is an error.
 pub fn normalize(
     input: &Input<'_>,
-    opts: NormalizeOptions,
+    opts: NormalizeOptions<'_>,
 ) -> Result<NormalizedDocument, NormalizeError> {
     let dialect = match (opts.dialect, opts.provider) {
         (Some(d), Some(p)) if d.provider() != p => {
@@ -209,8 +213,8 @@ pub fn normalize(
     let mut store = PartStore::new();
     match dialect.provider() {
         Provider::Claude => claude::normalize(dialect, input, &mut store),
-        Provider::Codex => codex::normalize(dialect, input, &mut store),
-        Provider::Opencode => opencode::normalize(dialect, input, &mut store),
+        Provider::Codex => codex::normalize(dialect, input, opts.cwd, &mut store),
+        Provider::Opencode => opencode::normalize(dialect, input, opts.cwd, &mut store),
     }
     Ok(store.finish(dialect.provider().as_str(), dialect.as_str()))
 }
@@ -223,7 +227,7 @@ pub(crate) fn normalize_text(text: &str, dialect: Dialect) -> NormalizedDocument
         &input,
         NormalizeOptions {
             dialect: Some(dialect),
-            provider: None,
+            ..NormalizeOptions::default()
         },
     )
     .expect("a forced dialect always normalizes")

@@ -219,8 +219,8 @@ fn parts_text(path: &Path) -> anyhow::Result<String> {
     use crate::providers::{Dialect, NormalizeOptions, Provider, normalize};
     let stream = crate::corpus::load_stream(path)?;
     let mut opts = NormalizeOptions {
-        provider: None,
-        dialect: None,
+        cwd: stream.cwd.as_deref(),
+        ..NormalizeOptions::default()
     };
     if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
         let p: Provider = p.parse().map_err(anyhow::Error::msg)?;

@@ -190,6 +190,7 @@ fn normalize_inner(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
         NormalizeOptions {
             provider: Some(provider),
             dialect: Some(dialect),
+            cwd: stream.cwd.as_deref(),
         },
     )
     .map_err(|e| format!("{}: {e}", f.rel))?;

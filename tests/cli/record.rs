@@ -586,6 +586,9 @@ fn proxy_records_both_directions_in_order() {
     assert_eq!(got, expected);
     assert!(fx.lines.windows(2).all(|w| w[0].t <= w[1].t));
     assert_eq!(fx.header.mode.as_deref(), Some("proxy"));
+    // Where the agent ran, for dialects whose stream does not say it.
+    let cwd = dir.path().canonicalize().unwrap();
+    assert_eq!(fx.header.cwd.as_deref(), cwd.to_str());
 }
 
 /// A one-shot SSE server on 127.0.0.1: `body`, then an open connection if `hold`, else a close.

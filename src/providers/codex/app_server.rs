@@ -652,6 +652,7 @@ mod tests {
             NormalizeOptions {
                 dialect: Some(Dialect::CodexAppServer),
                 provider: None,
+                cwd: None,
             },
         )
         .unwrap()
@@ -804,6 +805,7 @@ mod tests {
             NormalizeOptions {
                 dialect: Some(Dialect::CodexAppServer),
                 provider: None,
+                cwd: None,
             },
         )
         .unwrap();

@@ -267,4 +267,19 @@ mod tests {
         assert_eq!(by("item_2").title, "Deleting /w/a");
         assert_eq!(by("item_2").state, ToolState::Error);
     }
+
+    #[test]
+    fn a_recorded_cwd_makes_paths_relative() {
+        let line = r#"{"type":"item.completed","item":{"id":"i","type":"file_change","changes":[{"path":"/w/src/a.js","kind":"add"}],"status":"completed"}}"#;
+        let input = crate::providers::Input::from_bytes(line.as_bytes());
+        let opts = |cwd| crate::providers::NormalizeOptions {
+            dialect: Some(Dialect::CodexExec),
+            cwd,
+            ..Default::default()
+        };
+        let doc = crate::providers::normalize(&input, opts(Some("/w"))).unwrap();
+        assert_eq!(doc.parts[0].title, "Creating src/a.js");
+        let doc = crate::providers::normalize(&input, opts(None)).unwrap();
+        assert_eq!(doc.parts[0].title, "Creating /w/src/a.js");
+    }
 }

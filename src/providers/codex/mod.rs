@@ -15,8 +15,17 @@ use serde_json::Value;
 
 use super::{Dialect, Input, PartStore, PartUpdate};
 
-pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
+pub(crate) fn normalize(
+    dialect: Dialect,
+    input: &Input<'_>,
+    cwd: Option<&str>,
+    store: &mut PartStore,
+) {
     let mut ctx = Ctx::default();
+    // `exec --json` never says where it runs; the other dialects do.
+    if dialect == Dialect::CodexExec {
+        ctx.cwd = cwd.map(str::to_owned);
+    }
     match dialect {
         Dialect::CodexAppServer => app_server::normalize(input, store, &mut ctx),
         Dialect::CodexExec => exec::normalize(input, store, &mut ctx),

@@ -18,8 +18,17 @@ use serde_json::value::RawValue;
 use super::{Dialect, Input, PartStore, PartUpdate};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolMetadata, ToolState};
 
-pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
+pub(crate) fn normalize(
+    dialect: Dialect,
+    input: &Input<'_>,
+    cwd: Option<&str>,
+    store: &mut PartStore,
+) {
     let mut tracker = Tracker::new(mixes_sessions(input.bytes));
+    // `run --format json` never says where it runs; exports and events do.
+    if dialect == Dialect::OpencodeRun {
+        tracker.cwd = cwd.map(str::to_owned);
+    }
     match dialect {
         Dialect::OpencodeRun => run::normalize(input, store, &mut tracker),
         Dialect::OpencodeExport => export::normalize(input, store, &mut tracker),
