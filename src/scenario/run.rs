@@ -172,47 +172,27 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         version: &version,
         agent: s.agent,
     };
-    let limit = Duration::from_secs(s.timeout_secs);
+    let run = Session {
+        exe: &exe,
+        agent: &agent,
+        scratch: &scratch,
+        fixture: &fixture,
+        header: &header,
+        opts,
+        limit: Duration::from_secs(s.timeout_secs),
+    };
     let result = match s.agent {
-        Agent::Claude if s.claude_sdk() => record_proxied(
-            &exe,
-            &agent,
-            &scratch,
-            &fixture,
-            &header,
-            opts,
-            limit,
-            "claude",
-            |channel| drive_claude_sdk(channel, s),
-        ),
-        Agent::Claude | Agent::CodexExec | Agent::OpencodeRun => {
-            let interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
-            record_wrapped(
-                &exe,
-                &agent,
-                &scratch,
-                &fixture,
-                &header,
-                opts,
-                limit,
-                interrupt_after,
-            )
-            .map(|()| Driven::default())
+        Agent::Claude if s.claude_sdk() => {
+            record_proxied(&run, "claude", |channel| drive_claude_sdk(channel, s))
         }
-        Agent::CodexAppServer => record_proxied(
-            &exe,
-            &agent,
-            &scratch,
-            &fixture,
-            &header,
-            opts,
-            limit,
-            "codex app-server",
-            |channel| drive_app_server(channel, s, &scratch.work),
-        ),
-        Agent::OpencodeServe => record_serve(
-            &exe, &agent, &scratch, &fixture, &header, opts, s, &server, limit,
-        ),
+        Agent::Claude | Agent::CodexExec | Agent::OpencodeRun => {
+            record_wrapped(&run, s.interrupt_after_secs.map(Duration::from_secs))
+                .map(|()| Driven::default())
+        }
+        Agent::CodexAppServer => record_proxied(&run, "codex app-server", |channel| {
+            drive_app_server(channel, s, &scratch.work)
+        }),
+        Agent::OpencodeServe => record_serve(&run, s),
     };
     server.stop();
     drop(tls_pages);
@@ -274,6 +254,19 @@ fn redact_paths(text: &str, scratch: &Scratch) -> String {
     text.replace(&scratch.work.display().to_string(), "~/work")
         .replace(&scratch.home.display().to_string(), "~")
         .replace(&scratch.root.display().to_string(), "~/scratch")
+}
+
+/// What every recording mode needs to start the agent, directly or through the recorder.
+#[derive(Clone, Copy)]
+struct Session<'a> {
+    exe: &'a Path,
+    agent: &'a AgentCommand,
+    scratch: &'a Scratch,
+    fixture: &'a Path,
+    header: &'a Header<'a>,
+    opts: &'a RunOptions,
+    /// The scenario's time limit for the whole session.
+    limit: Duration,
 }
 
 /// The fixture header's scenario fields.
@@ -575,15 +568,16 @@ fn fixture_stem(fixture: &Path) -> String {
 }
 
 /// The agent's command: run directly with `--raw`, else through `toolnorm record [mode flags] --`.
-fn agent_command(
-    exe: &Path,
-    agent: &AgentCommand,
-    scratch: &Scratch,
-    fixture: &Path,
-    header: &Header,
-    opts: &RunOptions,
-    mode: &[&str],
-) -> Command {
+fn agent_command(run: &Session<'_>, mode: &[&str]) -> Command {
+    let Session {
+        exe,
+        agent,
+        scratch,
+        fixture,
+        header,
+        opts,
+        ..
+    } = *run;
     if opts.raw {
         let mut c = base_command(&agent.program, agent, scratch);
         c.args(&agent.args);
@@ -599,18 +593,17 @@ fn agent_command(
 }
 
 /// claude -p / codex exec / opencode run: `toolnorm record … -- agent args` (wrap mode).
-#[allow(clippy::too_many_arguments)]
-fn record_wrapped(
-    exe: &Path,
-    agent: &AgentCommand,
-    scratch: &Scratch,
-    fixture: &Path,
-    header: &Header,
-    opts: &RunOptions,
-    limit: Duration,
-    interrupt_after: Option<Duration>,
-) -> anyhow::Result<()> {
-    let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &[]);
+fn record_wrapped(run: &Session<'_>, interrupt_after: Option<Duration>) -> anyhow::Result<()> {
+    let Session {
+        exe,
+        agent,
+        scratch,
+        fixture,
+        opts,
+        limit,
+        ..
+    } = *run;
+    let mut c = agent_command(run, &[]);
     c.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -686,19 +679,21 @@ fn tail(bytes: &[u8]) -> String {
 
 /// An agent spoken to over its stdio through `toolnorm record --proxy` (the recording holds both
 /// directions): `drive` runs the session on the channel; closing stdin then ends the agent.
-#[allow(clippy::too_many_arguments)]
 fn record_proxied(
-    exe: &Path,
-    agent: &AgentCommand,
-    scratch: &Scratch,
-    fixture: &Path,
-    header: &Header,
-    opts: &RunOptions,
-    limit: Duration,
+    run: &Session<'_>,
     who: &'static str,
     drive: impl FnOnce(&mut LineChannel) -> anyhow::Result<Driven>,
 ) -> anyhow::Result<Driven> {
-    let mut c = agent_command(exe, agent, scratch, fixture, header, opts, &["--proxy"]);
+    let Session {
+        exe,
+        agent,
+        scratch,
+        fixture,
+        opts,
+        limit,
+        ..
+    } = *run;
+    let mut c = agent_command(run, &["--proxy"]);
     c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -884,19 +879,8 @@ fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyh
 
 /// `opencode serve` with its `/event` stream recorded by `toolnorm record --sse` while we post the
 /// session and the message.
-#[allow(clippy::too_many_arguments)]
-fn record_serve(
-    exe: &Path,
-    agent: &AgentCommand,
-    scratch: &Scratch,
-    fixture: &Path,
-    header: &Header,
-    opts: &RunOptions,
-    s: &Scenario,
-    server: &ModelServer,
-    limit: Duration,
-) -> anyhow::Result<Driven> {
-    let _ = server;
+fn record_serve(run: &Session<'_>, s: &Scenario) -> anyhow::Result<Driven> {
+    let (agent, scratch) = (run.agent, run.scratch);
     let port = free_port().context("failed to find a free loopback port")?;
     let mut c = base_command(&agent.program, agent, scratch);
     c.args(&agent.args).arg("--port").arg(port.to_string());
@@ -907,7 +891,7 @@ fn record_serve(
         .with_context(|| format!("failed to start {}", agent.program.display()))?;
     let out = collect(serve.stdout.take());
     let err = collect(serve.stderr.take());
-    let result = drive_serve(exe, agent, scratch, fixture, header, opts, s, port, limit);
+    let result = drive_serve(run, s, port);
     kill_group(&serve);
     let _ = serve.kill();
     let _ = serve.wait();
@@ -924,18 +908,16 @@ fn record_serve(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn drive_serve(
-    exe: &Path,
-    agent: &AgentCommand,
-    scratch: &Scratch,
-    fixture: &Path,
-    header: &Header,
-    opts: &RunOptions,
-    s: &Scenario,
-    port: u16,
-    limit: Duration,
-) -> anyhow::Result<Driven> {
+fn drive_serve(run: &Session<'_>, s: &Scenario, port: u16) -> anyhow::Result<Driven> {
+    let Session {
+        exe,
+        agent,
+        scratch,
+        fixture,
+        header,
+        opts,
+        limit,
+    } = *run;
     let base = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + limit;
     let http = ureq::AgentBuilder::new()
