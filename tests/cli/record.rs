@@ -740,3 +740,93 @@ fn sse_ends_cleanly_on_interrupt_and_on_close() {
             .exists()
     );
 }
+
+/// Ctrl-C at a terminal: the kernel sends SIGINT to the whole foreground process group, the
+/// wrapped agent included. The recorder must not pass it on a second time (agents read a second
+/// Ctrl-C as "quit now"); a SIGINT sent to the recorder alone is still passed on.
+#[cfg(target_os = "linux")]
+#[test]
+fn terminal_ctrl_c_reaches_the_agent_once() {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+
+    let dir = tempdir();
+    let log = dir.path().join("ints");
+    // The agent counts the SIGINTs it gets, then exits on its own.
+    let script = format!(
+        "trap 'echo INT >> {}' INT; echo '{{\"ready\":1}}'; i=0; while [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done",
+        log.display()
+    );
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty(3) fills two fds; null termios/winsize mean defaults (ISIG on).
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty failed");
+    // SAFETY: both fds were just opened by openpty and are owned here.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = toolnorm();
+    cmd.args([
+        "record",
+        "--corpus",
+        "c",
+        "--provider",
+        "codex",
+        "--name",
+        "tty",
+        "--",
+        "sh",
+        "-c",
+    ])
+    .arg(&script)
+    .current_dir(dir.path())
+    .stdin(Stdio::from(slave.try_clone().unwrap()))
+    .stdout(Stdio::from(slave.try_clone().unwrap()))
+    .stderr(Stdio::from(slave.try_clone().unwrap()));
+    // SAFETY: only async-signal-safe calls between fork and exec: a new session whose
+    // controlling terminal is the pty on fd 0.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    drop(slave);
+    // Read the terminal until the agent is ready, then type Ctrl-C.
+    let mut term = std::fs::File::from(master.try_clone().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = term.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains("ready") {
+        let chunk = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the agent never said it was ready");
+        seen.extend(chunk);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: write(2) of one byte to the pty master we own.
+    let wrote = unsafe { libc::write(master.as_raw_fd(), b"\x03".as_ptr().cast(), 1) };
+    assert_eq!(wrote, 1);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let ints = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(ints.lines().count(), 1, "SIGINTs the agent got: {ints:?}");
+    let fx = read_fixture(&dir.path().join("c/codex/tty.jsonl.zst")).unwrap();
+    assert!(fx.is_complete(), "{:?}", fx.notes);
+}

@@ -127,20 +127,39 @@ impl Forwarder {
 
 /// Pass SIGINT/SIGTERM (and SIGHUP) on to the agent instead of dying first: the agent decides how
 /// to end, and we exit with its code after recording its last words.
+///
+/// A signal the kernel raised for the terminal (Ctrl-C, a hangup) already went to the whole
+/// foreground process group, the agent included: passing it on would deliver it twice, and
+/// agents read a second Ctrl-C as "quit now".
 #[cfg(unix)]
 fn forward_signals(pid: u32) -> Option<Forwarder> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]).ok()?;
+    use signal_hook::iterator::SignalsInfo;
+    use signal_hook::iterator::exfiltrator::WithOrigin;
+    let mut signals = SignalsInfo::<WithOrigin>::new([SIGINT, SIGTERM, SIGHUP]).ok()?;
     let handle = signals.handle();
+    let pid = pid as libc::pid_t;
     thread::spawn(move || {
-        for sig in signals.forever() {
+        for origin in signals.forever() {
+            if !should_forward(&origin.cause, pid) {
+                continue;
+            }
             // SAFETY: kill(2) with a pid we spawned and a valid signal number has no memory effects.
             unsafe {
-                libc::kill(pid as libc::pid_t, sig);
+                libc::kill(pid, origin.signal);
             }
         }
     });
     Some(Forwarder(handle))
+}
+
+/// Whether a signal we received must be passed on to the agent `pid`.
+#[cfg(unix)]
+fn should_forward(cause: &signal_hook::low_level::siginfo::Cause, pid: libc::pid_t) -> bool {
+    use signal_hook::low_level::siginfo::Cause;
+    // SAFETY: getpgid(2) and getpgrp(2) only read process attributes.
+    let same_group = unsafe { libc::getpgid(pid) == libc::getpgrp() };
+    !(matches!(cause, Cause::Kernel) && same_group)
 }
 
 #[cfg(not(unix))]
