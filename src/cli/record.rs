@@ -43,6 +43,10 @@ pub struct Args {
     /// With --sse: stop after the first event of this type (e.g. session.idle).
     #[arg(long, value_name = "EVENT_TYPE", requires = "sse")]
     pub until: Option<String>,
+    /// With --sse: when the stream drops, subscribe again up to this many times in a row
+    /// (waiting 0.5 s, 1 s, 2 s, ...); each reconnection is noted in the fixture.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "sse")]
+    pub reconnect: u32,
     /// An extra pattern to redact (repeatable), recorded as kind `custom`.
     #[arg(long = "redact", value_name = "REGEX")]
     pub redact: Vec<String>,
@@ -143,8 +147,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         let stop = done_tx.clone();
         let url = url.clone();
         let until = args.until.clone();
+        let reconnect = args.reconnect;
         std::thread::spawn(move || {
-            let r = sse::run(resp, &url, until.as_deref(), &tap).map(|_| ());
+            let r = sse::follow(resp, &url, until.as_deref(), reconnect, &tap).map(|_| ());
             let _ = done_tx.send(r);
         });
         let _signals = on_interrupt(move || {

@@ -830,3 +830,72 @@ fn terminal_ctrl_c_reaches_the_agent_once() {
     let fx = read_fixture(&dir.path().join("c/codex/tty.jsonl.zst")).unwrap();
     assert!(fx.is_complete(), "{:?}", fx.notes);
 }
+
+/// An SSE server that serves `bodies` to successive connections (each closed after its body),
+/// then stops listening; returns the request heads it got.
+fn sse_server_seq(bodies: Vec<&'static str>) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/event", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut heads = Vec::new();
+        for body in bodies {
+            let Ok((mut conn, _)) = listener.accept() else {
+                break;
+            };
+            let mut req = Vec::new();
+            let mut byte = [0u8; 1];
+            while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+                req.push(byte[0]);
+            }
+            heads.push(String::from_utf8_lossy(&req).into_owned());
+            let _ = conn.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
+            );
+            let _ = conn.write_all(body.as_bytes());
+        }
+        heads
+    });
+    (url, handle)
+}
+
+#[test]
+fn sse_subscribes_again_when_the_stream_drops() {
+    let dir = tempdir();
+    let (url, server) = sse_server_seq(vec![
+        "id: 7\ndata: {\"type\":\"a.b\"}\n\n",
+        "data: {\"type\":\"c.d\"}\n\n",
+    ]);
+    let o = run_in(
+        dir.path(),
+        &[
+            "record",
+            "--provider",
+            "opencode",
+            "--name",
+            "drop",
+            "--sse",
+            &url,
+            "--reconnect",
+            "1",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "{\"type\":\"a.b\"}\n{\"type\":\"c.d\"}\n");
+    assert_eq!(
+        stderr(&o).matches("subscribed again").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
+    let heads = server.join().unwrap();
+    assert_eq!(heads.len(), 2);
+    assert!(
+        heads[1].to_ascii_lowercase().contains("last-event-id: 7"),
+        "{}",
+        heads[1]
+    );
+    let fx = read_fixture(&dir.path().join("corpus/opencode/drop.jsonl.zst")).unwrap();
+    let dirs: Vec<Dir> = fx.lines.iter().map(|l| l.dir).collect();
+    assert_eq!(dirs, [Dir::Agent, Dir::Stderr, Dir::Agent]);
+    assert!(fx.is_complete(), "{:?}", fx.notes);
+}

@@ -3,6 +3,7 @@
 //! passing the payloads to stdout too.
 
 use std::io::{BufRead, BufReader, Write};
+use std::time::Duration;
 
 use anyhow::Context;
 
@@ -21,18 +22,71 @@ pub enum SseEnd {
 
 /// Subscribe. Done before the recording starts, so a wrong URL leaves no fixture behind.
 pub fn connect(url: &str) -> anyhow::Result<ureq::Response> {
-    ureq::get(url)
-        .set("Accept", "text/event-stream")
-        .call()
+    subscribe(url, None)
+}
+
+fn subscribe(url: &str, last_event_id: Option<&str>) -> anyhow::Result<ureq::Response> {
+    let mut req = ureq::get(url).set("Accept", "text/event-stream");
+    if let Some(id) = last_event_id {
+        req = req.set("Last-Event-ID", id);
+    }
+    req.call()
         .with_context(|| format!("failed to subscribe to {url}"))
 }
 
-/// Read events until the stream ends or an event whose `type` is `until` arrives.
-pub fn run(
+/// The first wait before subscribing again; it doubles with every failed attempt.
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+
+/// Follow the stream across drops: when it closes or breaks before `until`, subscribe again (up
+/// to `reconnect` attempts in a row, waiting 0.5 s, 1 s, 2 s, ...; `Last-Event-ID` sent when the
+/// server gave ids). Each reconnection is noted in the fixture as a `stderr` line and on our
+/// stderr, since events sent in between may be missing. The last end is returned once the
+/// attempts run out.
+pub fn follow(
+    first: ureq::Response,
+    url: &str,
+    until: Option<&str>,
+    reconnect: u32,
+    tap: &Tap,
+) -> anyhow::Result<SseEnd> {
+    let mut resp = first;
+    let mut last_id = None;
+    loop {
+        let end = run(resp, url, until, tap, &mut last_id);
+        if matches!(end, Ok(SseEnd::Until)) {
+            return end;
+        }
+        let why = match &end {
+            Ok(_) => "the server closed the event stream".to_owned(),
+            Err(e) => format!("{e:#}"),
+        };
+        let mut attempt = 0;
+        resp = loop {
+            if attempt == reconnect {
+                return end;
+            }
+            std::thread::sleep(FIRST_BACKOFF * 2u32.saturating_pow(attempt));
+            attempt += 1;
+            if let Ok(r) = subscribe(url, last_id.as_deref()) {
+                break r;
+            }
+        };
+        let note = format!(
+            "toolnorm record: {why}; subscribed again (attempt {attempt}); events sent in between may be missing"
+        );
+        eprintln!("warning: {note}");
+        tap.record(Dir::Stderr, format!("{note}\n").as_bytes());
+    }
+}
+
+/// Read events until the stream ends or an event whose `type` is `until` arrives; `last_id`
+/// follows the server's `id:` fields.
+fn run(
     resp: ureq::Response,
     url: &str,
     until: Option<&str>,
     tap: &Tap,
+    last_id: &mut Option<String>,
 ) -> anyhow::Result<SseEnd> {
     let mut reader = BufReader::new(resp.into_reader());
     let mut out = RawStdout::new();
@@ -72,7 +126,11 @@ pub fn run(
             data.extend_from_slice(payload);
             has_data = true;
         }
-        // `event:`, `id:`, `retry:` and `:` comments carry nothing the stream needs.
+        if let Some(id) = text.strip_prefix(b"id:") {
+            let id = id.strip_prefix(b" ").unwrap_or(id);
+            *last_id = Some(String::from_utf8_lossy(id).into_owned());
+        }
+        // `event:`, `retry:` and `:` comments carry nothing the stream needs.
     }
 }
 
