@@ -4,7 +4,8 @@
 //!
 //! Two recordings of one scenario always differ in wall-clock values (a tool's `timing`), so beside
 //! verify's full report drift writes `drift.md`: per scenario, the diff of the normalized parts of
-//! the committed fixture and of the new one with `timing` left out — only what the release changed.
+//! the committed fixture and of the new one with `timing` left out and the ids each run draws anew
+//! masked — only what the release changed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -237,5 +238,79 @@ fn parts_text(path: &Path) -> anyhow::Result<String> {
             }
         }
     }
+    mask_run_specific(&mut parts, &RunSpecific::new());
     Ok(serde_json::to_string_pretty(&parts)? + "\n")
+}
+
+/// Values every run makes up anew: ids of background tasks, subagents and child sessions, session
+/// UUIDs and the names of files a CLI spills long outputs into. Masked on both sides so the drift
+/// diff shows what the release changed, not what the run happened to draw.
+struct RunSpecific {
+    uuid: regex::Regex,
+    spill_file: regex::Regex,
+}
+
+/// Metadata keys whose values are ids drawn per run.
+const RUN_SPECIFIC_KEYS: &[&str] = &["taskId", "agentId", "childSessionId", "sessionId"];
+
+impl RunSpecific {
+    fn new() -> Self {
+        RunSpecific {
+            uuid: regex::Regex::new(
+                r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+            )
+            .expect("a valid pattern"),
+            spill_file: regex::Regex::new(r"tool-results/[A-Za-z0-9_-]+\.txt")
+                .expect("a valid pattern"),
+        }
+    }
+}
+
+fn mask_run_specific(v: &mut Value, re: &RunSpecific) {
+    match v {
+        Value::String(s) => {
+            let masked = re.uuid.replace_all(s, "<uuid>");
+            let masked = re
+                .spill_file
+                .replace_all(&masked, "tool-results/<file>.txt");
+            if masked != s.as_str() {
+                *s = masked.into_owned();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| mask_run_specific(x, re)),
+        Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                if RUN_SPECIFIC_KEYS.contains(&k.as_str()) && x.is_string() {
+                    *x = Value::String("<run-specific>".to_owned());
+                } else {
+                    mask_run_specific(x, re);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn run_drawn_ids_are_masked_and_the_rest_is_kept() {
+        let mut v = json!([{
+            "metadata": {"taskId": "b564ksn9j", "agentId": "a0fa21e9ab968d5ea", "exitCode": 1},
+            "output": "saved to: ~/.claude/projects/-work/2c11d583-be27-4965-86bd-9ab02abedd40/tool-results/b33xylmw8.txt\nline 2",
+            "title": "Running seq 1 60000"
+        }]);
+        mask_run_specific(&mut v, &RunSpecific::new());
+        assert_eq!(
+            v,
+            json!([{
+                "metadata": {"taskId": "<run-specific>", "agentId": "<run-specific>", "exitCode": 1},
+                "output": "saved to: ~/.claude/projects/-work/<uuid>/tool-results/<file>.txt\nline 2",
+                "title": "Running seq 1 60000"
+            }])
+        );
+    }
 }
