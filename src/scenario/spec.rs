@@ -471,9 +471,19 @@ impl Scenario {
             }
         }
         if self.interrupt_after_secs.is_some()
-            && matches!(self.agent, Agent::CodexAppServer | Agent::OpencodeServe)
+            && (matches!(self.agent, Agent::CodexAppServer | Agent::OpencodeServe)
+                || self.claude_sdk())
         {
-            return Some("interrupt_after_secs only works for wrapped agents".to_owned());
+            return Some(
+                "interrupt_after_secs only works for wrapped agents (not with answers)".to_owned(),
+            );
+        }
+        if !self.answers.is_empty() && matches!(self.agent, Agent::CodexExec | Agent::OpencodeRun) {
+            return Some(format!(
+                "answers only reach agents that wait for the user (claude, codex-app-server, \
+                 opencode-serve), not {}",
+                self.agent.as_str()
+            ));
         }
         if self.turns.last().is_some_and(|t| !t.tools.is_empty()) {
             return Some("the last main turn must be text only, so the session ends".to_owned());
