@@ -180,7 +180,7 @@ struct Section {
 
 /// Diff the normalized parts (without `timing`) of the committed and the new fixture.
 fn compare(old: &Path, new: &Path, name: &str) -> Section {
-    let (a, b) = match (parts_text(old), parts_text(new)) {
+    let (a, b) = match (parts_of(old), parts_of(new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) => {
             let text = format!("## {name}\n\nno committed fixture to compare: {e:#}\n\n");
@@ -197,10 +197,17 @@ fn compare(old: &Path, new: &Path, name: &str) -> Section {
             };
         }
     };
+    let (b, reordered) = align(&a, b);
+    let order_note = if reordered {
+        "The same calls appear in another order (parallel calls finish in any order); the new parts are shown in the committed order.\n\n"
+    } else {
+        ""
+    };
+    let (a, b) = (pretty(&a), pretty(&b));
     if a == b {
         return Section {
             changed: false,
-            text: format!("## {name}\n\nunchanged\n\n"),
+            text: format!("## {name}\n\nunchanged\n\n{order_note}"),
         };
     }
     let diff = similar::TextDiff::from_lines(&a, &b);
@@ -211,12 +218,42 @@ fn compare(old: &Path, new: &Path, name: &str) -> Section {
         .to_string();
     Section {
         changed: true,
-        text: format!("## {name}\n\n```diff\n{body}```\n\n"),
+        text: format!("## {name}\n\n{order_note}```diff\n{body}```\n\n"),
     }
 }
 
-/// The normalized parts of a fixture as pretty JSON, wall-clock `timing` removed.
-fn parts_text(path: &Path) -> anyhow::Result<String> {
+/// What identifies one call across two runs: the tool and the input the scripted model gave it
+/// (ids may be numbered in order of appearance, so they are not part of it).
+fn call_key(part: &Value) -> (Option<&Value>, Option<&Value>) {
+    (part.get("name"), part.get("input"))
+}
+
+/// Put the new parts in the committed order: each committed part takes the first unused new part
+/// of the same call, the new parts nobody took follow in their own order. Returns the parts and
+/// whether that changed their order.
+fn align(old: &[Value], new: Vec<Value>) -> (Vec<Value>, bool) {
+    let mut taken = vec![false; new.len()];
+    let mut order = Vec::with_capacity(new.len());
+    for part in old {
+        let key = call_key(part);
+        if let Some(i) = (0..new.len()).find(|&i| !taken[i] && call_key(&new[i]) == key) {
+            taken[i] = true;
+            order.push(i);
+        }
+    }
+    order.extend((0..new.len()).filter(|&i| !taken[i]));
+    let reordered = order.iter().enumerate().any(|(pos, &i)| pos != i);
+    let mut slots: Vec<Option<Value>> = new.into_iter().map(Some).collect();
+    let aligned = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    (aligned, reordered)
+}
+
+fn pretty(parts: &[Value]) -> String {
+    serde_json::to_string_pretty(parts).unwrap_or_default() + "\n"
+}
+
+/// The normalized parts of a fixture, wall-clock `timing` removed and run-drawn ids masked.
+fn parts_of(path: &Path) -> anyhow::Result<Vec<Value>> {
     use crate::providers::{Dialect, NormalizeOptions, Provider, normalize};
     let stream = crate::corpus::load_stream(path)?;
     let mut opts = NormalizeOptions {
@@ -230,16 +267,17 @@ fn parts_text(path: &Path) -> anyhow::Result<String> {
     }
     let input = stream.input();
     let doc = normalize(&input, opts).with_context(|| format!("{}", path.display()))?;
-    let mut parts = serde_json::to_value(&doc.parts)?;
-    if let Value::Array(items) = &mut parts {
-        for p in items {
-            if let Some(o) = p.as_object_mut() {
-                o.remove("timing");
-            }
+    let re = RunSpecific::new();
+    let mut parts = Vec::with_capacity(doc.parts.len());
+    for p in &doc.parts {
+        let mut v = serde_json::to_value(p)?;
+        if let Some(o) = v.as_object_mut() {
+            o.remove("timing");
         }
+        mask_run_specific(&mut v, &re);
+        parts.push(v);
     }
-    mask_run_specific(&mut parts, &RunSpecific::new());
-    Ok(serde_json::to_string_pretty(&parts)? + "\n")
+    Ok(parts)
 }
 
 /// Values every run makes up anew: ids of background tasks, subagents and child sessions, session
@@ -312,5 +350,32 @@ mod tests {
                 "title": "Running seq 1 60000"
             }])
         );
+    }
+
+    #[test]
+    fn parallel_calls_in_another_order_are_aligned_not_reported() {
+        let a = json!({"id": "item_1", "name": "bash", "input": {"command": "ls"}});
+        let b = json!({"id": "item_2", "name": "bash", "input": {"command": "pwd"}});
+        let c = json!({"id": "item_3", "name": "read", "input": {"path": "x"}});
+        let (aligned, reordered) = align(
+            &[a.clone(), b.clone(), c.clone()],
+            vec![b.clone(), c.clone(), a.clone()],
+        );
+        assert!(reordered);
+        assert_eq!(aligned, vec![a.clone(), b.clone(), c.clone()]);
+
+        let (aligned, reordered) = align(&[a.clone(), b.clone()], vec![a.clone(), b.clone()]);
+        assert!(!reordered);
+        assert_eq!(aligned, vec![a.clone(), b.clone()]);
+
+        // A call the committed run did not make stays, after the matched ones; a repeated call
+        // pairs with its occurrences in turn.
+        let new = json!({"id": "item_9", "name": "glob", "input": {"pattern": "*"}});
+        let (aligned, reordered) = align(
+            &[a.clone(), a.clone()],
+            vec![new.clone(), a.clone(), a.clone()],
+        );
+        assert!(reordered);
+        assert_eq!(aligned, vec![a.clone(), a.clone(), new]);
     }
 }
