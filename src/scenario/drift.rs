@@ -232,19 +232,26 @@ fn call_key(part: &Value) -> (Option<&Value>, Option<&Value>) {
 /// of the same call, the new parts nobody took follow in their own order. Returns the parts and
 /// whether that changed their order.
 fn align(old: &[Value], new: Vec<Value>) -> (Vec<Value>, bool) {
-    let mut taken = vec![false; new.len()];
-    let mut order = Vec::with_capacity(new.len());
+    let mut slots: Vec<Option<Value>> = new.into_iter().map(Some).collect();
+    let mut aligned = Vec::with_capacity(slots.len());
+    // The order changed as soon as some part lands at another position than it had.
+    let mut reordered = false;
     for part in old {
         let key = call_key(part);
-        if let Some(i) = (0..new.len()).find(|&i| !taken[i] && call_key(&new[i]) == key) {
-            taken[i] = true;
-            order.push(i);
+        let found = slots
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|p| call_key(p) == key));
+        if let Some(i) = found {
+            reordered |= i != aligned.len();
+            aligned.extend(slots[i].take());
         }
     }
-    order.extend((0..new.len()).filter(|&i| !taken[i]));
-    let reordered = order.iter().enumerate().any(|(pos, &i)| pos != i);
-    let mut slots: Vec<Option<Value>> = new.into_iter().map(Some).collect();
-    let aligned = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    for (i, part) in slots.into_iter().enumerate() {
+        if let Some(part) = part {
+            reordered |= i != aligned.len();
+            aligned.push(part);
+        }
+    }
     (aligned, reordered)
 }
 
