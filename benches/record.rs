@@ -284,7 +284,7 @@ fn compression(streams: &[(String, Vec<u8>, u64)]) {
                 )
                 .expect("writer");
                 for line in s.1.split(|b| *b == b'\n') {
-                    w.push_line(0, toolnorm::corpus::Dir::Agent, line, true)
+                    w.push_line(0, toolnorm::stream::Direction::Agent, line, true)
                         .expect("push");
                 }
                 zstd::stream::decode_all(&w.finish(Default::default()).expect("finish")[..])

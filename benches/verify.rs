@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::redact::{RedactOptions, Redactor};
-use toolnorm::corpus::{Dir, write_fixture};
+use toolnorm::corpus::write_fixture;
+use toolnorm::stream::Direction;
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -80,7 +81,7 @@ fn build_corpus(
             .split(|b| *b == b'\n')
             .filter(|l| !l.is_empty())
             .enumerate()
-            .map(|(t, l)| (t as u64, Dir::Agent, l, true));
+            .map(|(t, l)| (t as u64, Direction::Agent, l, true));
         write_fixture(&path, new_header(provider, &name), lines, redactor, true).unwrap();
         files.push(path);
     }

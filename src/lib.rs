@@ -1,21 +1,27 @@
 //! toolnorm: a fixture recorder and conformance harness for tool-call normalization across coding
 //! agents (Claude Code, Codex, OpenCode).
 //!
-//! The core — [`model`], [`providers`], [`rules`], [`verify::compare`] — is pure and does no I/O.
+//! The core — [`stream`], [`model`], [`providers`], [`rules`], [`dialects`], [`verify::compare`] — is
+//! pure and does no I/O.
 //! The shells around it — [`cli`], [`corpus`] I/O and the recorder, [`report`] writers,
 //! [`scenario`] — read and write files, processes and sockets.
 
 pub mod cli;
 pub mod corpus;
+pub mod dialects;
 pub mod model;
 pub mod providers;
 pub mod report;
 pub mod rules;
 pub mod scenario;
+pub mod stream;
+pub mod text;
 pub mod verify;
 
+pub use dialects::normalize;
 pub use model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};
-pub use providers::{Dialect, Input, NormalizeOptions, Provider, normalize};
+pub use providers::NormalizeOptions;
+pub use stream::{Dialect, Input, Provider};
 
 /// Process exit codes.
 pub mod exit {

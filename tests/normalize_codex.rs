@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use serde_json::Value;
+use toolnorm::dialects::normalize;
 use toolnorm::model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};
-use toolnorm::providers::{Input, NormalizeOptions, normalize};
+use toolnorm::providers::NormalizeOptions;
+use toolnorm::stream::Input;
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/codex")

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::exit;
-use crate::providers::Provider;
+use crate::stream::Provider;
 use crate::verify::Selection;
 use crate::verify::accept::accept;
 

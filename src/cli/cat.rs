@@ -7,9 +7,10 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::corpus::format::{Dir, merged_header};
+use crate::corpus::format::merged_header;
 use crate::corpus::reader::{FixtureError, Record, for_each_record};
 use crate::exit;
+use crate::stream::Direction;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -39,9 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Record::Bad { record, message } => bad.push(format!("fixture record {record}: {message}")),
         Record::Line(l) => {
             let wanted = if args.stderr {
-                l.dir == Dir::Stderr
+                l.dir == Direction::Stderr
             } else {
-                l.dir != Dir::Stderr
+                l.dir != Direction::Stderr
             };
             if !wanted {
                 return;

@@ -7,7 +7,7 @@ use crate::cli::record::parse_map_paths;
 use crate::corpus::import::{ImportOptions, Imported, collect_inputs, import_file};
 use crate::corpus::redact::{Redactor, home_dir};
 use crate::exit;
-use crate::providers::Provider;
+use crate::stream::Provider;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -41,6 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         eprintln!("error: {e}");
     }
     let opts = ImportOptions {
+        detect: crate::dialects::detector,
         corpus: &args.corpus,
         provider: args.provider,
         force: args.force,

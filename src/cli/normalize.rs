@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::corpus::load_stream;
+use crate::dialects::normalize;
 use crate::exit;
 use crate::model::{Diagnostic, DiagnosticLevel, acp_frames, legacy_parts};
-use crate::providers::{Dialect, NormalizeOptions, Provider, normalize};
+use crate::providers::NormalizeOptions;
+use crate::stream::{Dialect, Provider};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum, Default)]
 pub enum Emit {

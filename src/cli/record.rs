@@ -10,7 +10,7 @@ use crate::corpus::record::{self, DEFAULT_MAX_LAG_BYTES, Recorder, RecorderConfi
 use crate::corpus::redact::Redactor;
 use crate::corpus::{fixture_path, validate_name};
 use crate::exit;
-use crate::providers::{Dialect, Provider};
+use crate::stream::{Dialect, Provider};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -131,6 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .to_owned(),
     );
     let config = |header| RecorderConfig {
+        detect: Some(crate::dialects::detector),
         path: path.clone(),
         header,
         force: args.force,

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::providers::Provider;
 use crate::report::{self, terminal};
+use crate::stream::Provider;
 use crate::verify::shard::Shard;
 use crate::verify::{Selection, VerifyOptions, strict_from_env, verify};
 

@@ -20,6 +20,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::stream::Direction;
+
 /// Version of the fixture format, written in every header as `format`.
 ///
 /// Bumps (a reader accepts every version up to this one):
@@ -87,27 +89,13 @@ pub struct Header {
     pub cwd: Option<String>,
 }
 
-/// Which way a line travelled, as stored in `d`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Dir {
-    /// From the agent (its stdout, or an SSE event).
-    #[serde(rename = "a")]
-    Agent,
-    /// To the agent (what a proxied client wrote to its stdin).
-    #[serde(rename = "c")]
-    Client,
-    /// The agent's stderr (recorded with `--stderr`); not part of the normalized stream.
-    #[serde(rename = "e")]
-    Stderr,
-}
-
 /// One received line. Exactly one of `l` (UTF-8 text) and `b` (base64 of bytes that are not UTF-8)
 /// is present; the `\n` terminator is not stored, a `\r` before it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineRecord {
     /// Receive time, ms since `startedAt`.
     pub t: u64,
-    pub d: Dir,
+    pub d: Direction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

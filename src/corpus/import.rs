@@ -13,10 +13,10 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::format::{Dir, Header, new_header};
+use super::format::{Header, new_header};
 use super::redact::Redactor;
 use super::{fixture_path, validate_name, write_fixture};
-use crate::providers::{Input, Provider, detect};
+use crate::stream::{Detector, Direction, Input, Provider};
 
 /// What an import is told.
 pub struct ImportOptions<'a> {
@@ -25,6 +25,8 @@ pub struct ImportOptions<'a> {
     pub force: bool,
     pub redactor: &'a Redactor,
     pub home: Option<String>,
+    /// Tells each file's dialect from its content.
+    pub detect: Detector,
 }
 
 /// The result of importing one file.
@@ -163,7 +165,7 @@ pub fn import_file(source: &Path, opts: &ImportOptions<'_>) -> Imported {
     if bytes.trim_ascii().is_empty() {
         return skip("empty file".to_owned());
     }
-    let dialect = match detect(&Input::from_bytes(&bytes), opts.provider) {
+    let dialect = match (opts.detect)(&Input::from_bytes(&bytes), opts.provider) {
         Ok(d) => d,
         Err(e) => return skip(format!("not a session file ({e})")),
     };
@@ -187,7 +189,7 @@ pub fn import_file(source: &Path, opts: &ImportOptions<'_>) -> Imported {
     let records = lines
         .iter()
         .zip(&times.offsets)
-        .map(|((b, term), t)| (*t, Dir::Agent, *b, *term));
+        .map(|((b, term), t)| (*t, Direction::Agent, *b, *term));
     match write_fixture(&fixture, header, records, opts.redactor, opts.force) {
         Ok(trailer) => Imported::Done {
             source: source.to_owned(),

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::providers::{Direction, Input, RawLine};
-pub use format::{Dir, FORMAT_VERSION, Header, LineRecord, Trailer};
+use crate::stream::{Direction, Input, RawLine};
+pub use format::{FORMAT_VERSION, Header, LineRecord, Trailer};
 pub use reader::{Fixture, FixtureError, Line, read_fixture};
 
 /// A raw stream loaded into memory, ready to normalize: the bytes as `toolnorm cat` prints them and
@@ -38,7 +38,7 @@ pub struct LoadedStream {
 impl LoadedStream {
     /// A plain buffer: every line from the agent.
     pub fn from_plain(bytes: Vec<u8>) -> Self {
-        let spans = crate::providers::split_lines(&bytes)
+        let spans = crate::stream::split_lines(&bytes)
             .iter()
             .map(|l| {
                 let start = l.bytes.as_ptr() as usize - bytes.as_ptr() as usize;
@@ -102,11 +102,10 @@ impl LoadedStream {
         let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.bytes.len() + 1).sum());
         let mut spans = Vec::with_capacity(lines.len());
         for line in lines {
-            let direction = match line.dir {
-                Dir::Agent => Direction::FromAgent,
-                Dir::Client => Direction::ToAgent,
-                Dir::Stderr => continue,
-            };
+            let direction = line.dir;
+            if direction == Direction::Stderr {
+                continue;
+            }
             let mut start = bytes.len();
             bytes.extend_from_slice(&line.bytes);
             let mut end = bytes.len();
@@ -220,12 +219,12 @@ pub fn validate_name(name: &str) -> Result<(), String> {
 pub fn write_fixture<'a>(
     path: &Path,
     mut header: Header,
-    lines: impl IntoIterator<Item = (u64, Dir, &'a [u8], bool)>,
+    lines: impl IntoIterator<Item = (u64, Direction, &'a [u8], bool)>,
     redactor: &redact::Redactor,
     force: bool,
 ) -> anyhow::Result<Trailer> {
     let mut state = redactor.state();
-    let redacted: Vec<(u64, Dir, std::borrow::Cow<'a, [u8]>, bool)> = lines
+    let redacted: Vec<(u64, Direction, std::borrow::Cow<'a, [u8]>, bool)> = lines
         .into_iter()
         .map(|(t, d, b, term)| (t, d, redactor.redact(b, &mut state), term))
         .collect();

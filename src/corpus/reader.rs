@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use serde::Deserialize;
 
-use super::format::{Dir, FORMAT_VERSION, Header, Trailer, TrailerRecord};
+use super::format::{FORMAT_VERSION, Header, Trailer, TrailerRecord};
+use crate::stream::Direction;
 
 /// The zstd frame magic number, little endian.
 pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -40,7 +41,7 @@ pub enum FixtureErrorKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
     pub t: u64,
-    pub dir: Dir,
+    pub dir: Direction,
     /// The raw bytes, without the `\n` terminator.
     pub bytes: Vec<u8>,
     pub terminated: bool,
@@ -250,7 +251,7 @@ impl Parser {
 #[derive(Deserialize)]
 struct RawRecord {
     t: u64,
-    d: Dir,
+    d: Direction,
     #[serde(default)]
     l: Option<String>,
     #[serde(default)]
@@ -290,11 +291,13 @@ mod tests {
 
     fn sample() -> Vec<u8> {
         let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
-        w.push_line(0, Dir::Agent, b"{\"a\":1}\r", true).unwrap();
+        w.push_line(0, Direction::Agent, b"{\"a\":1}\r", true)
+            .unwrap();
         w.end_frame().unwrap();
-        w.push_line(5, Dir::Client, b"\xff\xfe", true).unwrap();
+        w.push_line(5, Direction::Client, b"\xff\xfe", true)
+            .unwrap();
         w.flush().unwrap();
-        w.push_line(9, Dir::Agent, b"tail", false).unwrap();
+        w.push_line(9, Direction::Agent, b"tail", false).unwrap();
         w.finish(Trailer::default()).unwrap()
     }
 
@@ -305,7 +308,7 @@ mod tests {
         assert_eq!(fx.lines.len(), 3);
         assert_eq!(fx.lines[0].bytes, b"{\"a\":1}\r");
         assert_eq!(fx.lines[1].bytes, b"\xff\xfe");
-        assert_eq!(fx.lines[1].dir, Dir::Client);
+        assert_eq!(fx.lines[1].dir, Direction::Client);
         assert!(!fx.lines[2].terminated);
         assert_eq!(fx.trailer.unwrap().lines, 3);
     }
@@ -333,10 +336,10 @@ mod tests {
     #[test]
     fn a_frame_cut_after_a_flush_keeps_the_flushed_lines() {
         let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
-        w.push_line(0, Dir::Agent, b"one", true).unwrap();
+        w.push_line(0, Direction::Agent, b"one", true).unwrap();
         w.flush().unwrap();
         let flushed = w.enc.as_ref().unwrap().get_ref().len();
-        w.push_line(1, Dir::Agent, b"two", true).unwrap();
+        w.push_line(1, Direction::Agent, b"two", true).unwrap();
         let bytes = w.finish(Trailer::default()).unwrap();
         let fx = read_fixture_bytes(&bytes[..flushed]).unwrap();
         assert_eq!(fx.lines.len(), 1);

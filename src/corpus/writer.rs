@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 
-use super::format::{Dir, Header, Trailer, TrailerRecord};
+use super::format::{Header, Trailer, TrailerRecord};
+use crate::stream::Direction;
 
 /// Flush (make decodable on disk) once this much JSONL is pending…
 pub const FLUSH_BYTES: usize = 64 * 1024;
@@ -69,14 +70,14 @@ impl<W: Write> FixtureWriter<W> {
     pub fn push_line(
         &mut self,
         t_ms: u64,
-        dir: Dir,
+        dir: Direction,
         bytes: &[u8],
         terminated: bool,
     ) -> io::Result<()> {
         let d = match dir {
-            Dir::Agent => "a",
-            Dir::Client => "c",
-            Dir::Stderr => "e",
+            Direction::Agent => "a",
+            Direction::Client => "c",
+            Direction::Stderr => "e",
         };
         self.record.clear();
         let buf = &mut self.record;

@@ -4,7 +4,6 @@ use serde_json::Value;
 
 use crate::model::{AcpFrame, ToolState};
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -41,7 +40,7 @@ const ALWAYS: &[&str] = &[
 fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for part in &cx.doc.parts {
-        let line = first_line(cx.doc, &part.id);
+        let line = cx.first_event_line(&part.id);
         let frame = match serde_json::to_value(AcpFrame::from(part)) {
             Ok(Value::Object(m)) => m,
             Ok(_) | Err(_) => {

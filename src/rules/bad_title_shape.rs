@@ -1,6 +1,5 @@
 //! TN016: titles are one short, non-empty line of text, not JSON.
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 /// Longest title the UI shows without wrapping, in characters.
@@ -51,7 +50,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         .parts
         .iter()
         .filter_map(|p| {
-            problem(&p.title).map(|msg| Finding::new(first_line(cx.doc, &p.id), Some(&p.id), msg))
+            problem(&p.title).map(|msg| Finding::new(cx.first_event_line(&p.id), Some(&p.id), msg))
         })
         .collect()
 }

@@ -2,7 +2,6 @@
 
 use crate::model::ToolState;
 
-use super::support::{first_line, line_of_state};
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -31,7 +30,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         let failed = p.state == ToolState::Error;
         match (&p.error, failed) {
             (Some(_), false) => out.push(Finding::new(
-                first_line(cx.doc, &p.id),
+                cx.first_event_line(&p.id),
                 Some(&p.id),
                 format!(
                     "part is `{}` but carries `error`; error is only failure data",
@@ -39,12 +38,12 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 ),
             )),
             (None, true) => out.push(Finding::new(
-                line_of_state(cx.doc, &p.id, |s| s == ToolState::Error),
+                cx.line_of_state(&p.id, |s| s == ToolState::Error),
                 Some(&p.id),
                 "part is in state `error` without an `error`",
             )),
             (Some(e), true) if e.message.trim().is_empty() => out.push(Finding::new(
-                line_of_state(cx.doc, &p.id, |s| s == ToolState::Error),
+                cx.line_of_state(&p.id, |s| s == ToolState::Error),
                 Some(&p.id),
                 "`error.message` is empty",
             )),

@@ -1,6 +1,6 @@
 //! TN002: `name` is the provider's explicit tool name, not a guess.
 
-use super::support::{first_line, ident};
+use super::support::ident;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -75,7 +75,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             continue;
         }
         out.push(Finding::new(
-            first_line(cx.doc, &part.id).or(Some(call.line)),
+            cx.first_event_line(&part.id).or(Some(call.line)),
             Some(&part.id),
             format!("name `{}` is not the raw tool name `{raw_name}`", part.name),
         ));

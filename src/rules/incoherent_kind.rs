@@ -2,7 +2,7 @@
 
 use crate::model::ToolKind;
 
-use super::support::{first_line, ident};
+use super::support::ident;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -72,7 +72,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                     .and_then(|m| m.mcp.as_ref())
                     .map(|m| m.tool.clone())
             });
-        let line = first_line(cx.doc, &part.id).or(call.map(|c| c.line));
+        let line = cx.first_event_line(&part.id).or(call.map(|c| c.line));
         if let Some(tool) = mcp_tool {
             if tool.starts_with("browser_") && part.kind != ToolKind::Browser {
                 out.push(Finding::new(

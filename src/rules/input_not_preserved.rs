@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::support::{clip, contains_entry, contains_value, first_line, string_leaves};
+use super::support::{clip, contains_entry, contains_value, string_leaves};
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -63,7 +63,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         };
         let mut leaves = Vec::new();
         string_leaves(&part.input, &mut leaves);
-        let line = first_line(cx.doc, &part.id).or(Some(call.line));
+        let line = cx.first_event_line(&part.id).or(Some(call.line));
         for (key, value) in &call.args {
             if !present(key, value, &part.input, &leaves) {
                 out.push(Finding::new(

@@ -4,9 +4,8 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::model::TimeValue;
-use crate::providers::Dialect;
+use crate::stream::Dialect;
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 /// Longer than a week is not a tool call's duration but a unit mistake (seconds as ms, µs).
@@ -48,7 +47,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for part in &cx.doc.parts {
         let Some(t) = &part.timing else { continue };
-        let line = first_line(cx.doc, &part.id);
+        let line = cx.first_event_line(&part.id);
         let mut say = |msg: String| out.push(Finding::new(line, Some(&part.id), msg));
         if cx.dialect == Dialect::CodexExec && !t.is_empty() {
             say("codex exec streams carry no timing, but the part has some".to_owned());

@@ -2,7 +2,6 @@
 
 use crate::model::{LegacyState, LegacyToolPart};
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -34,7 +33,7 @@ const LEGACY_NAMES: &[&str] = &["calling", "output-available", "output-error"];
 fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for part in &cx.doc.parts {
-        let line = first_line(cx.doc, &part.id);
+        let line = cx.first_event_line(&part.id);
         let legacy = LegacyToolPart::from(part);
         let name = serde_json::to_value(legacy.state).ok();
         if !name

@@ -1,6 +1,5 @@
 //! TN017: MCP calls carry their server and tool, and are named by the tool.
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -36,7 +35,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         if raw_mcp.is_none() && meta.is_none() {
             continue;
         }
-        let line = first_line(cx.doc, &part.id);
+        let line = cx.first_event_line(&part.id);
         let Some(mcp) = meta else {
             out.push(Finding::new(
                 line,

@@ -1,6 +1,5 @@
 //! TN008: metadata keeps the provider detail the contract names.
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -31,7 +30,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for part in &cx.doc.parts {
         let meta = part.metadata.as_ref();
-        let line = first_line(cx.doc, &part.id);
+        let line = cx.first_event_line(&part.id);
         if meta
             .and_then(|m| m.provider_type.as_deref())
             .is_none_or(|t| t.trim().is_empty())

@@ -1,13 +1,10 @@
 //! Contract rules as checks over a fixture's raw stream and its normalized output, independent of
 //! the expected files. One file per rule; [`registry`] lists them all. Pure: no I/O.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use crate::model::{NormalizedDocument, PartEvent, ToolState};
+use crate::stream::{Dialect, Input, Provider};
 
-use crate::model::NormalizedDocument;
-use crate::providers::{Dialect, Input, Provider};
-
-mod raw_calls;
+pub(crate) mod raw_calls;
 mod registry;
 mod support;
 
@@ -34,9 +31,10 @@ mod unstable_id;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use raw_calls::RawScan;
+pub use raw_calls::RawScan;
 
-/// What a rule is checked against.
+/// What a rule is checked against: the raw stream with the rules' own scan of it, and the output
+/// to judge, with its events indexed by part. Everything a rule reads comes through here.
 pub struct RuleContext<'a> {
     pub provider: Provider,
     pub dialect: Dialect,
@@ -44,35 +42,51 @@ pub struct RuleContext<'a> {
     pub input: &'a Input<'a>,
     /// The normalizer's actual output for it.
     pub doc: &'a NormalizedDocument,
+    raw: &'a RawScan,
+    events: support::EventIndex,
 }
 
-thread_local! {
-    /// The raw scan of the fixture [`check_all`] is checking on this thread, so that the rules
-    /// needing it share one scan instead of each re-reading the stream. Keyed by the address of
-    /// the `Input`, which stays alive (and so unique) for the whole `check_all` call.
-    static CURRENT_SCAN: RefCell<Option<(usize, Rc<RawScan>)>> = const { RefCell::new(None) };
-}
-
-impl RuleContext<'_> {
-    /// The independent scan of the raw stream (see `raw_calls`): shared within [`check_all`],
-    /// computed afresh when a single rule is run on its own.
-    pub(crate) fn raw(&self) -> Rc<RawScan> {
-        let key = std::ptr::from_ref(self.input) as usize;
-        let cached = CURRENT_SCAN.with(|c| match &*c.borrow() {
-            Some((k, scan)) if *k == key => Some(Rc::clone(scan)),
-            _ => None,
-        });
-        cached.unwrap_or_else(|| Rc::new(raw_calls::scan(self.input, self.dialect)))
+impl<'a> RuleContext<'a> {
+    /// The context of one fixture: `raw` is the dialect's scan of `input` (see
+    /// `crate::dialects::scan`), computed once for all rules.
+    pub fn new(
+        dialect: Dialect,
+        input: &'a Input<'a>,
+        doc: &'a NormalizedDocument,
+        raw: &'a RawScan,
+    ) -> Self {
+        RuleContext {
+            provider: dialect.provider(),
+            dialect,
+            input,
+            doc,
+            raw,
+            events: support::EventIndex::of(doc),
+        }
     }
-}
 
-/// Clears the thread's shared scan when [`check_all`] returns (or unwinds).
-struct ScanScope;
+    /// The independent scan of the raw stream (see `raw_calls`).
+    pub(crate) fn raw(&self) -> &RawScan {
+        self.raw
+    }
 
-impl Drop for ScanScope {
-    fn drop(&mut self) {
-        CURRENT_SCAN.with(|c| c.borrow_mut().take());
-        support::clear_event_index();
+    /// The events of one part, in stream order.
+    pub(crate) fn events_of<'s>(&'s self, id: &str) -> impl Iterator<Item = &'s PartEvent> {
+        self.events.events(self.doc, id)
+    }
+
+    /// The raw line where the part first appeared.
+    pub(crate) fn first_event_line(&self, id: &str) -> Option<u32> {
+        self.events_of(id).map(|e| e.line).next()
+    }
+
+    /// The raw line where the part first reached a state matching `pred` (where it got that
+    /// value), falling back to its first line.
+    pub(crate) fn line_of_state(&self, id: &str, pred: impl Fn(ToolState) -> bool) -> Option<u32> {
+        self.events_of(id)
+            .find(|e| pred(e.state))
+            .map(|e| e.line)
+            .or_else(|| self.first_event_line(id))
     }
 }
 
@@ -175,11 +189,6 @@ pub fn by_code(code: &str) -> Option<&'static dyn Rule> {
 
 /// Run every rule on one fixture. Findings come back in registry order, each with its rule.
 pub fn check_all(cx: &RuleContext<'_>) -> Vec<(&'static dyn Rule, Finding)> {
-    let key = std::ptr::from_ref(cx.input) as usize;
-    let scan = Rc::new(raw_calls::scan(cx.input, cx.dialect));
-    CURRENT_SCAN.with(|c| *c.borrow_mut() = Some((key, scan)));
-    support::index_events(cx.doc);
-    let _scope = ScanScope;
     let mut out = Vec::new();
     for rule in registry() {
         for f in rule.check(cx) {

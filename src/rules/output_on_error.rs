@@ -2,7 +2,6 @@
 
 use crate::model::ToolState;
 
-use super::support::line_of_state;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -31,7 +30,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         .iter()
         .filter(|p| p.state == ToolState::Error && p.output.is_some())
         .map(|p| {
-            let line = line_of_state(cx.doc, &p.id, |s| s == ToolState::Error);
+            let line = cx.line_of_state(&p.id, |s| s == ToolState::Error);
             Finding::new(
                 line,
                 Some(&p.id),

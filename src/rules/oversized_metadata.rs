@@ -2,7 +2,6 @@
 
 use serde_json::Value;
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 /// Serialized metadata must stay under this many bytes.
@@ -49,7 +48,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         let Ok(Value::Object(map)) = serde_json::to_value(meta) else {
             continue;
         };
-        let line = first_line(cx.doc, &part.id);
+        let line = cx.first_event_line(&part.id);
         let size = serde_json::to_string(&map).map_or(0, |s| s.len());
         if size >= MAX_METADATA_BYTES {
             out.push(Finding::new(

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use memchr::memmem;
 use serde_json::{Map, Value};
 
-use crate::providers::{Dialect, Input};
+use crate::stream::{Dialect, Input};
 
 /// Argument keys that carry what a call is about (contract rule 5).
 pub(crate) const MEANINGFUL_KEYS: &[&str] = &[
@@ -67,11 +67,12 @@ pub(crate) struct TurnEnd {
     pub scope: Option<String>,
 }
 
-/// Everything the scan found, calls in order of first appearance.
+/// The rules' independent reading of a raw stream: every tool call it holds (in order of first
+/// appearance), with what the raw lines say of it, and where turns end.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct RawScan {
-    pub calls: Vec<RawCall>,
-    pub turn_ends: Vec<TurnEnd>,
+pub struct RawScan {
+    pub(crate) calls: Vec<RawCall>,
+    pub(crate) turn_ends: Vec<TurnEnd>,
     index: HashMap<String, usize>,
     /// `codex exec`: raw item id → (call id in use, finished, uses so far). Item ids restart at
     /// `item_0` on every resumed run, so one stream can reuse an id for different calls.

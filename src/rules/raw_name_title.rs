@@ -1,6 +1,6 @@
 //! TN004: the title is a human line, not the raw tool name.
 
-use super::support::{first_line, ident};
+use super::support::ident;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -43,7 +43,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         );
         if let Some(n) = names.into_iter().find(|n| ident(n) == title) {
             out.push(Finding::new(
-                first_line(cx.doc, &part.id),
+                cx.first_event_line(&part.id),
                 Some(&part.id),
                 format!(
                     "title `{}` is the tool name `{n}`; say what the call does",

@@ -1,6 +1,5 @@
 //! TN013: no part is still started or running once the provider said the turn ended.
 
-use super::support::events_of;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -41,7 +40,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             }
             let mut began = false;
             let mut state = None;
-            for e in events_of(cx.doc, &part.id).take_while(|e| e.line <= end.line) {
+            for e in cx.events_of(&part.id).take_while(|e| e.line <= end.line) {
                 began |= e.line < end.line;
                 state = Some(e.state);
             }

@@ -1,6 +1,5 @@
 //! TN012: a part's state only moves forward, and a terminal state never changes.
 
-use super::support::events_of;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -31,7 +30,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     for part in &cx.doc.parts {
         let mut prev: Option<crate::model::ToolState> = None;
         let mut last_line = None;
-        for e in events_of(cx.doc, &part.id) {
+        for e in cx.events_of(&part.id) {
             if let Some(p) = prev {
                 if p.is_terminal() && e.state != p {
                     out.push(Finding::new(

@@ -1,75 +1,38 @@
-//! Small helpers the rules share: where a part's events point in the raw stream, identifier
-//! comparison that ignores case and separators, and walking JSON values.
+//! Small helpers the rules share: the index of a document's events by part, identifier comparison
+//! that ignores case and separators, and walking JSON values.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::model::{NormalizedDocument, PartEvent, ToolState};
+use crate::model::{NormalizedDocument, PartEvent};
 
-/// Positions of each part's events, by part id.
-type EventIndex = HashMap<String, Vec<usize>>;
+/// Positions of each part's events in a document, by part id: most rules look up every part's
+/// events, and a scan of all events per part would be quadratic on large fixtures.
+#[derive(Debug, Default)]
+pub(crate) struct EventIndex(HashMap<String, Vec<usize>>);
 
-thread_local! {
-    /// Positions of each part's events in the document [`check_all`](super::check_all) is
-    /// checking on this thread, keyed by the document's address: most rules look up every part's
-    /// events, and a scan of all events per part is quadratic on large fixtures.
-    static EVENT_INDEX: RefCell<Option<(usize, Rc<EventIndex>)>> =
-        const { RefCell::new(None) };
-}
-
-/// Index the events of `doc` for the rules run on it next (cleared by [`clear_event_index`]).
-pub(crate) fn index_events(doc: &NormalizedDocument) {
-    let mut index = EventIndex::new();
-    for (i, e) in doc.events.iter().enumerate() {
-        index.entry(e.part_id.clone()).or_default().push(i);
+impl EventIndex {
+    pub(crate) fn of(doc: &NormalizedDocument) -> Self {
+        let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, e) in doc.events.iter().enumerate() {
+            index.entry(e.part_id.clone()).or_default().push(i);
+        }
+        EventIndex(index)
     }
-    let key = std::ptr::from_ref(doc) as usize;
-    EVENT_INDEX.with(|c| *c.borrow_mut() = Some((key, Rc::new(index))));
-}
 
-pub(crate) fn clear_event_index() {
-    EVENT_INDEX.with(|c| c.borrow_mut().take());
-}
-
-/// The events of one part, in stream order.
-pub(crate) fn events_of<'d>(
-    doc: &'d NormalizedDocument,
-    id: &'d str,
-) -> impl Iterator<Item = &'d PartEvent> {
-    let key = std::ptr::from_ref(doc) as usize;
-    let indexed: Option<Vec<usize>> = EVENT_INDEX.with(|c| match &*c.borrow() {
-        Some((k, index)) if *k == key => Some(index.get(id).cloned().unwrap_or_default()),
-        _ => None,
-    });
-    let (all, some) = match indexed {
-        Some(positions) => (None, Some(positions.into_iter().map(|i| &doc.events[i]))),
-        None => (
-            Some(doc.events.iter().filter(move |e| e.part_id == id)),
-            None,
-        ),
-    };
-    all.into_iter().flatten().chain(some.into_iter().flatten())
-}
-
-/// The raw line where the part first appeared.
-pub(crate) fn first_line(doc: &NormalizedDocument, id: &str) -> Option<u32> {
-    events_of(doc, id).map(|e| e.line).next()
-}
-
-/// The raw line where the part first reached a state matching `pred` (where it got that value),
-/// falling back to its first line.
-pub(crate) fn line_of_state(
-    doc: &NormalizedDocument,
-    id: &str,
-    pred: impl Fn(ToolState) -> bool,
-) -> Option<u32> {
-    events_of(doc, id)
-        .find(|e| pred(e.state))
-        .map(|e| e.line)
-        .or_else(|| first_line(doc, id))
+    /// The events of one part of `doc` (the document indexed), in stream order.
+    pub(crate) fn events<'d>(
+        &'d self,
+        doc: &'d NormalizedDocument,
+        id: &str,
+    ) -> impl Iterator<Item = &'d PartEvent> {
+        self.0
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| doc.events.get(i))
+    }
 }
 
 /// An identifier reduced to lowercase alphanumerics, so `web_search`, `webSearch` and `WebSearch`

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{RuleContext, by_code, check_all, registry, render};
 use crate::model::NormalizedDocument;
-use crate::providers::{Dialect, Input};
+use crate::stream::{Dialect, Input};
 
 /// Claude stream-json: one Bash call, its result, the turn end.
 const CLAUDE_OK: &str = concat!(
@@ -622,12 +622,8 @@ fn cases() -> Vec<Case> {
 fn run_case(c: &Case) -> Vec<String> {
     let rule = by_code(c.code).expect("case names a registered rule");
     let input = Input::from_bytes(c.raw.as_bytes());
-    let cx = RuleContext {
-        provider: c.dialect.provider(),
-        dialect: c.dialect,
-        input: &input,
-        doc: &c.doc,
-    };
+    let raw = crate::dialects::scan(&input, c.dialect);
+    let cx = RuleContext::new(c.dialect, &input, &c.doc, &raw);
     rule.check(&cx).iter().map(|f| render(rule, f)).collect()
 }
 
@@ -722,12 +718,8 @@ fn by_code_is_case_insensitive() {
 fn check_all_shares_one_scan_and_reports_in_registry_order() {
     let input = Input::from_bytes(CLAUDE_FAILED.as_bytes());
     let doc = bash_doc(bash_part());
-    let cx = RuleContext {
-        provider: crate::providers::Provider::Claude,
-        dialect: Dialect::ClaudeStreamJson,
-        input: &input,
-        doc: &doc,
-    };
+    let raw = crate::dialects::scan(&input, Dialect::ClaudeStreamJson);
+    let cx = RuleContext::new(Dialect::ClaudeStreamJson, &input, &doc, &raw);
     let found: Vec<String> = check_all(&cx).iter().map(|(r, f)| render(*r, f)).collect();
     insta::assert_snapshot!(found.join("\n"), @"TN011 FailedShownComplete line 2 part t1: the raw stream marks this call failed but the part is `complete`");
 }
@@ -751,7 +743,7 @@ fn raw_scan_finds_calls_in_the_real_samples() {
     for path in files {
         let bytes = std::fs::read(&path).expect("readable sample");
         let input = Input::from_bytes(&bytes);
-        let Ok(dialect) = crate::providers::detect(&input, None) else {
+        let Ok(dialect) = crate::dialects::detect(&input, None) else {
             eprintln!("{}: dialect not detected", path.display());
             continue;
         };
@@ -776,14 +768,10 @@ fn raw_scan_finds_calls_in_the_real_samples() {
             dialect: Some(dialect),
             ..Default::default()
         };
-        match crate::providers::normalize(&input, opts) {
+        match crate::dialects::normalize(&input, opts) {
             Ok(doc) => {
-                let cx = RuleContext {
-                    provider: dialect.provider(),
-                    dialect,
-                    input: &input,
-                    doc: &doc,
-                };
+                let raw = crate::dialects::scan(&input, dialect);
+                let cx = RuleContext::new(dialect, &input, &doc, &raw);
                 for (rule, f) in check_all(&cx) {
                     eprintln!("    {}", render(rule, &f));
                 }

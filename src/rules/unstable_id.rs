@@ -2,7 +2,6 @@
 
 use std::collections::HashSet;
 
-use super::support::first_line;
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -31,7 +30,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for part in &cx.doc.parts {
-        let line = first_line(cx.doc, &part.id);
+        let line = cx.first_event_line(&part.id);
         if part.id.trim().is_empty() {
             out.push(Finding::new(
                 line,

@@ -261,7 +261,9 @@ fn pretty(parts: &[Value]) -> String {
 
 /// The normalized parts of a fixture, wall-clock `timing` removed and run-drawn ids masked.
 fn parts_of(path: &Path) -> anyhow::Result<Vec<Value>> {
-    use crate::providers::{Dialect, NormalizeOptions, Provider, normalize};
+    use crate::dialects::normalize;
+    use crate::providers::NormalizeOptions;
+    use crate::stream::{Dialect, Provider};
     let stream = crate::corpus::load_stream(path)?;
     let mut opts = NormalizeOptions {
         cwd: stream.cwd.as_deref(),

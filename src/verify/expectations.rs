@@ -129,7 +129,7 @@ impl Expectations {
                 )));
             }
             if let Some(p) = &entry.provider {
-                p.parse::<crate::providers::Provider>().map_err(fail)?;
+                p.parse::<crate::stream::Provider>().map_err(fail)?;
             }
             if let Some(url) = &entry.issue {
                 if !(url.starts_with("https://") || url.starts_with("http://")) {

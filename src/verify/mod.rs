@@ -19,11 +19,11 @@ use std::time::Instant;
 use globset::GlobMatcher;
 
 use crate::exit;
-use crate::providers::Provider;
 use crate::report::{
     FixtureResult, MatrixCell, Orphan, OrphanKind, REPORT_VERSION, Report, RuleInfo, Status,
     Summary,
 };
+use crate::stream::Provider;
 use expectations::{Expectations, ExpectationsError, FixtureKey, fixture_glob, glob_selects};
 use runner::{CheckContext, FixtureFile, list_expected, list_fixtures, run_all};
 use shard::Shard;

@@ -17,10 +17,12 @@ use super::VerifyError;
 use super::compare::{canonical_json, compare};
 use super::expectations::{Expectations, FixtureKey};
 use crate::corpus::load_stream;
+use crate::dialects::{detect, normalize};
 use crate::model::{Diagnostic, DiagnosticLevel};
-use crate::providers::{Dialect, NormalizeOptions, Provider, detect, normalize};
+use crate::providers::NormalizeOptions;
 use crate::report::{FixtureResult, Status, Violation};
 use crate::rules::{RuleContext, check_all};
+use crate::stream::{Dialect, Provider};
 
 /// Raw lines quoted in reports are clipped to this many characters.
 const RAW_LINE_CLIP: usize = 2_000;
@@ -213,12 +215,8 @@ fn normalize_inner(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
     let mut violations = Vec::new();
     let mut raw_lines = BTreeMap::new();
     if rules {
-        let cx = RuleContext {
-            provider,
-            dialect,
-            input: &input,
-            doc: &doc,
-        };
+        let raw = crate::dialects::scan(&input, dialect);
+        let cx = RuleContext::new(dialect, &input, &doc, &raw);
         for (rule, finding) in check_all(&cx) {
             if let Some(n) = finding.line {
                 if let Some(line) = input.lines.iter().find(|l| l.number == n) {

@@ -2,8 +2,9 @@
 
 use std::fs;
 
-use toolnorm::corpus::format::{Dir, new_header};
+use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::writer::FixtureWriter;
+use toolnorm::stream::Direction;
 
 use crate::util::{root, run_in, shared_fixtures, stderr, stdout, tempdir};
 
@@ -147,10 +148,11 @@ fn lint_names_file_line_and_kind() {
         &new_header("claude", "leaky"),
     )
     .unwrap();
-    w.push_line(0, Dir::Agent, b"{\"ok\":1}", true).unwrap();
+    w.push_line(0, Direction::Agent, b"{\"ok\":1}", true)
+        .unwrap();
     w.push_line(
         1,
-        Dir::Agent,
+        Direction::Agent,
         b"{\"k\":\"ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\"}",
         true,
     )

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use toolnorm::corpus::format::Dir;
 use toolnorm::corpus::read_fixture;
+use toolnorm::stream::Direction;
 
 use crate::util::{run_in, stderr, stdout, tempdir, toolnorm};
 
@@ -571,14 +571,14 @@ fn proxy_records_both_directions_in_order() {
         let mut reply = String::new();
         std::io::BufRead::read_line(&mut out, &mut reply).unwrap();
         assert_eq!(reply, format!("{{\"reply\":{req}}}\n"));
-        expected.push((Dir::Client, req.clone()));
-        expected.push((Dir::Agent, format!("{{\"reply\":{req}}}")));
+        expected.push((Direction::Client, req.clone()));
+        expected.push((Direction::Agent, format!("{{\"reply\":{req}}}")));
     }
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success());
     let fx = read_fixture(&dir.path().join("corpus/codex/rpc.jsonl.zst")).unwrap();
-    let got: Vec<(Dir, String)> = fx
+    let got: Vec<(Direction, String)> = fx
         .lines
         .iter()
         .map(|l| (l.dir, String::from_utf8(l.bytes.clone()).unwrap()))
@@ -903,7 +903,10 @@ fn sse_subscribes_again_when_the_stream_drops() {
         heads[1]
     );
     let fx = read_fixture(&dir.path().join("corpus/opencode/drop.jsonl.zst")).unwrap();
-    let dirs: Vec<Dir> = fx.lines.iter().map(|l| l.dir).collect();
-    assert_eq!(dirs, [Dir::Agent, Dir::Stderr, Dir::Agent]);
+    let dirs: Vec<Direction> = fx.lines.iter().map(|l| l.dir).collect();
+    assert_eq!(
+        dirs,
+        [Direction::Agent, Direction::Stderr, Direction::Agent]
+    );
     assert!(fx.is_complete(), "{:?}", fx.notes);
 }

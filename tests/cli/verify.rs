@@ -30,12 +30,13 @@ const OPENCODE: &str = r#"{"type":"step_start","timestamp":1,"sessionID":"ses_1"
 fn fixture_file(dir: &Path, provider: &str, name: &str, text: &str) {
     use toolnorm::corpus::format::new_header;
     use toolnorm::corpus::redact::{RedactOptions, Redactor};
-    use toolnorm::corpus::{Dir, fixture_path, write_fixture};
+    use toolnorm::corpus::{fixture_path, write_fixture};
+    use toolnorm::stream::Direction;
     let redactor = Redactor::new(&RedactOptions::default()).unwrap();
     let lines = text
         .lines()
         .enumerate()
-        .map(|(i, l)| (i as u64, Dir::Agent, l.as_bytes(), true));
+        .map(|(i, l)| (i as u64, Direction::Agent, l.as_bytes(), true));
     let path = fixture_path(&dir.join("corpus"), provider, name);
     write_fixture(&path, new_header(provider, name), lines, &redactor, true).unwrap();
 }

@@ -17,10 +17,10 @@ use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 
-use super::format::{Dir, Header, Trailer, now_rfc3339};
+use super::format::{Header, Trailer, now_rfc3339};
 use super::redact::{RedactState, Redactor};
 use super::writer::FixtureWriter;
-use crate::providers::{Input, Provider};
+use crate::stream::{Detector, Direction, Input, Provider};
 
 /// Chunks in flight between the passthrough and the writer thread…
 const QUEUE_CHUNKS: usize = 65536;
@@ -32,8 +32,14 @@ const SNIFF_LINES: usize = 64;
 const WAKE: std::time::Duration = std::time::Duration::from_millis(20);
 
 enum Msg {
-    Chunk { t: u64, dir: Dir, data: Vec<u8> },
-    Finish { exit_code: Option<i32> },
+    Chunk {
+        t: u64,
+        dir: Direction,
+        data: Vec<u8>,
+    },
+    Finish {
+        exit_code: Option<i32>,
+    },
 }
 
 struct Shared {
@@ -68,7 +74,7 @@ pub struct Tap {
 
 impl Tap {
     /// Record a chunk received in direction `dir` (any size, any boundaries).
-    pub fn record(&self, dir: Dir, data: &[u8]) {
+    pub fn record(&self, dir: Direction, data: &[u8]) {
         let Some(tx) = &self.tx else { return };
         if data.is_empty() || self.shared.failed.load(Ordering::Relaxed) {
             return;
@@ -103,6 +109,8 @@ pub struct RecorderConfig {
     pub force: bool,
     pub redactor: Redactor,
     pub max_lag_bytes: usize,
+    /// Tells the dialect when the header does not name it, for the trailer.
+    pub detect: Option<Detector>,
 }
 
 /// A running recording.
@@ -169,6 +177,7 @@ impl Recorder {
         let known_dialect = cfg.header.dialect.is_some();
         let known_cli = cfg.header.cli_version.is_some();
         let redactor = cfg.redactor;
+        let detect = cfg.detect;
         let handle = std::thread::Builder::new()
             .name("toolnorm-recorder".into())
             .spawn(move || {
@@ -181,7 +190,8 @@ impl Recorder {
                     last_t: 0,
                     sniff: Vec::new(),
                     cli_version: None,
-                    want_sniff: !known_dialect,
+                    want_sniff: !known_dialect && detect.is_some(),
+                    detect,
                     want_cli: !known_cli,
                     provider,
                     shared: thread_shared,
@@ -263,6 +273,7 @@ struct WriterLoop {
     sniff: Vec<Vec<u8>>,
     cli_version: Option<String>,
     want_sniff: bool,
+    detect: Option<Detector>,
     want_cli: bool,
     provider: Option<Provider>,
     shared: Arc<Shared>,
@@ -296,7 +307,7 @@ impl WriterLoop {
         }
     }
 
-    fn chunk(&mut self, t: u64, dir: Dir, data: &[u8]) {
+    fn chunk(&mut self, t: u64, dir: Direction, data: &[u8]) {
         if self.writer.is_none() {
             return;
         }
@@ -318,10 +329,10 @@ impl WriterLoop {
         self.partial[slot].extend_from_slice(rest);
     }
 
-    fn line(&mut self, t: u64, dir: Dir, raw: &[u8], terminated: bool) {
+    fn line(&mut self, t: u64, dir: Direction, raw: &[u8], terminated: bool) {
         let Some(w) = &mut self.writer else { return };
         let line = self.redactor.redact(raw, &mut self.state);
-        if dir == Dir::Agent {
+        if dir == Direction::Agent {
             if self.want_cli && self.cli_version.is_none() && w.lines() < 200 {
                 self.cli_version = super::learn_cli_version(&line);
             }
@@ -346,7 +357,7 @@ impl WriterLoop {
         let failed = self.shared.failed.load(Ordering::SeqCst);
         if !failed {
             // The stream ended without a newline: keep what came, flagged as unterminated.
-            for dir in [Dir::Agent, Dir::Client, Dir::Stderr] {
+            for dir in [Direction::Agent, Direction::Client, Direction::Stderr] {
                 let rest = std::mem::take(&mut self.partial[dir as usize]);
                 if !rest.is_empty() {
                     self.line(self.last_t, dir, &rest, false);
@@ -380,15 +391,15 @@ impl WriterLoop {
     }
 
     fn detect(&self) -> Option<String> {
-        if !self.want_sniff || self.sniff.is_empty() {
-            return None;
-        }
+        let detect = self
+            .detect
+            .filter(|_| self.want_sniff && !self.sniff.is_empty())?;
         let mut bytes = Vec::new();
         for l in &self.sniff {
             bytes.extend_from_slice(l);
             bytes.push(b'\n');
         }
-        crate::providers::detect(&Input::from_bytes(&bytes), self.provider)
+        detect(&Input::from_bytes(&bytes), self.provider)
             .ok()
             .map(|d| d.as_str().to_owned())
     }

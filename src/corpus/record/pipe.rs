@@ -4,7 +4,7 @@
 use std::io::{self, Read, Write};
 
 use super::Tap;
-use crate::corpus::format::Dir;
+use crate::stream::Direction;
 
 /// Read size of the passthrough.
 pub const CHUNK: usize = 256 << 10;
@@ -23,7 +23,7 @@ pub enum CopyEnd {
 /// order right — once a chunk is passed on, the other side may answer at once, and the answer
 /// must not be recorded before the chunk that caused it. A read error ends the copy as end of
 /// file does.
-pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Dir) -> CopyEnd {
+pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Direction) -> CopyEnd {
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = match input.read(&mut buf) {
@@ -41,7 +41,7 @@ pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Dir) -
 
 /// Pipe mode: our stdin to our stdout.
 pub fn run(tap: &Tap) -> CopyEnd {
-    copy(io::stdin().lock(), RawStdout::new(), tap, Dir::Agent)
+    copy(io::stdin().lock(), RawStdout::new(), tap, Direction::Agent)
 }
 
 /// Our stdout without Rust's line buffering, which would hold a partial last line back and split

@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use super::Tap;
 use super::pipe::RawStdout;
-use crate::corpus::format::Dir;
+use crate::stream::Direction;
 
 /// Why the subscription ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub fn follow(
             "toolnorm record: {why}; subscribed again (attempt {attempt}); events sent in between may be missing"
         );
         eprintln!("warning: {note}");
-        tap.record(Dir::Stderr, format!("{note}\n").as_bytes());
+        tap.record(Direction::Stderr, format!("{note}\n").as_bytes());
     }
 }
 
@@ -137,7 +137,7 @@ fn run(
 fn emit(data: &mut Vec<u8>, tap: &Tap, out: &mut RawStdout) {
     data.push(b'\n');
     let _ = out.write_all(data);
-    tap.record(Dir::Agent, data);
+    tap.record(Direction::Agent, data);
     data.clear();
 }
 

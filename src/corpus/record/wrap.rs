@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use super::Tap;
 use super::pipe::{CopyEnd, RawStdout, copy};
-use crate::corpus::format::Dir;
+use crate::stream::Direction;
 
 /// How long to wait, after the agent exited, for the rest of its stderr (a loaded machine can take
 /// seconds to schedule the reader; a grandchild holding the pipe open must not keep us forever).
@@ -55,7 +55,7 @@ pub fn run(mut child: Child, tap: &Tap) -> anyhow::Result<i32> {
     if let Some(err) = child.stderr.take() {
         let tap = tap.clone();
         thread::spawn(move || {
-            copy(err, io::stderr(), &tap, Dir::Stderr);
+            copy(err, io::stderr(), &tap, Direction::Stderr);
             let _ = stderr_done.send(());
         });
     } else {
@@ -64,13 +64,20 @@ pub fn run(mut child: Child, tap: &Tap) -> anyhow::Result<i32> {
     if let Some(stdin) = child.stdin.take() {
         let tap = tap.clone();
         // Not joined: it may sit in a read of our stdin after the agent has gone.
-        thread::spawn(move || copy(io::stdin().lock(), FlushingStdin(stdin), &tap, Dir::Client));
+        thread::spawn(move || {
+            copy(
+                io::stdin().lock(),
+                FlushingStdin(stdin),
+                &tap,
+                Direction::Client,
+            )
+        });
     }
     let out = child
         .stdout
         .take()
         .context("the agent's stdout was not captured")?;
-    let end = copy(out, RawStdout::new(), tap, Dir::Agent);
+    let end = copy(out, RawStdout::new(), tap, Direction::Agent);
     if let CopyEnd::OutputClosed(e) = &end {
         // Downstream went away: the agent sees a closed pipe at its next write, as it would have
         // without us.

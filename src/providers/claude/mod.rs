@@ -3,12 +3,13 @@
 //! the block handling in [`session`]; each dialect file says which lines carry what.
 
 mod session;
-mod stream_json;
+pub(crate) mod stream_json;
 mod tools;
-mod transcript;
+pub(crate) mod transcript;
 mod wire;
 
-use super::{Dialect, Input, PartStore};
+use super::PartStore;
+use crate::stream::{Dialect, Input};
 
 pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
     let mut session = session::Session::default();
@@ -27,4 +28,24 @@ pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartSto
         }
     }
     session.finish(store);
+}
+
+/// The line types of Claude's stream-json and transcripts.
+fn is_line_type(ty: &str) -> bool {
+    matches!(
+        ty,
+        "system"
+            | "assistant"
+            | "user"
+            | "result"
+            | "stream_event"
+            | "tool_progress"
+            | "tool_use_summary"
+            | "rate_limit_event"
+            | "summary"
+            | "file-history-snapshot"
+            | "queue-operation"
+            | "progress"
+            | "attachment"
+    )
 }

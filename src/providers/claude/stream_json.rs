@@ -132,3 +132,10 @@ fn result(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
         _ => {}
     }
 }
+
+/// Recognises a stream-json line: a Claude line type with a session id, a parent tool use id or a
+/// message (transcripts, which also match, are tried first).
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    super::is_line_type(&p.ty())
+        && (p.has("session_id") || p.has("parent_tool_use_id") || p.has("message"))
+}

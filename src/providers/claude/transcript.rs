@@ -84,3 +84,16 @@ fn progress(session: &mut Session, number: u32, line: &Line<'_>, store: &mut Par
         _ => {}
     }
 }
+
+/// Recognises a transcript line: a Claude line type with a transcript's own fields or types.
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    let ty = p.ty();
+    super::is_line_type(&ty)
+        && (p.has("sessionId")
+            || p.has("parentUuid")
+            || p.has("isSidechain")
+            || matches!(
+                ty.as_ref(),
+                "summary" | "file-history-snapshot" | "queue-operation" | "progress"
+            ))
+}

@@ -17,7 +17,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::model::{TimeValue, Timing, ToolError, ToolMetadata, ToolState};
-use crate::providers::{Direction, Input, PartStore, PartUpdate, line_text, parse_json};
+use crate::providers::{PartStore, PartUpdate, line_text, parse_json};
+use crate::stream::{Direction, Input};
 
 use super::Ctx;
 use super::event_msg::{self, Pending};
@@ -131,7 +132,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
     for line in &input.lines {
         // What the client sent (proxy recordings) makes no parts; its answer to a question
         // completes the question's part.
-        if line.direction == Direction::ToAgent {
+        if line.direction == Direction::Client {
             if !threads.questions.is_empty() {
                 client_answer(store, &mut threads, line.number, line);
             }
@@ -455,13 +456,21 @@ fn client_answer(
     store.upsert(n, u);
 }
 
+/// Recognises a JSON-RPC line of the app-server: a method with a `/`, `initialized` or `error`.
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    p.str("method")
+        .is_some_and(|m| m.contains('/') || m == "initialized" || m == "error")
+}
+
 #[cfg(test)]
 mod tests {
+    use crate::dialects::normalize;
     use crate::model::{ToolKind, ToolState};
-    use crate::providers::{Dialect, Input, NormalizeOptions, normalize};
+    use crate::providers::NormalizeOptions;
+    use crate::stream::{Dialect, Input};
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
-        crate::providers::normalize_text(text, Dialect::CodexAppServer)
+        crate::dialects::normalize_text(text, Dialect::CodexAppServer)
     }
 
     #[test]
@@ -644,7 +653,7 @@ mod tests {
         let mut input = Input::from_bytes(text.as_bytes());
         for (line, (client, _)) in input.lines.iter_mut().zip(lines) {
             if *client {
-                line.direction = crate::providers::Direction::ToAgent;
+                line.direction = crate::stream::Direction::Client;
             }
         }
         normalize(
@@ -799,7 +808,7 @@ mod tests {
     fn client_requests_make_no_parts() {
         let text = r#"{"method":"item/completed","params":{"item":{"type":"imageView","id":"i1","path":"a.png"},"threadId":"t","turnId":"u","completedAtMs":1}}"#;
         let mut input = Input::from_bytes(text.as_bytes());
-        input.lines[0].direction = crate::providers::Direction::ToAgent;
+        input.lines[0].direction = crate::stream::Direction::Client;
         let doc = normalize(
             &input,
             NormalizeOptions {

@@ -10,7 +10,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::{Timing, ToolMetadata};
-use crate::providers::{Input, PartStore, line_text, parse_json};
+use crate::providers::{PartStore, line_text, parse_json};
+use crate::stream::Input;
 
 use super::Ctx;
 use super::items::{self, Envelope, Phase};
@@ -144,13 +145,19 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
     }
 }
 
+/// Recognises an `exec --json` event: a `thread.*`, `turn.*` or `item.*` type.
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    let ty = p.ty();
+    ty.starts_with("thread.") || ty.starts_with("turn.") || ty.starts_with("item.")
+}
+
 #[cfg(test)]
 mod tests {
     use crate::model::{ToolKind, ToolState};
-    use crate::providers::Dialect;
+    use crate::stream::Dialect;
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
-        crate::providers::normalize_text(text, Dialect::CodexExec)
+        crate::dialects::normalize_text(text, Dialect::CodexExec)
     }
 
     #[test]
@@ -277,9 +284,9 @@ mod tests {
             cwd,
             ..Default::default()
         };
-        let doc = crate::providers::normalize(&input, opts(Some("/w"))).unwrap();
+        let doc = crate::dialects::normalize(&input, opts(Some("/w"))).unwrap();
         assert_eq!(doc.parts[0].title, "Creating src/a.js");
-        let doc = crate::providers::normalize(&input, opts(None)).unwrap();
+        let doc = crate::dialects::normalize(&input, opts(None)).unwrap();
         assert_eq!(doc.parts[0].title, "Creating /w/src/a.js");
     }
 }

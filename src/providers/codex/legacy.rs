@@ -6,7 +6,9 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::providers::{Input, PartStore, line_text, parse_json};
+use crate::providers::{PartStore, line_text, parse_json};
+
+use crate::stream::Input;
 
 use super::Ctx;
 use super::event_msg::{self, Pending};
@@ -48,13 +50,18 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
     }
 }
 
+/// Recognises an old `{"id","msg":{"type":…}}` event.
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    p.nested_has("msg", "type") && p.has("id")
+}
+
 #[cfg(test)]
 mod tests {
     use crate::model::{ToolKind, ToolState};
-    use crate::providers::Dialect;
+    use crate::stream::Dialect;
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
-        crate::providers::normalize_text(text, Dialect::CodexLegacy)
+        crate::dialects::normalize_text(text, Dialect::CodexLegacy)
     }
 
     #[test]

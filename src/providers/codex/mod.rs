@@ -2,18 +2,19 @@
 //! the old `{"id","msg"}` EventMsg stream. One file per dialect; the item mapping (`items`) and the
 //! EventMsg handling (`event_msg`, shared by rollouts and the legacy stream) are written once.
 
-mod app_server;
+pub(crate) mod app_server;
 mod event_msg;
-mod exec;
+pub(crate) mod exec;
 mod items;
-mod legacy;
-mod rollout;
+pub(crate) mod legacy;
+pub(crate) mod rollout;
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{Dialect, Input, PartStore, PartUpdate};
+use super::{PartStore, PartUpdate};
+use crate::stream::{Dialect, Input};
 
 pub(crate) fn normalize(
     dialect: Dialect,

@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::model::{TimeValue, Timing, ToolKind, ToolMetadata, ToolState};
-use crate::providers::{Input, PartStore, PartUpdate, line_text, parse_json, titles};
+use crate::providers::{PartStore, PartUpdate, line_text, parse_json, titles};
+use crate::stream::Input;
 
 use super::Ctx;
 use super::event_msg::{self, Pending};
@@ -440,13 +441,22 @@ fn parse_output_text(s: String) -> (String, Option<i64>, Option<bool>) {
     (s, code, None)
 }
 
+/// Recognises a rollout line: one of its record types with a `payload`.
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    p.has("payload")
+        && matches!(
+            p.ty().as_ref(),
+            "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use crate::model::{ToolKind, ToolState};
-    use crate::providers::Dialect;
+    use crate::stream::Dialect;
 
     fn run(text: &str) -> crate::model::NormalizedDocument {
-        crate::providers::normalize_text(text, Dialect::CodexRollout)
+        crate::dialects::normalize_text(text, Dialect::CodexRollout)
     }
 
     #[test]

@@ -10,7 +10,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{ErrorWire, PartWire, Tracker};
-use crate::providers::{Input, PartStore, line_text, parse_json};
+use crate::providers::{PartStore, line_text, parse_json};
+use crate::stream::Input;
 
 /// `{type, properties}` from `/event`, `{directory, payload}` from `/global/event`. Event-hook logs
 /// of plugins name the type `event_type`.
@@ -180,6 +181,16 @@ fn event(line: u32, env: &Envelope<'_>, store: &mut PartStore, tracker: &mut Tra
         // experimental session.next.* runner events) carries no tool state the parts lack.
         _ => {}
     }
+}
+
+/// Recognises a line of the event stream: an event envelope (`payload` + `directory`), a typed
+/// event with `properties` (or a plugin hook's `event_type`), or any dotted type sent as SSE.
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    let ty = p.ty();
+    (p.has("payload") && p.has("directory"))
+        || (p.has("properties") && ty.contains('.'))
+        || (p.has("properties") && p.str("event_type").is_some_and(|t| t.contains('.')))
+        || (p.sse && ty.contains('.'))
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@ use serde_json::value::RawValue;
 
 use super::{ErrorWire, PartWire, Tracker};
 use crate::model::DiagnosticLevel;
-use crate::providers::{Input, PartStore};
+use crate::providers::PartStore;
+use crate::stream::Input;
 
 #[derive(Deserialize)]
 struct Export<'a> {
@@ -147,4 +148,21 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
             }
         }
     }
+}
+
+/// Recognises an export: one JSON document with `info` and a `messages` array.
+pub(crate) fn sniff_document(bytes: &[u8]) -> bool {
+    let bytes = bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(bytes)
+        .trim_ascii();
+    bytes.first() == Some(&b'{')
+        && serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
+            v.get("info").is_some() && v.get("messages").is_some_and(serde_json::Value::is_array)
+        })
+}
+
+/// An export is recognised as a whole document only ([`sniff_document`]), never line by line.
+pub(crate) fn sniff(_: &crate::providers::Probe<'_>) -> bool {
+    false
 }

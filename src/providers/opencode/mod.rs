@@ -3,9 +3,9 @@
 //! dialect files only unwrap their envelopes and hand every tool part to [`Tracker`], which turns
 //! a snapshot into a [`PartUpdate`].
 
-mod events;
-mod export;
-mod run;
+pub(crate) mod events;
+pub(crate) mod export;
+pub(crate) mod run;
 mod tools;
 
 use std::borrow::Cow;
@@ -15,8 +15,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Dialect, Input, PartStore, PartUpdate};
+use super::{PartStore, PartUpdate};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolMetadata, ToolState};
+use crate::stream::{Dialect, Input};
 
 pub(crate) fn normalize(
     dialect: Dialect,
@@ -556,7 +557,7 @@ mod tests {
                 format!("{{\"type\":\"message.part.updated\",\"properties\":{{\"part\":{v}}}}}\n")
             })
             .collect();
-        crate::providers::normalize_text(&text, crate::providers::Dialect::OpencodeEvents)
+        crate::dialects::normalize_text(&text, crate::providers::Dialect::OpencodeEvents)
     }
 
     fn part(call: &str, tool: &str, state: serde_json::Value) -> serde_json::Value {

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::{ErrorWire, PartWire, Tracker};
-use crate::providers::{Input, PartStore, line_text, report_bad_json};
+use crate::providers::{PartStore, line_text, report_bad_json};
+use crate::stream::Input;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -58,4 +59,12 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
             None => store.info(line.number, "line without a `type`; skipped"),
         }
     }
+}
+
+/// Recognises a `run --format json` line: one of its event types with a session id or a part.
+pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
+    matches!(
+        p.ty().as_ref(),
+        "tool_use" | "step_start" | "step_finish" | "text" | "reasoning" | "error"
+    ) && (p.has("sessionID") || p.has("part"))
 }

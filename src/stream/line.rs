@@ -1,15 +1,25 @@
-//! Splitting a raw stream into numbered lines: CRLF, a BOM, blank lines, a last line without a
+//! Numbered lines of a raw stream. Splitting into numbered lines: CRLF, a BOM, blank lines, a last line without a
 //! newline and bytes that are not UTF-8 are all handled here, once, for every dialect.
 
 use std::borrow::Cow;
 
-/// Which way a recorded line travelled. Plain files and pipe recordings only hold lines from the
-/// agent; proxy recordings also hold what the client sent to the agent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Which way a recorded line travelled: the one direction type of the whole crate, stored in a
+/// fixture's `d` field. Plain files and pipe recordings hold only lines from the agent; proxy
+/// recordings also hold what the client sent to the agent; wrap recordings may hold its stderr.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub enum Direction {
+    /// From the agent (its stdout, or an SSE event).
     #[default]
-    FromAgent,
-    ToAgent,
+    #[serde(rename = "a")]
+    Agent,
+    /// To the agent (what a proxied client wrote to its stdin).
+    #[serde(rename = "c")]
+    Client,
+    /// The agent's stderr (recorded with `--stderr`); not part of the normalized stream.
+    #[serde(rename = "e")]
+    Stderr,
 }
 
 /// One line of the raw stream, without its line terminator.
@@ -92,7 +102,7 @@ pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
         lines.push(RawLine {
             number,
             bytes: line,
-            direction: Direction::FromAgent,
+            direction: Direction::Agent,
             unterminated,
         });
     }

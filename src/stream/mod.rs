@@ -1,0 +1,15 @@
+//! The raw stream, the floor everything else stands on: who wrote it ([`Provider`], [`Dialect`]),
+//! its numbered lines ([`RawLine`], [`Input`]) and which way each travelled ([`Direction`]). Pure
+//! data with no knowledge of any dialect's content; the corpus, the normalizers, the rules and the
+//! gate all import it from here.
+
+mod line;
+mod provider;
+
+pub use line::{Direction, Input, RawLine, split_lines};
+pub use provider::{Dialect, Provider};
+
+/// Tells a stream's dialect from its content, optionally only among one provider's dialects
+/// (`Err` says why none was recognised). The dialect registry provides it; the corpus shells (recorder,
+/// import) take it as a parameter so they never import the normalizers.
+pub type Detector = fn(&Input<'_>, Option<Provider>) -> Result<Dialect, String>;

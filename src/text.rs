@@ -1,0 +1,81 @@
+//! Shortening text for people: one place for the few ways toolnorm cuts a string (titles and
+//! messages, report cells, raw lines quoted in findings). Pure, and below every other module.
+
+/// Collapse all white space (newlines included) to single spaces and cut to `max` characters,
+/// ellipsis included.
+///
+/// ```
+/// assert_eq!(toolnorm::text::clip("one\ntwo\t three", 100), "one two three");
+/// assert_eq!(toolnorm::text::clip("abcdef", 4), "abc…");
+/// ```
+pub fn clip(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0usize;
+    for word in text.split_whitespace() {
+        if count > 0 {
+            out.push(' ');
+            count += 1;
+        }
+        for ch in word.chars() {
+            out.push(ch);
+            count += 1;
+            if count > max {
+                let cut: String = out.chars().take(max.saturating_sub(1)).collect();
+                return format!("{}…", cut.trim_end());
+            }
+        }
+    }
+    out
+}
+
+/// The byte index where the `max`-th character starts, if `s` is longer than `max` characters.
+fn cut_at(s: &str, max: usize) -> Option<usize> {
+    s.char_indices().nth(max).map(|(i, _)| i)
+}
+
+/// At most `max` characters of `s` as they are (white space kept), with `…` when cut.
+///
+/// ```
+/// assert_eq!(toolnorm::text::truncate("a  b", 10), "a  b");
+/// assert_eq!(toolnorm::text::truncate("abcdef", 3), "abc…");
+/// ```
+pub fn truncate(s: &str, max: usize) -> String {
+    match cut_at(s, max) {
+        None => s.to_owned(),
+        Some(i) => format!("{}…", &s[..i]),
+    }
+}
+
+/// At most `max` characters of `s` as they are, saying how many bytes were cut.
+///
+/// ```
+/// assert_eq!(toolnorm::text::truncate_counted("abcdef", 2), "ab… (4 more bytes)");
+/// ```
+pub fn truncate_counted(s: &str, max: usize) -> String {
+    match cut_at(s, max) {
+        None => s.to_owned(),
+        Some(i) => format!("{}… ({} more bytes)", &s[..i], s.len() - i),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_bounds_and_single_line() {
+        let long = "a ".repeat(200);
+        let c = clip(&long, 100);
+        assert!(c.chars().count() <= 100);
+        assert!(c.ends_with('…'));
+        assert_eq!(clip("", 5), "");
+        assert_eq!(clip("é".repeat(10).as_str(), 3), "éé…");
+    }
+
+    #[test]
+    fn truncation_counts_what_it_cut_on_char_boundaries() {
+        assert_eq!(truncate("ééé", 2), "éé…");
+        assert_eq!(truncate_counted("ééé", 1), "é… (4 more bytes)");
+        assert_eq!(truncate_counted("short", 10), "short");
+    }
+}
