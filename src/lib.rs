@@ -1,12 +1,13 @@
 //! toolnorm: a fixture recorder and conformance harness for tool-call normalization across coding
 //! agents (Claude Code, Codex, OpenCode).
 //!
-//! The core — [`stream`], [`model`], [`providers`], [`rules`], [`dialects`], [`verify::compare`] — is
+//! The core — [`stream`], [`model`], [`providers`], [`rules`], [`dialects`], [`compare`] — is
 //! pure and does no I/O.
 //! The shells around it — [`cli`], [`corpus`] I/O and the recorder, [`report`] writers,
 //! [`scenario`] — read and write files, processes and sockets.
 
 pub mod cli;
+pub mod compare;
 pub mod corpus;
 pub mod dialects;
 pub mod model;
@@ -22,13 +23,3 @@ pub use dialects::normalize;
 pub use model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};
 pub use providers::NormalizeOptions;
 pub use stream::{Dialect, Input, Provider};
-
-/// Process exit codes.
-pub mod exit {
-    /// Everything conforms.
-    pub const SUCCESS: u8 = 0;
-    /// A conformance failure: a diff, an unexpected violation, an orphan, a stale known failure.
-    pub const FAILURE: u8 = 1;
-    /// toolnorm itself failed: bad usage, unreadable input, an internal error.
-    pub const ERROR: u8 = 2;
-}

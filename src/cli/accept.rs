@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::exit;
+use crate::cli::exit;
 use crate::stream::Provider;
 use crate::verify::Selection;
 use crate::verify::accept::accept;

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use crate::cli::exit;
 use crate::corpus::format::merged_header;
 use crate::corpus::reader::{FixtureError, Record, for_each_record};
-use crate::exit;
 use crate::stream::Direction;
 
 #[derive(Debug, clap::Args)]

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
+use crate::cli::exit;
 use crate::corpus::lint::lint_corpus;
 use crate::corpus::list_fixtures;
 use crate::corpus::redact::{RedactOptions, Redactor};
-use crate::exit;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -3,10 +3,10 @@
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
+use crate::cli::exit;
 use crate::cli::record::parse_map_paths;
 use crate::corpus::import::{ImportOptions, Imported, collect_inputs, import_file};
 use crate::corpus::redact::{Redactor, home_dir};
-use crate::exit;
 use crate::stream::Provider;
 
 #[derive(Debug, clap::Args)]

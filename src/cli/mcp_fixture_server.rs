@@ -4,7 +4,7 @@ use std::io;
 
 use anyhow::Context;
 
-use crate::exit;
+use crate::cli::exit;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}

@@ -1,12 +1,11 @@
 //! Command-line definitions (clap) and one file per command. Errors are reported here, once, as
-//! `error: <context>: <cause>`; exit codes come from [`crate::exit`].
+//! `error: <context>: <cause>`. Exit codes are decided here and nowhere else ([`exit`]): the
+//! library returns values (a report, an outcome) and each command maps them to a code.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-use crate::exit;
 
 pub mod accept;
 pub mod cat;
@@ -21,6 +20,16 @@ pub mod rules;
 pub mod scenario;
 pub mod schema;
 pub mod verify;
+
+/// Process exit codes.
+pub mod exit {
+    /// Everything conforms.
+    pub const SUCCESS: u8 = 0;
+    /// A conformance failure: a diff, an unexpected violation, an orphan, a stale known failure.
+    pub const FAILURE: u8 = 1;
+    /// toolnorm itself failed: bad usage, unreadable input, an internal error.
+    pub const ERROR: u8 = 2;
+}
 
 #[derive(Debug, Parser)]
 #[command(

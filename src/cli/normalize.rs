@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use crate::cli::exit;
 use crate::corpus::load_stream;
 use crate::dialects::normalize;
-use crate::exit;
 use crate::model::{Diagnostic, DiagnosticLevel, acp_frames, legacy_parts};
 use crate::providers::NormalizeOptions;
 use crate::stream::{Dialect, Provider};

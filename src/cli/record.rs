@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use crate::cli::exit;
 use crate::corpus::format::new_header;
 use crate::corpus::record::{self, DEFAULT_MAX_LAG_BYTES, Recorder, RecorderConfig, sse, wrap};
 use crate::corpus::redact::Redactor;
 use crate::corpus::{fixture_path, validate_name};
-use crate::exit;
 use crate::stream::{Dialect, Provider};
 
 #[derive(Debug, clap::Args)]

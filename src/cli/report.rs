@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 Some(&m.reports.display().to_string()),
             )
             .context("failed to print the report")?;
-            Ok(merged.summary.exit_code)
+            Ok(super::verify::gate_exit(&merged))
         }
     }
 }

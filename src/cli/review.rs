@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::exit;
+use crate::cli::exit;
 use crate::verify::review::{list_pending, review};
 
 #[derive(Debug, clap::Args)]

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use anyhow::Context;
 use serde_json::json;
 
-use crate::exit;
+use crate::cli::exit;
 use crate::rules::{Rule, by_code, registry};
 
 #[derive(Debug, clap::Args)]

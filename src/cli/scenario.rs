@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use clap::Subcommand;
 
-use crate::exit;
+use crate::cli::exit;
 use crate::scenario::drift::{self, DriftOptions};
 use crate::scenario::run::{RunOptions, run_scenario};
 use crate::scenario::spec::{self, Scenario};
@@ -153,8 +153,23 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 expected: a.expected,
                 reports: a.reports,
                 corpus: a.corpus,
+                strict: crate::verify::strict_from_env(std::env::var("CI").ok().as_deref()),
             };
-            drift::run(&scenarios, &opts)
+            let outcome = drift::run(&scenarios, &opts)?;
+            let mut out = anstream::stdout().lock();
+            crate::report::terminal::render(
+                &outcome.report,
+                &mut out,
+                true,
+                Some(&opts.reports.display().to_string()),
+            )
+            .context("failed to print the report")?;
+            // The release changed nothing the scenarios see: success, whatever the old rules say.
+            Ok(if outcome.changed == 0 {
+                exit::SUCCESS
+            } else {
+                exit::FAILURE
+            })
         }
     }
 }

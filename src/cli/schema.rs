@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::exit;
+use crate::cli::exit;
 use crate::model::NormalizedDocument;
 
 #[derive(Debug, clap::Args)]

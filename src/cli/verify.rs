@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Some(&args.reports.display().to_string()),
     )
     .context("failed to print the report")?;
-    Ok(report.summary.exit_code)
+    Ok(gate_exit(&report))
 }
 
 /// A progress bar on stderr when a person is watching; hidden otherwise (CI logs stay clean).
@@ -105,4 +105,13 @@ pub fn progress_bar() -> ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
+}
+
+/// The exit code of a finished gate: 1 when the report's verdict fails the gate, else 0.
+pub(crate) fn gate_exit(report: &crate::report::Report) -> u8 {
+    if report.summary.fails_gate() {
+        super::exit::FAILURE
+    } else {
+        super::exit::SUCCESS
+    }
 }

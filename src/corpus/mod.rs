@@ -136,7 +136,8 @@ impl LoadedStream {
     }
 }
 
-/// One fixture of a corpus.
+/// One fixture file of a corpus: where it is. (Its decoded contents are a [`Fixture`], the stream
+/// ready to normalize a [`LoadedStream`].)
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FixtureEntry {
     /// The provider folder it sits in (`claude`, `codex`, `opencode`, or another name).
@@ -146,6 +147,8 @@ pub struct FixtureEntry {
     pub path: PathBuf,
     /// Compressed size in bytes.
     pub size: u64,
+    /// Relative to the corpus root, `/`-separated: `claude/live-coding.jsonl.zst`.
+    pub rel: String,
 }
 
 /// Every fixture under a corpus root (`<root>/<provider>/<name>.jsonl.zst`), sorted by provider and
@@ -170,6 +173,7 @@ pub fn list_fixtures(root: &Path) -> Vec<FixtureEntry> {
                 continue;
             }
             out.push(FixtureEntry {
+                rel: format!("{provider}/{file_name}"),
                 provider: provider.clone(),
                 name: name.to_owned(),
                 path: file.path(),

@@ -37,7 +37,7 @@ const MAX_TEXT_CHARS: usize = 2000;
 pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let mut w = BufWriter::new(out);
     let s = &report.summary;
-    let failed = s.exit_code != 0;
+    let failed = s.fails_gate();
     let verdict = if failed { "failed" } else { "passed" };
     write!(
         w,
@@ -163,16 +163,15 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 
 fn header(report: &Report, w: &mut impl Write) -> io::Result<()> {
     let s = &report.summary;
-    let (class, word) = if s.exit_code == 0 {
-        ("ok", "PASSED")
-    } else {
+    let (class, word) = if s.fails_gate() {
         ("bad", "FAILED")
+    } else {
+        ("ok", "PASSED")
     };
     write!(
         w,
         "<header class=\"top\"><div class=\"wrap\"><div class=\"brand\"><span class=\"logo\">toolnorm</span> verify \
-         <span class=\"verdict {class}\">{word}</span><span class=\"exit\">exit {}</span></div>\n<div class=\"meta\">",
-        s.exit_code
+         <span class=\"verdict {class}\">{word}</span></div>\n<div class=\"meta\">",
     )?;
     let mut meta = vec![
         format!("toolnorm {}", esc(&report.toolnorm_version)),

@@ -12,6 +12,7 @@
 use std::io::{self, Write};
 
 use super::model::*;
+use crate::text::truncate;
 
 /// Failing fixtures listed in full; the rest are counted.
 const MAX_FIXTURES: usize = 50;
@@ -29,7 +30,7 @@ const MAX_ROWS: usize = 100;
 /// Write `summary.md` for `report`.
 pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let s = &report.summary;
-    let failed_gate = s.exit_code != 0;
+    let failed_gate = s.fails_gate();
     let verdict = if failed_gate {
         "❌ toolnorm verify: failed"
     } else {
@@ -265,7 +266,7 @@ fn diff_block(d: &FixtureDiff, out: &mut impl Write) -> io::Result<()> {
     let mut body: Vec<String> = lines
         .iter()
         .take(MAX_DIFF_LINES)
-        .map(|l| clip(l, MAX_TEXT))
+        .map(|l| truncate(l, MAX_TEXT))
         .collect();
     if lines.len() > MAX_DIFF_LINES {
         body.push(format!(
@@ -396,7 +397,7 @@ fn orphans(report: &Report, out: &mut impl Write) -> io::Result<()> {
 /// Untrusted text as inline markdown: one line, clipped, with HTML metacharacters as entities
 /// (GitHub renders raw HTML) and markdown punctuation backslash-escaped (valid in table cells too).
 pub(crate) fn text(s: &str) -> String {
-    let s = clip(s, MAX_TEXT);
+    let s = truncate(s, MAX_TEXT);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -421,7 +422,7 @@ pub(crate) fn text(s: &str) -> String {
 /// Untrusted text as a code span: one line, clipped, fenced with more backticks than the longest
 /// run inside. In a table cell (`in_table`) `|` must still be escaped: GFM splits cells first.
 pub(crate) fn code(s: &str, in_table: bool) -> String {
-    let mut s: String = clip(s, MAX_TEXT)
+    let mut s: String = truncate(s, MAX_TEXT)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
@@ -453,13 +454,6 @@ fn longest_run(s: &str, ch: char) -> usize {
         }
     }
     best
-}
-
-fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((i, _)) => format!("{}…", &s[..i]),
-    }
 }
 
 fn duration(ms: u64) -> String {
@@ -556,7 +550,7 @@ mod tests {
         let mut r = sample_report();
         r.fixtures.retain(|f| f.status == Status::Pass);
         r.orphans.clear();
-        r.summary.exit_code = 0;
+        r.summary = crate::report::model::summary(&r.fixtures, &r.orphans, r.summary.strict);
         let md = rendered(&r);
         assert!(md.starts_with("## ✅ toolnorm verify: passed"));
         assert!(!md.contains("Failing fixtures"));

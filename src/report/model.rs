@@ -2,14 +2,18 @@
 //! `verify`. Renderers only format it. `report.json` is this value serialized, and `report merge`
 //! reads it back, so it round-trips through serde.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::compare::{DiffRow, DiffTag, FixtureDiff};
 
 /// Version of `report.json`. Bump on any change consumers must know about.
 ///
 /// - 1: first version.
-pub const REPORT_VERSION: u32 = 1;
+/// - 2: the summary no longer carries `exitCode` (the verdict is derived from its counts; the exit
+///   code is the command line's). Version 1 reports are still read.
+pub const REPORT_VERSION: u32 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -24,49 +28,6 @@ pub enum Status {
     Xfail,
     /// A listed known failure no longer fails: remove the entry.
     Xpass,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DiffTag {
-    Equal,
-    Delete,
-    Insert,
-}
-
-/// One line of a line diff between expected and actual canonical JSON, with word-level emphasis:
-/// `segments` are (emphasized, text) pieces that concatenate to the line.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DiffRow {
-    pub tag: DiffTag,
-    /// 1-based line in the expected file (delete / equal rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old_line: Option<u32>,
-    /// 1-based line in the actual output (insert / equal rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub new_line: Option<u32>,
-    pub segments: Vec<(bool, String)>,
-}
-
-/// How a fixture's actual output differs from its expected file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FixtureDiff {
-    /// Unified diff text (3 lines of context), expected → actual.
-    pub unified: String,
-    /// RFC 6901 JSON pointers of the values that changed (`/parts/3/title`).
-    pub changed_paths: Vec<String>,
-    /// Differences nobody can see, named in words ("the expected file uses CRLF line endings").
-    pub invisible: Vec<String>,
-    /// Rows grouped in hunks with context; `None` between hunks is a gap.
-    pub rows: Vec<Option<DiffRow>>,
-    /// Lines added and removed.
-    pub added: u32,
-    pub removed: u32,
-    /// Sizes of the two documents in bytes.
-    pub expected_bytes: u64,
-    pub actual_bytes: u64,
 }
 
 /// One rule broken by one part (or by the fixture as a whole).
@@ -176,9 +137,15 @@ pub struct Summary {
     pub known_violations: u32,
     pub orphans: u32,
     pub strict: bool,
-    /// 0 all pass, 1 failures (see the exit codes in the README).
-    pub exit_code: u8,
     pub duration_ms: u64,
+}
+
+impl Summary {
+    /// The gate's verdict: failures, errors and orphans always fail it, a stale known failure
+    /// (`xpass`) only under `--strict`. (The exit code that follows is the command line's business.)
+    pub fn fails_gate(&self) -> bool {
+        self.failed > 0 || self.errored > 0 || self.orphans > 0 || (self.strict && self.xpassed > 0)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -222,6 +189,35 @@ impl Status {
 }
 
 impl Report {
+    /// Assemble a report from its parts: sort, then compute the matrix and the summary. `verify`
+    /// and `report merge` both build through here, so a merged report is computed exactly like an
+    /// unsharded one.
+    pub fn build(
+        mut rules: Vec<RuleInfo>,
+        mut fixtures: Vec<FixtureResult>,
+        mut orphans: Vec<Orphan>,
+        strict: bool,
+        shard: Option<String>,
+    ) -> Report {
+        rules.sort_by(|a, b| a.code.cmp(&b.code));
+        fixtures
+            .sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
+        orphans.sort_by(|a, b| (a.kind as u8, &a.subject).cmp(&(b.kind as u8, &b.subject)));
+        orphans.dedup();
+        let matrix = matrix(&rules, &fixtures);
+        let summary = summary(&fixtures, &orphans, strict);
+        Report {
+            report_version: REPORT_VERSION,
+            toolnorm_version: env!("CARGO_PKG_VERSION").to_owned(),
+            shard,
+            rules,
+            fixtures,
+            matrix,
+            orphans,
+            summary,
+        }
+    }
+
     /// Fixtures with a listed known failure that no longer fails ("fixed: remove the entry").
     pub fn stale_fixtures(&self) -> Vec<&FixtureResult> {
         self.fixtures
@@ -267,4 +263,70 @@ impl Report {
             .iter()
             .find(|c| c.provider == provider && c.rule == rule)
     }
+}
+
+/// The provider × rule matrix over every provider that has fixtures: every rule is checked on every
+/// fixture that normalized (errors are not checked). `rules` are sorted by code.
+pub fn matrix(rules: &[RuleInfo], fixtures: &[FixtureResult]) -> Vec<MatrixCell> {
+    let providers: BTreeSet<&str> = fixtures.iter().map(|f| f.provider.as_str()).collect();
+    let mut cells = Vec::new();
+    for provider in providers {
+        let mine: Vec<&FixtureResult> = fixtures
+            .iter()
+            .filter(|f| f.provider == provider && f.status != Status::Error)
+            .collect();
+        for rule in rules {
+            let mut cell = MatrixCell {
+                provider: provider.to_owned(),
+                rule: rule.code.clone(),
+                checked: mine.len() as u32,
+                violations: 0,
+                known: 0,
+            };
+            for f in &mine {
+                let mut of_rule = f
+                    .violations
+                    .iter()
+                    .filter(|v| v.rule == rule.code)
+                    .peekable();
+                if of_rule.peek().is_none() {
+                    continue;
+                }
+                if of_rule.any(|v| !v.known) {
+                    cell.violations += 1;
+                } else {
+                    cell.known += 1;
+                }
+            }
+            cells.push(cell);
+        }
+    }
+    cells
+}
+
+/// The counts of a report's summary (its duration is set by whoever timed the run).
+pub fn summary(fixtures: &[FixtureResult], orphans: &[Orphan], strict: bool) -> Summary {
+    let mut s = Summary {
+        fixtures: fixtures.len() as u32,
+        strict,
+        orphans: orphans.len() as u32,
+        ..Summary::default()
+    };
+    for f in fixtures {
+        match f.status {
+            Status::Pass => s.passed += 1,
+            Status::Fail => s.failed += 1,
+            Status::Error => s.errored += 1,
+            Status::Xfail => s.xfailed += 1,
+            Status::Xpass => s.xpassed += 1,
+        }
+        for v in &f.violations {
+            if v.known {
+                s.known_violations += 1;
+            } else {
+                s.violations += 1;
+            }
+        }
+    }
+    s
 }

@@ -309,87 +309,37 @@ pub fn sample_report() -> Report {
     )];
     fixtures.push(named);
 
-    let matrix = matrix_of(&fixtures);
-    let summary = Summary {
-        fixtures: fixtures.len() as u32,
-        passed: count(&fixtures, Status::Pass),
-        failed: count(&fixtures, Status::Fail),
-        errored: count(&fixtures, Status::Error),
-        xfailed: count(&fixtures, Status::Xfail),
-        xpassed: count(&fixtures, Status::Xpass),
-        violations: fixtures
-            .iter()
-            .flat_map(|f| &f.violations)
-            .filter(|v| !v.known)
-            .count() as u32,
-        known_violations: fixtures
-            .iter()
-            .flat_map(|f| &f.violations)
-            .filter(|v| v.known)
-            .count() as u32,
-        orphans: 3,
-        strict: true,
-        exit_code: 1,
-        duration_ms: 1_234,
-    };
+    let orphans = vec![
+        Orphan {
+            kind: OrphanKind::MissingExpected,
+            subject: "opencode/new-sample.jsonl.zst".into(),
+            message: "fixture has no expected output".into(),
+        },
+        Orphan {
+            kind: OrphanKind::MissingFixture,
+            subject: hostile("expected/claude/gone"),
+            message: "expected file has no fixture".into(),
+        },
+        Orphan {
+            kind: OrphanKind::UnusedExpectation,
+            subject: "codex/*-old.jsonl.zst TN004".into(),
+            message: "expectation matches no fixture".into(),
+        },
+    ];
+    // Built from the same matrix and summary as a real run, in the order written here (the
+    // renderers' tests point at fixtures by position).
+    let rules = rules();
     Report {
         report_version: REPORT_VERSION,
         toolnorm_version: "0.1.0".into(),
         shard: None,
-        rules: rules(),
+        matrix: matrix(&rules, &fixtures),
+        summary: Summary {
+            duration_ms: 1_234,
+            ..summary(&fixtures, &orphans, true)
+        },
+        rules,
         fixtures,
-        matrix,
-        orphans: vec![
-            Orphan {
-                kind: OrphanKind::MissingExpected,
-                subject: "opencode/new-sample.jsonl.zst".into(),
-                message: "fixture has no expected output".into(),
-            },
-            Orphan {
-                kind: OrphanKind::MissingFixture,
-                subject: hostile("expected/claude/gone"),
-                message: "expected file has no fixture".into(),
-            },
-            Orphan {
-                kind: OrphanKind::UnusedExpectation,
-                subject: "codex/*-old.jsonl.zst TN004".into(),
-                message: "expectation matches no fixture".into(),
-            },
-        ],
-        summary,
+        orphans,
     }
-}
-
-fn count(fixtures: &[FixtureResult], status: Status) -> u32 {
-    fixtures.iter().filter(|f| f.status == status).count() as u32
-}
-
-/// Every rule is checked on every fixture that normalized (errors are not checked).
-fn matrix_of(fixtures: &[FixtureResult]) -> Vec<MatrixCell> {
-    let mut cells: BTreeMap<(String, String), MatrixCell> = BTreeMap::new();
-    for f in fixtures.iter().filter(|f| f.status != Status::Error) {
-        for rule in rules() {
-            let cell = cells
-                .entry((f.provider.clone(), rule.code.clone()))
-                .or_insert_with(|| MatrixCell {
-                    provider: f.provider.clone(),
-                    rule: rule.code.clone(),
-                    checked: 0,
-                    violations: 0,
-                    known: 0,
-                });
-            cell.checked += 1;
-            let of_rule: Vec<_> = f
-                .violations
-                .iter()
-                .filter(|v| v.rule == rule.code)
-                .collect();
-            if of_rule.iter().any(|v| !v.known) {
-                cell.violations += 1;
-            } else if !of_rule.is_empty() {
-                cell.known += 1;
-            }
-        }
-    }
-    cells.into_values().collect()
 }

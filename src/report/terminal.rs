@@ -333,7 +333,7 @@ fn render_fixture(f: &FixtureResult, out: &mut impl Write, p: &Painter) -> io::R
 
 fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Result<()> {
     let s = &report.summary;
-    let verdict = if s.exit_code == 0 {
+    let verdict = if !s.fails_gate() {
         p.paint("PASS", Style::new().green().bold())
     } else {
         p.paint("FAIL", Style::new().red().bold())
@@ -366,8 +366,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::compare::{canonical_json, compare};
     use crate::report::{MatrixCell, Orphan, RuleInfo, Summary, Violation};
-    use crate::verify::compare::{canonical_json, compare};
 
     fn fixture(provider: &str, name: &str, status: Status) -> FixtureResult {
         FixtureResult {
@@ -445,7 +445,6 @@ mod tests {
                 violations: 1,
                 known_violations: 1,
                 orphans: 1,
-                exit_code: 1,
                 duration_ms: 1234,
                 ..Summary::default()
             },

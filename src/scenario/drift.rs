@@ -1,6 +1,6 @@
 //! `scenario drift`: re-record one CLI's scenarios with another version into a temporary corpus
-//! and run `toolnorm verify` on them against the current expected outputs, so the report shows
-//! exactly what the new version changed.
+//! and verify them against the current expected outputs, so the report shows exactly what the new
+//! version changed.
 //!
 //! Two recordings of one scenario always differ in wall-clock values (a tool's `timing`), so beside
 //! verify's full report drift writes `drift.md`: per scenario, the diff of the normalized parts of
@@ -9,14 +9,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, bail};
 use serde_json::Value;
 
 use super::run::{RunOptions, run_scenario};
 use super::spec::{Cli, Scenario};
-use crate::exit;
+use crate::report::{self, Report};
+use crate::verify::{Selection, VerifyOptions, verify};
 
 #[derive(Debug, Clone)]
 pub struct DriftOptions {
@@ -27,6 +27,17 @@ pub struct DriftOptions {
     pub reports: PathBuf,
     /// Keep the new recordings here (default: a temporary folder, removed afterwards).
     pub corpus: Option<PathBuf>,
+    /// Verify strictly (see `toolnorm verify --strict`).
+    pub strict: bool,
+}
+
+/// What a drift check found: how many scenarios the release changed, and verify's report of the
+/// new recordings (written under the reports folder with `drift.md`).
+#[derive(Debug)]
+pub struct DriftOutcome {
+    pub scenarios: usize,
+    pub changed: usize,
+    pub report: Report,
 }
 
 /// Split `claude@2.1.198` into the CLI and the version.
@@ -40,8 +51,8 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
     Ok((cli, version.to_owned()))
 }
 
-/// Run the drift check; the exit code is verify's.
-pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
+/// Run the drift check.
+pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome> {
     let (cli, version) = parse_cli_spec(&opts.cli)?;
     let chosen: Vec<&Scenario> = all
         .iter()
@@ -140,35 +151,39 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<u8> {
     fs::write(&drift_md, format!("{head}{summary}"))
         .with_context(|| format!("failed to write {}", drift_md.display()))?;
     println!("{head}{summary}");
-    let exe = std::env::current_exe().context("failed to locate the toolnorm executable")?;
-    let status = Command::new(exe)
-        .arg("verify")
-        .arg("--corpus")
-        .arg(&corpus)
-        .arg("--expected")
-        .arg(&expected)
-        .arg("--reports")
-        .arg(&opts.reports)
-        .status()
-        .context("failed to run toolnorm verify")?;
+    let verified = verify(
+        &VerifyOptions {
+            corpus: corpus.clone(),
+            expected: expected.clone(),
+            reports: opts.reports.clone(),
+            expectations: PathBuf::from("expectations.toml"),
+            expectations_required: false,
+            jobs: 0,
+            selection: Selection::default(),
+            fail_fast: false,
+            strict: opts.strict,
+            write_pending: true,
+        },
+        &|_| {},
+        &|_| {},
+    );
     if opts.corpus.is_none() {
         let _ = fs::remove_dir_all(&temp);
     } else {
         let _ = fs::remove_dir_all(&expected);
     }
+    let report = verified.context("failed to verify the new recordings")?;
+    report::write_all(&report, &opts.reports)?;
     eprintln!(
-        "drift of {}@{version}: {changed} of {} scenario(s) changed; {} (verify's full report, rules included: index.html; verify exited {})",
+        "drift of {}@{version}: {changed} of {} scenario(s) changed; {} (verify's full report, rules included: index.html)",
         cli.display(),
         chosen.len(),
         drift_md.display(),
-        status
-            .code()
-            .map_or("by a signal".to_owned(), |c| c.to_string())
     );
-    Ok(match status.code() {
-        Some(0 | 1) if changed == 0 => exit::SUCCESS,
-        Some(0 | 1) => exit::FAILURE,
-        _ => exit::ERROR,
+    Ok(DriftOutcome {
+        scenarios: chosen.len(),
+        changed,
+        report,
     })
 }
 

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::runner::{FixtureFile, list_fixtures, normalize_fixture, write_file};
+use super::runner::{list_fixtures, normalize_fixture, write_file};
 use super::{Selection, VerifyError};
+use crate::corpus::FixtureEntry;
 
 /// What `accept` did to each selected fixture.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -65,7 +66,7 @@ pub fn accept(
 }
 
 fn accept_one(
-    f: &FixtureFile,
+    f: &FixtureEntry,
     expected: &Path,
     reports: Option<&Path>,
 ) -> Result<One, VerifyError> {

@@ -19,7 +19,7 @@ pub enum MergeError {
         path: PathBuf,
         source: serde_json::Error,
     },
-    #[error("{}: report version {found}, this toolnorm reads version {REPORT_VERSION}", path.display())]
+    #[error("{}: report version {found}, this toolnorm reads versions 1 to {REPORT_VERSION}", path.display())]
     Version { path: PathBuf, found: u32 },
     #[error("fixture {fixture} is in both {} and {}: were the shards run with the same --shard N?", first.display(), second.display())]
     Duplicate {
@@ -48,7 +48,7 @@ pub fn read_report(path: &Path) -> Result<Report, MergeError> {
     // Check the version before the shape, so an old report says why it does not parse.
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
         if let Some(found) = v.get("reportVersion").and_then(serde_json::Value::as_u64) {
-            if found != u64::from(REPORT_VERSION) {
+            if found == 0 || found > u64::from(REPORT_VERSION) {
                 return Err(MergeError::Version {
                     path: path.to_owned(),
                     found: found as u32,
@@ -97,7 +97,7 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Report, MergeError> {
         duration_ms = duration_ms.max(report.summary.duration_ms);
     }
     rules.sort_by(|a, b| a.code.cmp(&b.code));
-    let mut report = super::build_report(rules, fixtures, orphans, strict, None);
+    let mut report = crate::report::Report::build(rules, fixtures, orphans, strict, None);
     report.summary.duration_ms = duration_ms;
     Ok(report)
 }

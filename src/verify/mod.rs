@@ -3,7 +3,6 @@
 //! formats. [`compare`], [`expectations`] and [`shard`] are pure; [`runner`] does the file I/O.
 
 pub mod accept;
-pub mod compare;
 pub mod expectations;
 pub mod merge;
 pub mod review;
@@ -18,14 +17,11 @@ use std::time::Instant;
 
 use globset::GlobMatcher;
 
-use crate::exit;
-use crate::report::{
-    FixtureResult, MatrixCell, Orphan, OrphanKind, REPORT_VERSION, Report, RuleInfo, Status,
-    Summary,
-};
+use crate::corpus::FixtureEntry;
+use crate::report::{FixtureResult, Orphan, OrphanKind, Report, RuleInfo};
 use crate::stream::Provider;
 use expectations::{Expectations, ExpectationsError, FixtureKey, fixture_glob, glob_selects};
-use runner::{CheckContext, FixtureFile, list_expected, list_fixtures, run_all};
+use runner::{CheckContext, Checked, list_expected, list_fixtures, run_all};
 use shard::Shard;
 
 /// Why verify could not run at all (exit 2). Everything wrong with a fixture is in the report.
@@ -69,9 +65,9 @@ impl Selection {
     }
 
     /// The selected fixtures of a full listing, in listing order.
-    pub fn apply(&self, all: &[FixtureFile]) -> Result<Vec<FixtureFile>, VerifyError> {
+    pub fn apply(&self, all: &[FixtureEntry]) -> Result<Vec<FixtureEntry>, VerifyError> {
         let glob = self.matcher()?;
-        let mut picked: Vec<FixtureFile> = all
+        let mut picked: Vec<FixtureEntry> = all
             .iter()
             .filter(|f| self.selects(glob.as_ref(), f.key()))
             .cloned()
@@ -143,7 +139,7 @@ pub fn verify(
 
     // Orphans are judged against the whole corpus, so a filtered or sharded run never calls an
     // entry or expected file orphaned because its fixture lives elsewhere.
-    let mut orphans = expectations.unused(all.iter().map(FixtureFile::key));
+    let mut orphans = expectations.unused(all.iter().map(FixtureEntry::key));
     let glob = opts.selection.matcher()?;
     let fixture_keys: BTreeSet<(&str, &str)> = all
         .iter()
@@ -173,23 +169,18 @@ pub fn verify(
         reports: opts.write_pending.then_some(opts.reports.as_path()),
         expectations: &expectations,
     };
-    let fixtures = run_all(&selected, &cx, opts.jobs, opts.fail_fast, tick)?;
-    for f in &fixtures {
-        if f.status != Status::Error
-            && f.message
-                .as_deref()
-                .is_some_and(|m| m.starts_with("no expected file"))
-        {
-            orphans.push(Orphan {
-                kind: OrphanKind::MissingExpected,
-                subject: f.path.clone(),
-                message: format!(
-                    "fixture {} has no expected file {}/{}.json: review it, then run toolnorm accept",
-                    f.path, f.provider, f.name
-                ),
-            });
-        }
+    let checked = run_all(&selected, &cx, opts.jobs, opts.fail_fast, tick)?;
+    for Checked { result: f, .. } in checked.iter().filter(|c| c.expected_missing) {
+        orphans.push(Orphan {
+            kind: OrphanKind::MissingExpected,
+            subject: f.path.clone(),
+            message: format!(
+                "fixture {} has no expected file {}/{}.json: review it, then run toolnorm accept",
+                f.path, f.provider, f.name
+            ),
+        });
     }
+    let fixtures = checked.into_iter().map(|c| c.result).collect();
     let rules = crate::rules::registry()
         .iter()
         .map(|r| RuleInfo {
@@ -198,7 +189,7 @@ pub fn verify(
             summary: r.summary().to_owned(),
         })
         .collect();
-    let mut report = build_report(
+    let mut report = Report::build(
         rules,
         fixtures,
         orphans,
@@ -207,102 +198,6 @@ pub fn verify(
     );
     report.summary.duration_ms = started.elapsed().as_millis() as u64;
     Ok(report)
-}
-
-/// Assemble a report from its parts: sort, then compute the matrix and the summary. Shared by
-/// `verify` and `report merge`, so a merged report is computed exactly like an unsharded one.
-pub fn build_report(
-    mut rules: Vec<RuleInfo>,
-    mut fixtures: Vec<FixtureResult>,
-    mut orphans: Vec<Orphan>,
-    strict: bool,
-    shard: Option<String>,
-) -> Report {
-    rules.sort_by(|a, b| a.code.cmp(&b.code));
-    fixtures.sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
-    orphans.sort_by(|a, b| (a.kind as u8, &a.subject).cmp(&(b.kind as u8, &b.subject)));
-    orphans.dedup();
-    let matrix = matrix(&rules, &fixtures);
-    let summary = summary(&fixtures, &orphans, strict);
-    Report {
-        report_version: REPORT_VERSION,
-        toolnorm_version: env!("CARGO_PKG_VERSION").to_owned(),
-        shard,
-        rules,
-        fixtures,
-        matrix,
-        orphans,
-        summary,
-    }
-}
-
-/// The provider × rule matrix over every provider that has fixtures.
-pub fn matrix(rules: &[RuleInfo], fixtures: &[FixtureResult]) -> Vec<MatrixCell> {
-    let providers: BTreeSet<&str> = fixtures.iter().map(|f| f.provider.as_str()).collect();
-    let mut cells = Vec::new();
-    for provider in providers {
-        let mine: Vec<&FixtureResult> = fixtures
-            .iter()
-            .filter(|f| f.provider == provider && f.status != Status::Error)
-            .collect();
-        let mut rules: Vec<&RuleInfo> = rules.iter().collect();
-        rules.sort_by(|a, b| a.code.cmp(&b.code));
-        for rule in rules {
-            let mut cell = MatrixCell {
-                provider: provider.to_owned(),
-                rule: rule.code.clone(),
-                checked: mine.len() as u32,
-                violations: 0,
-                known: 0,
-            };
-            for f in &mine {
-                let of_rule: Vec<_> = f
-                    .violations
-                    .iter()
-                    .filter(|v| v.rule == rule.code)
-                    .collect();
-                if of_rule.iter().any(|v| !v.known) {
-                    cell.violations += 1;
-                } else if !of_rule.is_empty() {
-                    cell.known += 1;
-                }
-            }
-            cells.push(cell);
-        }
-    }
-    cells
-}
-
-pub fn summary(fixtures: &[FixtureResult], orphans: &[Orphan], strict: bool) -> Summary {
-    let mut s = Summary {
-        fixtures: fixtures.len() as u32,
-        strict,
-        orphans: orphans.len() as u32,
-        ..Summary::default()
-    };
-    for f in fixtures {
-        match f.status {
-            Status::Pass => s.passed += 1,
-            Status::Fail => s.failed += 1,
-            Status::Error => s.errored += 1,
-            Status::Xfail => s.xfailed += 1,
-            Status::Xpass => s.xpassed += 1,
-        }
-        for v in &f.violations {
-            if v.known {
-                s.known_violations += 1;
-            } else {
-                s.violations += 1;
-            }
-        }
-    }
-    let failing = s.failed > 0 || s.errored > 0 || s.orphans > 0 || (strict && s.xpassed > 0);
-    s.exit_code = if failing {
-        exit::FAILURE
-    } else {
-        exit::SUCCESS
-    };
-    s
 }
 
 /// `CI` set to anything but empty, `0` or `false` turns strict mode on by default.
@@ -315,7 +210,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::report::Violation;
+    use crate::report::{Status, Violation};
 
     fn fixture(
         provider: &str,
@@ -378,7 +273,7 @@ mod tests {
             fixture("claude", "c", Status::Xfail, vec![violation("TN002", true)]),
             fixture("claude", "d", Status::Error, vec![]),
         ];
-        let report = build_report(rules(), fixtures, vec![], false, None);
+        let report = Report::build(rules(), fixtures, vec![], false, None);
         let cells: Vec<(&str, &str, u32, u32, u32)> = report
             .matrix
             .iter()
@@ -404,23 +299,21 @@ mod tests {
         assert_eq!(report.fixtures[0].name, "a");
         assert_eq!(report.summary.violations, 2);
         assert_eq!(report.summary.known_violations, 1);
-        assert_eq!(report.summary.exit_code, exit::FAILURE);
+        assert!(report.summary.fails_gate());
     }
 
     #[test]
     fn xpass_fails_only_when_strict() {
         let fixtures = vec![fixture("claude", "a", Status::Xpass, vec![])];
-        assert_eq!(
-            build_report(rules(), fixtures.clone(), vec![], false, None)
+        assert!(
+            !Report::build(rules(), fixtures.clone(), vec![], false, None)
                 .summary
-                .exit_code,
-            0
+                .fails_gate()
         );
-        assert_eq!(
-            build_report(rules(), fixtures, vec![], true, None)
+        assert!(
+            Report::build(rules(), fixtures, vec![], true, None)
                 .summary
-                .exit_code,
-            1
+                .fails_gate()
         );
     }
 
@@ -435,7 +328,7 @@ mod tests {
             subject: "codex/gone.json".to_owned(),
             message: "m".to_owned(),
         };
-        let mut report = build_report(
+        let mut report = Report::build(
             rules(),
             fixtures,
             vec![orphan.clone(), orphan],

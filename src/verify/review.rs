@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use owo_colors::OwoColorize;
 
-use super::compare::compare;
+use crate::compare::compare;
 
 /// One pending output: `<reports>/pending/<provider>/<name>.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,33 +14,21 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::VerifyError;
-use super::compare::{canonical_json, compare};
 use super::expectations::{Expectations, FixtureKey};
-use crate::corpus::load_stream;
+use crate::compare::{canonical_json, compare};
+use crate::corpus::{FixtureEntry, load_stream};
 use crate::dialects::{detect, normalize};
 use crate::model::{Diagnostic, DiagnosticLevel};
 use crate::providers::NormalizeOptions;
 use crate::report::{FixtureResult, Status, Violation};
 use crate::rules::{RuleContext, check_all};
 use crate::stream::{Dialect, Provider};
+use crate::text::truncate_counted;
 
 /// Raw lines quoted in reports are clipped to this many characters.
 const RAW_LINE_CLIP: usize = 2_000;
 
-/// One fixture file of the corpus.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FixtureFile {
-    pub path: PathBuf,
-    /// Relative to the corpus root, `/`-separated: `claude/live-coding.jsonl.zst`.
-    pub rel: String,
-    /// The provider folder.
-    pub provider: String,
-    /// Relative to the provider folder, without extension: `live-coding`.
-    pub name: String,
-    pub size: u64,
-}
-
-impl FixtureFile {
+impl FixtureEntry {
     pub fn key(&self) -> FixtureKey<'_> {
         FixtureKey {
             provider: &self.provider,
@@ -68,7 +56,7 @@ impl FixtureFile {
 /// Every fixture under `root` (`<provider>/<name>.jsonl.zst`), sorted by path, as the corpus lists
 /// them (one walker for every command). The root itself must be a readable folder: the gate cannot
 /// say anything about a corpus it cannot read.
-pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureFile>, VerifyError> {
+pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureEntry>, VerifyError> {
     let meta = fs::metadata(root).map_err(|source| VerifyError::Corpus {
         path: root.to_owned(),
         source,
@@ -83,21 +71,9 @@ pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureFile>, VerifyError> {
         path: root.to_owned(),
         source,
     })?;
-    let mut out: Vec<FixtureFile> = crate::corpus::list_fixtures(root)
+    let mut out: Vec<FixtureEntry> = crate::corpus::list_fixtures(root)
         .into_iter()
         .filter(|e| !e.provider.starts_with('.'))
-        .map(|e| FixtureFile {
-            rel: format!(
-                "{}/{}{}",
-                e.provider,
-                e.name,
-                crate::corpus::format::FIXTURE_SUFFIX
-            ),
-            path: e.path,
-            provider: e.provider,
-            name: e.name,
-            size: e.size,
-        })
         .collect();
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
@@ -156,7 +132,7 @@ pub struct Normalized {
 /// Load and normalize one fixture; with `rules`, also run every rule on it. `Err` is why the
 /// fixture could not be normalized at all (its `error` status). A panic anywhere below is caught
 /// and reported the same way: one broken fixture must not take the gate down.
-pub fn normalize_fixture(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
+pub fn normalize_fixture(f: &FixtureEntry, rules: bool) -> Result<Normalized, String> {
     match panic::catch_unwind(AssertUnwindSafe(|| normalize_inner(f, rules))) {
         Ok(r) => r,
         Err(payload) => {
@@ -170,7 +146,7 @@ pub fn normalize_fixture(f: &FixtureFile, rules: bool) -> Result<Normalized, Str
     }
 }
 
-fn normalize_inner(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
+fn normalize_inner(f: &FixtureEntry, rules: bool) -> Result<Normalized, String> {
     let provider: Provider = f
         .provider
         .parse()
@@ -222,7 +198,7 @@ fn normalize_inner(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
                 if let Some(line) = input.lines.iter().find(|l| l.number == n) {
                     raw_lines
                         .entry(n)
-                        .or_insert_with(|| clip(&line.text(), RAW_LINE_CLIP));
+                        .or_insert_with(|| truncate_counted(&line.text(), RAW_LINE_CLIP));
                 }
             }
             violations.push(Violation {
@@ -247,14 +223,6 @@ fn normalize_inner(f: &FixtureFile, rules: bool) -> Result<Normalized, String> {
     })
 }
 
-/// Clip `s` to at most `max` characters, saying how much was cut.
-pub fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_owned(),
-        Some((i, _)) => format!("{}… ({} more bytes)", &s[..i], s.len() - i),
-    }
-}
-
 /// What one run checks fixtures against.
 pub struct CheckContext<'a> {
     pub expected: &'a Path,
@@ -263,9 +231,16 @@ pub struct CheckContext<'a> {
     pub expectations: &'a Expectations,
 }
 
+/// One fixture checked: its result, and whether its expected file is missing (an orphan).
+#[derive(Debug)]
+pub struct Checked {
+    pub result: FixtureResult,
+    pub expected_missing: bool,
+}
+
 /// Check one fixture completely. I/O failures of toolnorm's own (writing a pending file) are
 /// errors; everything wrong with the fixture is in the result.
-pub fn check_fixture(f: &FixtureFile, cx: &CheckContext<'_>) -> Result<FixtureResult, VerifyError> {
+pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked, VerifyError> {
     let started = Instant::now();
     let mut result = FixtureResult {
         provider: f.provider.clone(),
@@ -288,7 +263,10 @@ pub fn check_fixture(f: &FixtureFile, cx: &CheckContext<'_>) -> Result<FixtureRe
             result.status = Status::Error;
             result.message = Some(message);
             result.duration_ms = started.elapsed().as_millis() as u64;
-            return Ok(result);
+            return Ok(Checked {
+                result,
+                expected_missing: false,
+            });
         }
     };
     result.dialect = Some(normalized.dialect.as_str().to_owned());
@@ -298,6 +276,7 @@ pub fn check_fixture(f: &FixtureFile, cx: &CheckContext<'_>) -> Result<FixtureRe
     result.fixed = cx.expectations.apply(f.key(), &mut result.violations);
 
     let expected_path = f.expected_path(cx.expected);
+    let mut expected_missing = false;
     let differs = match fs::read(&expected_path) {
         Ok(bytes) => {
             result.diff = compare(&bytes, &normalized.canonical);
@@ -308,6 +287,7 @@ pub fn check_fixture(f: &FixtureFile, cx: &CheckContext<'_>) -> Result<FixtureRe
                 "no expected file {}/{}.json: review the output, then run toolnorm accept",
                 f.provider, f.name
             ));
+            expected_missing = true;
             true
         }
         Err(e) => {
@@ -365,7 +345,10 @@ pub fn check_fixture(f: &FixtureFile, cx: &CheckContext<'_>) -> Result<FixtureRe
         }
     }
     result.duration_ms = started.elapsed().as_millis() as u64;
-    Ok(result)
+    Ok(Checked {
+        result,
+        expected_missing,
+    })
 }
 
 /// Write a file, creating its folders.
@@ -385,46 +368,38 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), VerifyError> {
 /// Check `fixtures` on a pool of `jobs` threads (0: one per core), calling `tick` after each.
 /// With `fail_fast`, fixtures not yet started when one fails are skipped. Sorted by provider, name.
 pub fn run_all(
-    fixtures: &[FixtureFile],
+    fixtures: &[FixtureEntry],
     cx: &CheckContext<'_>,
     jobs: usize,
     fail_fast: bool,
     tick: &(dyn Fn(&FixtureResult) + Sync),
-) -> Result<Vec<FixtureResult>, VerifyError> {
+) -> Result<Vec<Checked>, VerifyError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .thread_name(|i| format!("verify-{i}"))
         .build()
         .map_err(|e| VerifyError::Pool(e.to_string()))?;
     let stop = AtomicBool::new(false);
-    let results: Result<Vec<Option<FixtureResult>>, VerifyError> = pool.install(|| {
+    let results: Result<Vec<Option<Checked>>, VerifyError> = pool.install(|| {
         fixtures
             .par_iter()
             .map(|f| {
                 if fail_fast && stop.load(Ordering::Relaxed) {
                     return Ok(None);
                 }
-                let r = check_fixture(f, cx)?;
-                if matches!(r.status, Status::Fail | Status::Error) {
+                let c = check_fixture(f, cx)?;
+                if matches!(c.result.status, Status::Fail | Status::Error) {
                     stop.store(true, Ordering::Relaxed);
                 }
-                tick(&r);
-                Ok(Some(r))
+                tick(&c.result);
+                Ok(Some(c))
             })
             .collect()
     });
-    let mut results: Vec<FixtureResult> = results?.into_iter().flatten().collect();
-    results.sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
+    let mut results: Vec<Checked> = results?.into_iter().flatten().collect();
+    results.sort_by(|a, b| {
+        let (a, b) = (&a.result, &b.result);
+        (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path))
+    });
     Ok(results)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clip_counts_what_it_cut() {
-        assert_eq!(clip("abc", 5), "abc");
-        assert_eq!(clip("héllo", 2), "hé… (3 more bytes)");
-    }
 }

@@ -1,19 +1,18 @@
 //! Comparing a fixture's actual normalized output with its expected file, as canonical JSON: a line
 //! diff with word-level emphasis, the JSON pointers that changed, and the differences nobody can
-//! see named in words. Pure: no I/O.
+//! see named in words. Pure: no I/O, and deterministic: the same two documents give the same diff
+//! on any machine, however loaded (the work is bounded by size, never by a clock).
 
-use std::time::Duration;
-
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use similar::{Algorithm, ChangeTag, TextDiff};
 
-use crate::report::{DiffRow, DiffTag, FixtureDiff};
-
 /// Lines of context around each hunk, as in `diff -u`.
 const CONTEXT: usize = 3;
-/// A diff of two huge, unrelated documents must not stall the gate: past this the diff algorithm
-/// settles for a coarser (still correct) answer.
-const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
+/// A diff of two huge, unrelated documents must not stall the gate: when the lines that differ
+/// (after the common head and tail) exceed this on the two sides together, the middle is shown as
+/// one replaced block instead of being diffed line by line (a coarser, still correct answer).
+const MAX_DIFFED_LINES: usize = 20_000;
 /// Per-fixture results stay small however large the fixture: rows, unified text and pointers beyond
 /// these are dropped, and the unified text says how many lines were left out.
 const MAX_ROWS: usize = 4_000;
@@ -21,6 +20,49 @@ const MAX_UNIFIED_BYTES: usize = 512 * 1024;
 const MAX_PATHS: usize = 1_000;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DiffTag {
+    Equal,
+    Delete,
+    Insert,
+}
+
+/// One line of a line diff between expected and actual canonical JSON, with word-level emphasis:
+/// `segments` are (emphasized, text) pieces that concatenate to the line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffRow {
+    pub tag: DiffTag,
+    /// 1-based line in the expected file (delete / equal rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_line: Option<u32>,
+    /// 1-based line in the actual output (insert / equal rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_line: Option<u32>,
+    pub segments: Vec<(bool, String)>,
+}
+
+/// How a fixture's actual output differs from its expected file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FixtureDiff {
+    /// Unified diff text (3 lines of context), expected → actual.
+    pub unified: String,
+    /// RFC 6901 JSON pointers of the values that changed (`/parts/3/title`).
+    pub changed_paths: Vec<String>,
+    /// Differences nobody can see, named in words ("the expected file uses CRLF line endings").
+    pub invisible: Vec<String>,
+    /// Rows grouped in hunks with context; `None` between hunks is a gap.
+    pub rows: Vec<Option<DiffRow>>,
+    /// Lines added and removed.
+    pub added: u32,
+    pub removed: u32,
+    /// Sizes of the two documents in bytes.
+    pub expected_bytes: u64,
+    pub actual_bytes: u64,
+}
 
 /// The canonical form of a JSON value as expected files hold it: keys sorted, two-space pretty
 /// printing (serde_json's pretty layout), a trailing newline. Keys are sorted here rather than
@@ -168,9 +210,11 @@ struct LineDiff {
 }
 
 fn line_diff(old: &str, new: &str) -> LineDiff {
+    if let Some(coarse) = coarse_diff(old, new) {
+        return coarse;
+    }
     let diff = TextDiff::configure()
         .algorithm(Algorithm::Myers)
-        .timeout(DIFF_TIMEOUT)
         .diff_lines(old, new);
     let (mut added, mut removed) = (0u32, 0u32);
     for op in diff.ops() {
@@ -241,6 +285,85 @@ fn line_diff(old: &str, new: &str) -> LineDiff {
         added,
         removed,
     }
+}
+
+/// The diff of two documents whose differing middle is too large to diff line by line
+/// ([`MAX_DIFFED_LINES`]): the common head and tail as context, the middle as one deletion and one
+/// insertion. `None` when the middle is small enough for the real diff.
+fn coarse_diff(old: &str, new: &str) -> Option<LineDiff> {
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (gone, came) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
+    if gone.len() + came.len() <= MAX_DIFFED_LINES {
+        return None;
+    }
+    let before = head.saturating_sub(CONTEXT);
+    let after = (a.len() - tail + CONTEXT).min(a.len());
+    let after_new = (b.len() - tail + CONTEXT).min(b.len());
+    let row = |tag, old_line: Option<usize>, new_line: Option<usize>, text: &str| DiffRow {
+        tag,
+        old_line: old_line.map(|n| n as u32 + 1),
+        new_line: new_line.map(|n| n as u32 + 1),
+        segments: vec![(false, text.strip_suffix('\n').unwrap_or(text).to_owned())]
+            .into_iter()
+            .filter(|(_, s)| !s.is_empty())
+            .collect(),
+    };
+    let mut unified = format!(
+        "--- expected\n+++ actual\n@@ -{},{} +{},{} @@\n",
+        before + 1,
+        after - before,
+        before + 1,
+        after_new - before
+    );
+    let mut rows = Vec::new();
+    let mut push = |prefix: char, r: DiffRow, text: &str| {
+        if unified.len() < MAX_UNIFIED_BYTES {
+            unified.push(prefix);
+            unified.push_str(text);
+            if !text.ends_with('\n') {
+                unified.push_str("\n\\ No newline at end of file\n");
+            }
+        }
+        if rows.len() < MAX_ROWS {
+            rows.push(Some(r));
+        }
+    };
+    for i in before..head {
+        push(' ', row(DiffTag::Equal, Some(i), Some(i), a[i]), a[i]);
+    }
+    for (k, text) in gone.iter().enumerate() {
+        push('-', row(DiffTag::Delete, Some(head + k), None, text), text);
+    }
+    for (k, text) in came.iter().enumerate() {
+        push('+', row(DiffTag::Insert, None, Some(head + k), text), text);
+    }
+    let shift = b.len() as isize - a.len() as isize;
+    for i in a.len() - tail..after {
+        let j = (i as isize + shift) as usize;
+        push(' ', row(DiffTag::Equal, Some(i), Some(j), a[i]), a[i]);
+    }
+    if rows.len() >= MAX_ROWS {
+        rows.push(None);
+    }
+    if unified.len() >= MAX_UNIFIED_BYTES {
+        let cut = floor_line_boundary(&unified, MAX_UNIFIED_BYTES);
+        unified.truncate(cut);
+        unified.push_str("@@ the rest of this diff is not shown @@\n");
+    }
+    Some(LineDiff {
+        unified,
+        rows,
+        added: came.len() as u32,
+        removed: gone.len() as u32,
+    })
 }
 
 fn floor_line_boundary(s: &str, max: usize) -> usize {
@@ -460,5 +583,45 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, vec!["/a"]);
+    }
+
+    #[test]
+    fn a_huge_unrelated_middle_is_one_replaced_block_whatever_the_machine() {
+        let old: String = (0..15_000).map(|i| format!("  \"a{i}\": {i},\n")).collect();
+        let new: String = (0..15_000).map(|i| format!("  \"b{i}\": {i},\n")).collect();
+        let (old, new) = (format!("{{\n{old}}}\n"), format!("{{\n{new}}}\n"));
+        let d = compare(old.as_bytes(), &new).expect("they differ");
+        assert_eq!((d.removed, d.added), (15_000, 15_000));
+        assert!(
+            d.unified
+                .starts_with("--- expected\n+++ actual\n@@ -1,15002 +1,15002 @@\n {\n")
+        );
+        assert!(
+            d.unified.len() <= MAX_UNIFIED_BYTES + 64,
+            "{}",
+            d.unified.len()
+        );
+        assert_eq!(
+            d.rows.len(),
+            MAX_ROWS + 1,
+            "rows are capped, with a gap marker"
+        );
+        assert_eq!(d.rows[0].as_ref().unwrap().tag, DiffTag::Equal);
+        assert_eq!(d.rows[1].as_ref().unwrap().old_line, Some(2));
+        // The same inputs give the same diff, always.
+        assert_eq!(compare(old.as_bytes(), &new), Some(d));
+    }
+
+    #[test]
+    fn a_small_change_in_a_large_document_is_still_diffed_line_by_line() {
+        let old: String = (0..30_000).map(|i| format!("  \"a{i}\": {i},\n")).collect();
+        let new = old.replacen("\"a7\": 7", "\"a7\": 8", 1);
+        let d = compare(old.as_bytes(), &new).expect("they differ");
+        assert_eq!((d.removed, d.added), (1, 1));
+        assert!(
+            d.unified.contains("-  \"a7\": 7,\n+  \"a7\": 8,\n"),
+            "{}",
+            d.unified
+        );
     }
 }
