@@ -747,7 +747,7 @@ fn raw_scan_finds_calls_in_the_real_samples() {
             eprintln!("{}: dialect not detected", path.display());
             continue;
         };
-        let scan = super::raw_calls::scan(&input, dialect);
+        let scan = crate::dialects::scan(&input, dialect);
         let failed = scan
             .calls
             .iter()
