@@ -4,7 +4,7 @@
 
 use crate::model::NormalizedDocument;
 use crate::providers::{NormalizeFn, NormalizeOptions, PartStore, Probe, claude, codex, opencode};
-use crate::rules::{RawScan, raw_calls};
+use crate::rules::{RawScan, raw};
 use crate::stream::{Dialect, Input, Provider};
 
 /// One dialect: how it is recognised, normalized and scanned.
@@ -16,7 +16,7 @@ pub struct DialectEntry {
     pub sniff_document: Option<fn(&[u8]) -> bool>,
     /// Reads the whole stream into parts.
     pub normalize: NormalizeFn,
-    /// The rules' independent scan of the raw stream (see `rules::raw_calls`).
+    /// The rules' independent scan of the raw stream (see `rules::raw`).
     pub scan: fn(&Input<'_>) -> RawScan,
 }
 
@@ -27,63 +27,63 @@ pub static DIALECTS: &[DialectEntry] = &[
         sniff: opencode::events::sniff,
         sniff_document: None,
         normalize: |i, o, s| opencode::normalize(Dialect::OpencodeEvents, i, o.cwd, s),
-        scan: |i| raw_calls::scan(i, Dialect::OpencodeEvents),
+        scan: raw::opencode::events,
     },
     DialectEntry {
         dialect: Dialect::OpencodeRun,
         sniff: opencode::run::sniff,
         sniff_document: None,
         normalize: |i, o, s| opencode::normalize(Dialect::OpencodeRun, i, o.cwd, s),
-        scan: |i| raw_calls::scan(i, Dialect::OpencodeRun),
+        scan: raw::opencode::run,
     },
     DialectEntry {
         dialect: Dialect::OpencodeExport,
         sniff: opencode::export::sniff,
         sniff_document: Some(opencode::export::sniff_document),
         normalize: |i, o, s| opencode::normalize(Dialect::OpencodeExport, i, o.cwd, s),
-        scan: |i| raw_calls::scan(i, Dialect::OpencodeExport),
+        scan: raw::opencode::export,
     },
     DialectEntry {
         dialect: Dialect::CodexAppServer,
         sniff: codex::app_server::sniff,
         sniff_document: None,
         normalize: |i, o, s| codex::normalize(Dialect::CodexAppServer, i, o.cwd, s),
-        scan: |i| raw_calls::scan(i, Dialect::CodexAppServer),
+        scan: raw::codex::app_server,
     },
     DialectEntry {
         dialect: Dialect::CodexLegacy,
         sniff: codex::legacy::sniff,
         sniff_document: None,
         normalize: |i, o, s| codex::normalize(Dialect::CodexLegacy, i, o.cwd, s),
-        scan: |i| raw_calls::scan(i, Dialect::CodexLegacy),
+        scan: raw::codex::legacy,
     },
     DialectEntry {
         dialect: Dialect::CodexRollout,
         sniff: codex::rollout::sniff,
         sniff_document: None,
         normalize: |i, o, s| codex::normalize(Dialect::CodexRollout, i, o.cwd, s),
-        scan: |i| raw_calls::scan(i, Dialect::CodexRollout),
+        scan: raw::codex::rollout,
     },
     DialectEntry {
         dialect: Dialect::CodexExec,
         sniff: codex::exec::sniff,
         sniff_document: None,
         normalize: |i, o, s| codex::normalize(Dialect::CodexExec, i, o.cwd, s),
-        scan: |i| raw_calls::scan(i, Dialect::CodexExec),
+        scan: raw::codex::exec,
     },
     DialectEntry {
         dialect: Dialect::ClaudeTranscript,
         sniff: claude::transcript::sniff,
         sniff_document: None,
         normalize: |i, _, s| claude::normalize(Dialect::ClaudeTranscript, i, s),
-        scan: |i| raw_calls::scan(i, Dialect::ClaudeTranscript),
+        scan: raw::claude::transcript,
     },
     DialectEntry {
         dialect: Dialect::ClaudeStreamJson,
         sniff: claude::stream_json::sniff,
         sniff_document: None,
         normalize: |i, _, s| claude::normalize(Dialect::ClaudeStreamJson, i, s),
-        scan: |i| raw_calls::scan(i, Dialect::ClaudeStreamJson),
+        scan: raw::claude::stream_json,
     },
 ];
 

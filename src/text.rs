@@ -58,6 +58,24 @@ pub fn truncate_counted(s: &str, max: usize) -> String {
     }
 }
 
+/// `s` on one line (each newline and carriage return made a space, other white space kept), cut
+/// to at most `max` characters, ellipsis included.
+///
+/// ```
+/// assert_eq!(toolnorm::text::one_line("a\n b\r\n", 10), "a  b  ");
+/// assert_eq!(toolnorm::text::one_line("abcdef", 6), "abcdef");
+/// assert_eq!(toolnorm::text::one_line("abcdef", 4), "abc…");
+/// assert_eq!(toolnorm::text::one_line("ééé", 2), "é…");
+/// ```
+pub fn one_line(s: &str, max: usize) -> String {
+    let flat = s.replace(['\n', '\r'], " ");
+    if cut_at(&flat, max).is_none() {
+        return flat;
+    }
+    let end = cut_at(&flat, max.saturating_sub(1)).unwrap_or(flat.len());
+    format!("{}…", &flat[..end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::support::{clip, contains_entry, contains_value, string_leaves};
+use super::support::{contains_entry, contains_value, string_leaves, value_text};
 use super::{Finding, RuleContext, declare_rule};
+use crate::text::one_line;
 
 declare_rule! {
     /// ## What it checks
@@ -69,7 +70,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 out.push(Finding::new(
                     line,
                     Some(&part.id),
-                    format!("input lost `{key}` = {}", clip(value, 60)),
+                    format!("input lost `{key}` = {}", one_line(&value_text(value), 60)),
                 ));
             }
         }
@@ -81,7 +82,10 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 out.push(Finding::new(
                     line,
                     Some(&part.id),
-                    format!("input lost tool argument `{key}` = {}", clip(value, 60)),
+                    format!(
+                        "input lost tool argument `{key}` = {}",
+                        one_line(&value_text(value), 60)
+                    ),
                 ));
             }
         }

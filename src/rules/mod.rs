@@ -4,7 +4,7 @@
 use crate::model::{NormalizedDocument, PartEvent, ToolState};
 use crate::stream::{Dialect, Input, Provider};
 
-pub(crate) mod raw_calls;
+pub(crate) mod raw;
 mod registry;
 mod support;
 
@@ -31,7 +31,7 @@ mod unstable_id;
 #[cfg(test)]
 mod tests;
 
-pub use raw_calls::RawScan;
+pub use raw::RawScan;
 
 /// What a rule is checked against: the raw stream with the rules' own scan of it, and the output
 /// to judge, with its events indexed by part. Everything a rule reads comes through here.
@@ -47,8 +47,8 @@ pub struct RuleContext<'a> {
 }
 
 impl<'a> RuleContext<'a> {
-    /// The context of one fixture: `raw` is the dialect's scan of `input` (see
-    /// `crate::dialects::scan`), computed once for all rules.
+    /// The context of one fixture: `raw` is the dialect's scan of `input` (its function in
+    /// [`raw`], e.g. `raw::codex::exec`), computed once for all rules.
     pub fn new(
         dialect: Dialect,
         input: &'a Input<'a>,
@@ -65,7 +65,7 @@ impl<'a> RuleContext<'a> {
         }
     }
 
-    /// The independent scan of the raw stream (see `raw_calls`).
+    /// The independent scan of the raw stream (see `raw`).
     pub(crate) fn raw(&self) -> &RawScan {
         self.raw
     }

@@ -1,6 +1,7 @@
 //! Small helpers the rules share: the index of a document's events by part, identifier comparison
-//! that ignores case and separators, and walking JSON values.
+//! that ignores case and separators, walking JSON values, and a value as a message shows it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -77,17 +78,11 @@ pub(crate) fn contains_entry(hay: &Value, key: &str, needle: &Value) -> bool {
     }
 }
 
-/// A value shortened for a message: compact JSON, one line, at most `max` characters.
-pub(crate) fn clip(v: &Value, max: usize) -> String {
-    let text = match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let one_line = text.replace(['\n', '\r'], " ");
-    if one_line.chars().count() <= max {
-        one_line
-    } else {
-        let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
+/// A JSON value as a message shows it: a string as it is, anything else as compact JSON (shorten
+/// it with [`crate::text::one_line`]).
+pub(crate) fn value_text(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::String(s) => Cow::Borrowed(s),
+        other => Cow::Owned(other.to_string()),
     }
 }

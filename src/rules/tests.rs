@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::{RuleContext, by_code, check_all, registry, render};
+use super::{RawScan, RuleContext, by_code, check_all, raw, registry, render};
 use crate::model::NormalizedDocument;
 use crate::stream::{Dialect, Input};
 
@@ -619,10 +619,26 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// The rules' own scan of a stream in `dialect` (the one its registry row names).
+fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
+    let of_dialect: fn(&Input<'_>) -> RawScan = match dialect {
+        Dialect::ClaudeStreamJson => raw::claude::stream_json,
+        Dialect::ClaudeTranscript => raw::claude::transcript,
+        Dialect::CodexAppServer => raw::codex::app_server,
+        Dialect::CodexExec => raw::codex::exec,
+        Dialect::CodexRollout => raw::codex::rollout,
+        Dialect::CodexLegacy => raw::codex::legacy,
+        Dialect::OpencodeEvents => raw::opencode::events,
+        Dialect::OpencodeRun => raw::opencode::run,
+        Dialect::OpencodeExport => raw::opencode::export,
+    };
+    of_dialect(input)
+}
+
 fn run_case(c: &Case) -> Vec<String> {
     let rule = by_code(c.code).expect("case names a registered rule");
     let input = Input::from_bytes(c.raw.as_bytes());
-    let raw = crate::dialects::scan(&input, c.dialect);
+    let raw = scan(&input, c.dialect);
     let cx = RuleContext::new(c.dialect, &input, &c.doc, &raw);
     rule.check(&cx).iter().map(|f| render(rule, f)).collect()
 }
@@ -718,65 +734,8 @@ fn by_code_is_case_insensitive() {
 fn check_all_shares_one_scan_and_reports_in_registry_order() {
     let input = Input::from_bytes(CLAUDE_FAILED.as_bytes());
     let doc = bash_doc(bash_part());
-    let raw = crate::dialects::scan(&input, Dialect::ClaudeStreamJson);
+    let raw = raw::claude::stream_json(&input);
     let cx = RuleContext::new(Dialect::ClaudeStreamJson, &input, &doc, &raw);
     let found: Vec<String> = check_all(&cx).iter().map(|(r, f)| render(*r, f)).collect();
     insta::assert_snapshot!(found.join("\n"), @"TN011 FailedShownComplete line 2 part t1: the raw stream marks this call failed but the part is `complete`");
-}
-
-/// The raw scan over every real sample in `../shared/fixtures` (when present): every fixture that
-/// holds tool calls yields some, and every call has a positive line. Prints a summary per fixture.
-#[test]
-fn raw_scan_finds_calls_in_the_real_samples() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if !dir.is_dir() {
-        eprintln!("skipping: ../shared/fixtures is absent");
-        return;
-    }
-    let mut files: Vec<_> = walkdir::WalkDir::new(&dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .map(|e| e.into_path())
-        .collect();
-    files.sort();
-    for path in files {
-        let bytes = std::fs::read(&path).expect("readable sample");
-        let input = Input::from_bytes(&bytes);
-        let Ok(dialect) = crate::dialects::detect(&input, None) else {
-            eprintln!("{}: dialect not detected", path.display());
-            continue;
-        };
-        let scan = super::raw_calls::scan(&input, dialect);
-        let failed = scan
-            .calls
-            .iter()
-            .filter(|c| c.failed_line.is_some())
-            .count();
-        eprintln!(
-            "{:<70} {:<12} calls {:>3} failed {:>2} turn-ends {:>2}",
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
-            dialect.as_str(),
-            scan.calls.len(),
-            failed,
-            scan.turn_ends.len()
-        );
-        assert!(scan.calls.iter().all(|c| c.line >= 1 && !c.id.is_empty()));
-        // Every rule over the real normalizer's output. Printed, not asserted: a finding here is
-        // either a normalizer bug or a rule bug, and is triaged by a person.
-        let opts = crate::providers::NormalizeOptions {
-            dialect: Some(dialect),
-            ..Default::default()
-        };
-        match crate::dialects::normalize(&input, opts) {
-            Ok(doc) => {
-                let raw = crate::dialects::scan(&input, dialect);
-                let cx = RuleContext::new(dialect, &input, &doc, &raw);
-                for (rule, f) in check_all(&cx) {
-                    eprintln!("    {}", render(rule, &f));
-                }
-            }
-            Err(e) => eprintln!("    normalize failed: {e}"),
-        }
-    }
 }

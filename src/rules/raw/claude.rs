@@ -1,0 +1,140 @@
+//! The rules' scan of Claude Code streams: `tool_use` blocks (in assistant messages, partial
+//! `content_block_start` events and a transcript's `agent_progress`), `tool_result` errors, and
+//! the `result` line that ends a turn. Stream-json and transcripts share these shapes.
+
+use serde_json::Value;
+
+use super::{RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
+use crate::stream::Input;
+
+/// Lines worth parsing.
+const MARKERS: &[&str] = &["\"tool_use\"", "\"tool_result\"", "\"result\""];
+
+/// `claude -p --output-format stream-json --verbose`.
+pub(crate) fn stream_json(input: &Input<'_>) -> RawScan {
+    scan(input)
+}
+
+/// `~/.claude/projects/**.jsonl` session transcripts.
+pub(crate) fn transcript(input: &Input<'_>) -> RawScan {
+    scan(input)
+}
+
+fn scan(input: &Input<'_>) -> RawScan {
+    let mut s = RawScan::default();
+    for_marked_lines(input, MARKERS, |line, v| scan_line(&mut s, line, &v, true));
+    s
+}
+
+/// `mcp__<server>__<tool>`: split on the first `__` after the prefix (tools may hold `__`? no,
+/// but server names never do).
+fn split_mcp(name: &str) -> Option<(String, String)> {
+    let rest = name.strip_prefix("mcp__")?;
+    let (server, tool) = rest.split_once("__")?;
+    (!server.is_empty() && !tool.is_empty()).then(|| (server.to_owned(), tool.to_owned()))
+}
+
+fn scan_line(s: &mut RawScan, line: u32, v: &Value, top_level: bool) {
+    match str_of(v, "type") {
+        Some("result") if top_level => s.turn_ends.push(TurnEnd { line, scope: None }),
+        Some("assistant") | Some("user") => {
+            if let Some(msg) = v.get("message") {
+                scan_message(s, line, msg);
+            }
+        }
+        Some("stream_event") => {
+            let ev = v.get("event");
+            if ev.and_then(|e| str_of(e, "type")) == Some("content_block_start") {
+                if let Some(block) = ev.and_then(|e| e.get("content_block")) {
+                    scan_block(s, line, block);
+                }
+            }
+        }
+        Some("progress") => {
+            // Transcript `agent_progress` embeds the subagent's messages; their tool_use ids are
+            // real calls (and repeat the ones the subagent file has).
+            if let Some(inner) = v.get("data").and_then(|d| d.get("message")) {
+                if inner.get("type").is_some() {
+                    scan_line(s, line, inner, false);
+                } else {
+                    scan_message(s, line, inner);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn scan_message(s: &mut RawScan, line: u32, msg: &Value) {
+    if let Some(blocks) = msg.get("content").and_then(Value::as_array) {
+        for block in blocks {
+            scan_block(s, line, block);
+        }
+    }
+}
+
+fn scan_block(s: &mut RawScan, line: u32, block: &Value) {
+    match str_of(block, "type") {
+        Some("tool_use") => {
+            let Some(id) = str_of(block, "id") else {
+                return;
+            };
+            let call = s.call(id, line);
+            call.item_type.get_or_insert_with(|| "tool_use".to_owned());
+            if let Some(name) = str_of(block, "name") {
+                call.name = Some(name.to_owned());
+                if let Some(mcp) = split_mcp(name) {
+                    call.mcp = Some(mcp);
+                    if let Some(input) = block.get("input") {
+                        merge_all(&mut call.tool_args, input);
+                    }
+                }
+            }
+            if let Some(input) = block.get("input") {
+                merge_args(&mut call.args, input);
+            }
+        }
+        Some("tool_result") if block.get("is_error").and_then(Value::as_bool) == Some(true) => {
+            if let Some(id) = str_of(block, "tool_use_id") {
+                s.fail_known(id, line);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_tool_use_result_error_and_turn_end() {
+        let s = stream_json(&Input::from_bytes(
+            concat!(
+                r#"{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"Bash","input":{}}}}"#,
+                "\n",
+                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"t2","name":"mcp__jira__get-issue","input":{"key":"A-1"}}]}}"#,
+                "\n",
+                r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":"no"}]}}"#,
+                "\n",
+                r#"{"type":"result","subtype":"success"}"#,
+                "\n"
+            )
+            .as_bytes(),
+        ));
+        assert_eq!(s.calls.len(), 2);
+        let t1 = s.get("t1").unwrap();
+        assert_eq!((t1.line, t1.failed_line), (1, None));
+        assert_eq!(t1.args.get("command"), Some(&Value::from("ls")));
+        let t2 = s.get("t2").unwrap();
+        assert_eq!(t2.failed_line, Some(3));
+        assert_eq!(t2.mcp, Some(("jira".into(), "get-issue".into())));
+        assert_eq!(
+            s.turn_ends,
+            vec![TurnEnd {
+                line: 4,
+                scope: None
+            }]
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! The rules' own reading of a raw stream: which tool calls it holds (id, first raw line, explicit
+//! name, meaningful args), which of them it marks failed, and where it says a turn ended. One file
+//! per provider, one function per dialect (`claude::stream_json`, `codex::exec`, ...), each a
+//! `fn(&Input) -> RawScan` that the dialect's registry row names.
+//!
+//! This deliberately shares no code with the normalizers and imports nothing of them: the rules
+//! that compare the normalized parts against this scan (lost calls, failures shown as complete,
+//! ...) are only worth something if a normalizer bug cannot hide in code both sides use. It is
+//! also deliberately shallow: it only reads ids, names, failure markers and a few argument keys.
+//!
+//! Speed: a line is only parsed (into a `serde_json::Value`) when it contains one of the dialect's
+//! marker substrings, found with `memchr::memmem`.
+
+use std::collections::HashMap;
+
+use memchr::memmem;
+use serde_json::{Map, Value};
+
+use crate::stream::Input;
+
+pub(crate) mod claude;
+pub(crate) mod codex;
+pub(crate) mod opencode;
+
+/// Argument keys that carry what a call is about (contract rule 5).
+pub(crate) const MEANINGFUL_KEYS: &[&str] = &[
+    "command",
+    "cmd",
+    "cwd",
+    "workdir",
+    "path",
+    "file_path",
+    "filePath",
+    "notebook_path",
+    "query",
+    "url",
+    "prompt",
+    "pattern",
+];
+
+/// One tool call as the raw stream shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct RawCall {
+    pub id: String,
+    /// 1-based raw line where the id first appears.
+    pub line: u32,
+    /// First raw line that marks the call failed (error flag, failed/declined status, non-zero
+    /// exit code).
+    pub failed_line: Option<u32>,
+    /// The explicit tool name the provider gave, as written (`mcp__jira__search`, `bash`).
+    pub name: Option<String>,
+    /// The raw item or block type (`tool_use`, `commandExecution`, `function_call`, `tool`).
+    pub item_type: Option<String>,
+    /// MCP `(server, tool)` when the raw stream states it.
+    pub mcp: Option<(String, String)>,
+    /// Meaningful arguments (see [`MEANINGFUL_KEYS`]), the latest non-empty value of each.
+    pub args: Map<String, Value>,
+    /// MCP / dynamic tool arguments, every key meaningful.
+    pub tool_args: Map<String, Value>,
+    /// Thread or session the call belongs to, when the dialect says.
+    pub scope: Option<String>,
+    /// Codex web search: the raw stream carried a typed `action`.
+    pub web_action: bool,
+    /// OpenCode `task`: the child session id it spawned.
+    pub child_session: Option<String>,
+}
+
+/// A raw line saying the provider's turn is over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TurnEnd {
+    pub line: u32,
+    /// The thread / session whose turn ended; `None` ends every call's turn.
+    pub scope: Option<String>,
+}
+
+/// The rules' independent reading of a raw stream: every tool call it holds (in order of first
+/// appearance), with what the raw lines say of it, and where turns end.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawScan {
+    pub(crate) calls: Vec<RawCall>,
+    pub(crate) turn_ends: Vec<TurnEnd>,
+    index: HashMap<String, usize>,
+}
+
+impl RawScan {
+    pub(crate) fn get(&self, id: &str) -> Option<&RawCall> {
+        self.index.get(id).map(|&i| &self.calls[i])
+    }
+
+    /// The call for `id`, created at `line` the first time it is seen.
+    fn call(&mut self, id: &str, line: u32) -> &mut RawCall {
+        let i = match self.index.get(id) {
+            Some(&i) => i,
+            None => {
+                self.calls.push(RawCall {
+                    id: id.to_owned(),
+                    line,
+                    ..RawCall::default()
+                });
+                self.index.insert(id.to_owned(), self.calls.len() - 1);
+                self.calls.len() - 1
+            }
+        };
+        &mut self.calls[i]
+    }
+
+    /// Mark failed only if the call is already known (a result for an unknown call is not a call).
+    fn fail_known(&mut self, id: &str, line: u32) {
+        if let Some(&i) = self.index.get(id) {
+            self.calls[i].failed_line.get_or_insert(line);
+        }
+    }
+}
+
+/// Parse (as JSON) only the lines holding a marker; OpenCode SSE `data:` prefixes are dropped.
+fn for_marked_lines(input: &Input<'_>, markers: &[&str], mut f: impl FnMut(u32, Value)) {
+    let finders: Vec<memmem::Finder<'_>> = markers
+        .iter()
+        .map(|m| memmem::Finder::new(m.as_bytes()))
+        .collect();
+    for raw in input.lines.iter() {
+        if !finders.iter().any(|fd| fd.find(raw.bytes).is_some()) {
+            continue;
+        }
+        let mut bytes = raw.bytes;
+        if let Some(rest) = bytes.strip_prefix(b"data:") {
+            bytes = rest;
+        }
+        if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+            f(raw.number, v);
+        }
+    }
+}
+
+fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// True for values that say nothing: null, "", {}, [].
+fn is_empty_value(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+/// Keep the meaningful keys of an argument object, the latest non-empty value winning.
+fn merge_args(dst: &mut Map<String, Value>, src: &Value) {
+    if let Some(obj) = src.as_object() {
+        for key in MEANINGFUL_KEYS {
+            if let Some(v) = obj.get(*key) {
+                if !is_empty_value(v) {
+                    dst.insert((*key).to_owned(), v.clone());
+                }
+            }
+        }
+    }
+}
+
+fn merge_all(dst: &mut Map<String, Value>, src: &Value) {
+    if let Some(obj) = src.as_object() {
+        for (k, v) in obj {
+            if !is_empty_value(v) {
+                dst.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+fn set_arg(dst: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
+    if let Some(v) = v {
+        if !is_empty_value(v) {
+            dst.insert(key.to_owned(), v.clone());
+        }
+    }
+}
