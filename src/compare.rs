@@ -336,8 +336,8 @@ fn coarse_diff(old: &str, new: &str) -> Option<LineDiff> {
             rows.push(Some(r));
         }
     };
-    for i in before..head {
-        push(' ', row(DiffTag::Equal, Some(i), Some(i), a[i]), a[i]);
+    for (i, text) in a.iter().enumerate().take(head).skip(before) {
+        push(' ', row(DiffTag::Equal, Some(i), Some(i), text), text);
     }
     for (k, text) in gone.iter().enumerate() {
         push('-', row(DiffTag::Delete, Some(head + k), None, text), text);
@@ -346,9 +346,9 @@ fn coarse_diff(old: &str, new: &str) -> Option<LineDiff> {
         push('+', row(DiffTag::Insert, None, Some(head + k), text), text);
     }
     let shift = b.len() as isize - a.len() as isize;
-    for i in a.len() - tail..after {
+    for (i, text) in a.iter().enumerate().take(after).skip(a.len() - tail) {
         let j = (i as isize + shift) as usize;
-        push(' ', row(DiffTag::Equal, Some(i), Some(j), a[i]), a[i]);
+        push(' ', row(DiffTag::Equal, Some(i), Some(j), text), text);
     }
     if rows.len() >= MAX_ROWS {
         rows.push(None);

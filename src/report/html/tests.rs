@@ -1,0 +1,242 @@
+//! The HTML report's tests: escaping, anchors, the CSP, bounded diffs.
+
+use super::*;
+use crate::report::sample::{ONERROR_PAYLOAD, SCRIPT_PAYLOAD, sample_report};
+
+fn rendered(report: &Report) -> String {
+    let mut buf = Vec::new();
+    render(report, &mut buf).expect("writing to a Vec cannot fail");
+    String::from_utf8(buf).expect("html is UTF-8")
+}
+
+/// The only `<script` in the page is ours, and no payload's tag or handler survives raw.
+fn assert_no_raw_payload(html: &str) {
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "exactly one script element: ours"
+    );
+    assert!(!html.contains(SCRIPT_PAYLOAD));
+    assert!(!html.contains(ONERROR_PAYLOAD));
+    assert!(
+        !html.contains("<img"),
+        "no image element from provider data"
+    );
+    assert!(!html.contains("<b>name</b>"));
+    assert!(
+        !html.contains("onerror=\""),
+        "no raw event handler attribute"
+    );
+}
+
+#[test]
+fn escapes_payloads_everywhere() {
+    let html = rendered(&sample_report());
+    assert_no_raw_payload(&html);
+    // The payload is there, as text.
+    assert!(html.contains("&lt;script&gt;document.title=&#x27;PWNED&#x27;&lt;&#x2F;script&gt;"));
+}
+
+/// Put the payload in every string field of the report, one field at a time, so a field
+/// rendered without escaping cannot hide behind another.
+#[test]
+fn escapes_every_provider_field() {
+    let payload = format!("{SCRIPT_PAYLOAD}{ONERROR_PAYLOAD}\"'");
+    type Mutation<'a> = Box<dyn Fn(&mut Report) + 'a>;
+    let mutations: Vec<(&str, Mutation<'_>)> = vec![
+        (
+            "toolnorm_version",
+            Box::new(|r: &mut Report| r.toolnorm_version = payload.clone()),
+        ),
+        (
+            "shard",
+            Box::new(|r: &mut Report| r.shard = Some(payload.clone())),
+        ),
+        (
+            "rule code",
+            Box::new(|r: &mut Report| {
+                r.rules[0].code = payload.clone();
+                r.matrix
+                    .iter_mut()
+                    .filter(|c| c.rule == "TN001")
+                    .for_each(|c| c.rule = payload.clone());
+                r.fixtures
+                    .iter_mut()
+                    .flat_map(|f| &mut f.violations)
+                    .filter(|v| v.rule == "TN001")
+                    .for_each(|v| v.rule = payload.clone());
+            }),
+        ),
+        (
+            "rule name",
+            Box::new(|r: &mut Report| r.rules[0].name = payload.clone()),
+        ),
+        (
+            "rule summary",
+            Box::new(|r: &mut Report| r.rules[0].summary = payload.clone()),
+        ),
+        (
+            "provider",
+            Box::new(|r: &mut Report| {
+                r.fixtures
+                    .iter_mut()
+                    .filter(|f| f.provider == "codex")
+                    .for_each(|f| {
+                        f.provider = payload.clone();
+                        f.violations
+                            .iter_mut()
+                            .for_each(|v| v.provider = payload.clone());
+                    });
+                r.matrix
+                    .iter_mut()
+                    .filter(|c| c.provider == "codex")
+                    .for_each(|c| c.provider = payload.clone());
+            }),
+        ),
+        (
+            "name+path+dialect+message",
+            Box::new(|r: &mut Report| {
+                let f = &mut r.fixtures[0];
+                f.name = payload.clone();
+                f.path = payload.clone();
+                f.dialect = Some(payload.clone());
+                f.message = Some(payload.clone());
+                f.fixed = vec![payload.clone()];
+            }),
+        ),
+        (
+            "violation fields",
+            Box::new(|r: &mut Report| {
+                let v = &mut r.fixtures[1].violations[0];
+                v.rule_name = payload.clone();
+                v.fixture = payload.clone();
+                v.part_id = Some(payload.clone());
+                v.message = payload.clone();
+                v.known = true;
+                v.reason = Some(payload.clone());
+            }),
+        ),
+        (
+            "raw line",
+            Box::new(|r: &mut Report| {
+                r.fixtures[1].raw_lines.insert(7, payload.clone());
+            }),
+        ),
+        (
+            "diff",
+            Box::new(|r: &mut Report| {
+                let d = r.fixtures[1].diff.as_mut().expect("the sample has a diff");
+                d.changed_paths = vec![payload.clone()];
+                d.invisible = vec![payload.clone()];
+                for row in d.rows.iter_mut().flatten() {
+                    row.segments = vec![(true, payload.clone()), (false, payload.clone())];
+                }
+            }),
+        ),
+        (
+            "orphans",
+            Box::new(|r: &mut Report| {
+                for o in &mut r.orphans {
+                    o.subject = payload.clone();
+                    o.message = payload.clone();
+                }
+            }),
+        ),
+    ];
+    for (what, mutate) in mutations {
+        let mut r = sample_report();
+        mutate(&mut r);
+        let html = rendered(&r);
+        assert_eq!(
+            html.matches("<script").count(),
+            1,
+            "{what}: exactly one script element"
+        );
+        assert!(!html.contains("<img"), "{what}: raw <img");
+        assert!(!html.contains("onerror=\""), "{what}: raw event handler");
+        assert!(
+            !html.contains("\"'"),
+            "{what}: raw quotes could break out of an attribute"
+        );
+    }
+}
+
+#[test]
+fn csp_hashes_match_the_inline_elements() {
+    let html = rendered(&sample_report());
+    let style = html
+        .split("<style>")
+        .nth(1)
+        .and_then(|s| s.split("</style>").next())
+        .expect("a style element");
+    let script = html
+        .split("<script>")
+        .nth(1)
+        .and_then(|s| s.split("</script>").next())
+        .expect("a script element");
+    let csp = content_security_policy();
+    assert!(csp.contains(&csp_hash(style)));
+    assert!(csp.contains(&csp_hash(script)));
+    assert!(csp.starts_with("default-src 'none';"));
+    assert!(!csp.contains("unsafe"));
+    assert!(
+        !html.contains(" style=\""),
+        "style attributes would be blocked by the policy"
+    );
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "nothing from the network"
+    );
+}
+
+#[test]
+fn failing_fixtures_open_large_diffs_collapsed() {
+    let html = rendered(&sample_report());
+    assert!(html.contains("id=\"fixture-claude-hostile-output\""));
+    let open = html
+        .split("id=\"fixture-claude-hostile-output\"")
+        .nth(1)
+        .expect("present");
+    assert!(open[..open.find('>').expect("tag end")].contains(" open"));
+    let pass = html
+        .split("id=\"fixture-claude-live-coding\"")
+        .nth(1)
+        .expect("present");
+    assert!(!pass[..pass.find('>').expect("tag end")].contains(" open"));
+    assert!(
+        html.contains(
+            "<details class=\"big\"><summary>600 changed lines \u{2014} <span class=\"closed\">show</span>"
+        )
+    );
+    assert!(html.contains("href=\"#violations-claude-TN013\""));
+    assert!(html.contains("id=\"violations-claude-TN013\""));
+}
+
+proptest::proptest! {
+    /// Any text, escaped, holds no character that could open a tag or leave an attribute,
+    /// and decodes back to itself.
+    #[test]
+    fn escaping_is_inert_and_lossless(s in "\\PC*") {
+        let e = esc(&s);
+        proptest::prop_assert!(!e.contains(['<', '>', '"', '\'']));
+        proptest::prop_assert_eq!(html_escape::decode_html_entities(&e), s.as_str());
+    }
+
+    #[test]
+    fn slugs_are_fragment_safe(s in "\\PC*") {
+        proptest::prop_assert!(slug(&s).chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)));
+    }
+}
+
+#[test]
+fn helpers() {
+    assert_eq!(thousands(1234567), "1,234,567");
+    assert_eq!(thousands(12), "12");
+    assert_eq!(slug("odd <b>name</b>"), "odd__b_name_/b_");
+    assert_eq!(percent(99, 100), "99%");
+    assert_eq!(percent(999, 1000), "99%");
+    assert_eq!(
+        esc_clip("abcdef", 3),
+        "abc<span class=\"clip\">… 3 more characters</span>"
+    );
+}
