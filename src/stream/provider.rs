@@ -25,21 +25,11 @@ impl Provider {
         }
     }
 
-    pub fn dialects(self) -> &'static [Dialect] {
-        match self {
-            Provider::Claude => &[Dialect::ClaudeStreamJson, Dialect::ClaudeTranscript],
-            Provider::Codex => &[
-                Dialect::CodexAppServer,
-                Dialect::CodexExec,
-                Dialect::CodexRollout,
-                Dialect::CodexLegacy,
-            ],
-            Provider::Opencode => &[
-                Dialect::OpencodeEvents,
-                Dialect::OpencodeRun,
-                Dialect::OpencodeExport,
-            ],
-        }
+    /// The provider's dialects, in [`Dialect::ALL`] order.
+    pub fn dialects(self) -> impl Iterator<Item = Dialect> {
+        Dialect::ALL
+            .into_iter()
+            .filter(move |d| d.provider() == self)
     }
 }
 
@@ -63,69 +53,57 @@ impl FromStr for Provider {
     }
 }
 
-/// Every wire format toolnorm reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dialect {
+/// Declares [`Dialect`]: one line per wire format (variant, provider, name, what it is), from
+/// which the enum, [`Dialect::ALL`], [`Dialect::provider`] and [`Dialect::as_str`] all come.
+macro_rules! dialects {
+    ($($(#[doc = $doc:expr])* $variant:ident => ($provider:ident, $name:literal),)*) => {
+        /// Every wire format toolnorm reads. What each one means — its sniffer, normalizer and the
+        /// rules' raw-call scan — is its row in the dialect registry (`crate::dialects`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Dialect {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Dialect {
+            pub const ALL: [Dialect; [$(Dialect::$variant),*].len()] = [$(Dialect::$variant),*];
+
+            pub fn provider(self) -> Provider {
+                match self {
+                    $(Dialect::$variant => Provider::$provider,)*
+                }
+            }
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Dialect::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+dialects! {
     /// `claude -p --output-format stream-json --verbose` (with or without partial messages).
-    ClaudeStreamJson,
+    ClaudeStreamJson => (Claude, "stream-json"),
     /// `~/.claude/projects/**.jsonl` session transcripts.
-    ClaudeTranscript,
+    ClaudeTranscript => (Claude, "transcript"),
     /// `codex app-server` v2 JSON-RPC notifications.
-    CodexAppServer,
+    CodexAppServer => (Codex, "app-server"),
     /// `codex exec --json`.
-    CodexExec,
+    CodexExec => (Codex, "exec"),
     /// `~/.codex/sessions/**.jsonl` rollout files.
-    CodexRollout,
+    CodexRollout => (Codex, "rollout"),
     /// The old `{"id","msg"}` EventMsg stream (`codex proto`, pre-0.44 `exec --json`).
-    CodexLegacy,
+    CodexLegacy => (Codex, "legacy"),
     /// The `opencode serve` event stream (`/event`, `/global/event`, SSE `data:` lines).
-    OpencodeEvents,
+    OpencodeEvents => (Opencode, "events"),
     /// `opencode run --format json`.
-    OpencodeRun,
+    OpencodeRun => (Opencode, "run"),
     /// `opencode export` session JSON.
-    OpencodeExport,
+    OpencodeExport => (Opencode, "export"),
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 9] = [
-        Dialect::ClaudeStreamJson,
-        Dialect::ClaudeTranscript,
-        Dialect::CodexAppServer,
-        Dialect::CodexExec,
-        Dialect::CodexRollout,
-        Dialect::CodexLegacy,
-        Dialect::OpencodeEvents,
-        Dialect::OpencodeRun,
-        Dialect::OpencodeExport,
-    ];
-
-    pub fn provider(self) -> Provider {
-        match self {
-            Dialect::ClaudeStreamJson | Dialect::ClaudeTranscript => Provider::Claude,
-            Dialect::CodexAppServer
-            | Dialect::CodexExec
-            | Dialect::CodexRollout
-            | Dialect::CodexLegacy => Provider::Codex,
-            Dialect::OpencodeEvents | Dialect::OpencodeRun | Dialect::OpencodeExport => {
-                Provider::Opencode
-            }
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::ClaudeStreamJson => "stream-json",
-            Dialect::ClaudeTranscript => "transcript",
-            Dialect::CodexAppServer => "app-server",
-            Dialect::CodexExec => "exec",
-            Dialect::CodexRollout => "rollout",
-            Dialect::CodexLegacy => "legacy",
-            Dialect::OpencodeEvents => "events",
-            Dialect::OpencodeRun => "run",
-            Dialect::OpencodeExport => "export",
-        }
-    }
-
     /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's).
     pub fn parse(name: &str, provider: Option<Provider>) -> Result<Dialect, String> {
         let matches: Vec<Dialect> = Dialect::ALL
