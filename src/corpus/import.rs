@@ -282,8 +282,8 @@ mod tests {
             "~/.claude/p/s.jsonl"
         );
         assert_eq!(
-            source_label(Path::new("./../shared/x.jsonl"), Some("/home/a")),
-            "../shared/x.jsonl"
+            source_label(Path::new("./../samples/x.jsonl"), Some("/home/a")),
+            "../samples/x.jsonl"
         );
     }
 
