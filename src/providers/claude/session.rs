@@ -624,7 +624,7 @@ fn first_line(text: &str) -> String {
     } else {
         first
     };
-    crate::providers::titles::clip(line, 200)
+    crate::text::clip(line, 200)
 }
 
 /// AskUserQuestion's answers (question text → labels joined with `, `) as one list of labels per

@@ -235,7 +235,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 if let Some(m) = params.message.as_deref() {
                     meta.extra.insert(
                         "progress".to_owned(),
-                        Value::String(crate::providers::titles::clip(m, 200)),
+                        Value::String(crate::text::clip(m, 200)),
                     );
                 }
                 store.upsert(
@@ -258,7 +258,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 if let Some(r) = params.reason.as_deref() {
                     meta.extra.insert(
                         "approvalReason".to_owned(),
-                        Value::String(crate::providers::titles::clip(r, 200)),
+                        Value::String(crate::text::clip(r, 200)),
                     );
                 }
                 store.upsert(

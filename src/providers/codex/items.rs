@@ -527,7 +527,7 @@ pub(crate) fn first_line(text: &str) -> Option<String> {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| titles::clip(l, MESSAGE_MAX))
+        .map(|l| crate::text::clip(l, MESSAGE_MAX))
 }
 
 // ---------------------------------------------------------------- commands

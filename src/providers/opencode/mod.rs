@@ -178,7 +178,7 @@ impl ErrorWire<'_> {
         let name = self.name.as_deref().unwrap_or("error");
         match self.data.as_ref().and_then(|d| d.message.as_deref()) {
             Some(m) if !m.trim().is_empty() => {
-                format!("{name}: {}", crate::providers::titles::clip(m, 200))
+                format!("{name}: {}", crate::text::clip(m, 200))
             }
             _ => name.to_owned(),
         }
@@ -518,7 +518,7 @@ fn tool_error(raw: Option<&RawValue>, meta: &MetaWire<'_>) -> ToolError {
     } else {
         None
     };
-    let message = crate::providers::titles::clip(message, 300);
+    let message = crate::text::clip(message, 300);
     let details = (stripped.trim() != message).then(|| Value::String(stripped.to_owned()));
     ToolError {
         message,
