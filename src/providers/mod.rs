@@ -11,6 +11,9 @@ pub mod titles;
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+use serde_json::value::RawValue;
+
 use crate::stream::{Dialect, Input, Provider, RawLine};
 pub use probe::Probe;
 pub use store::{PartStore, PartUpdate, Upserted};
@@ -64,6 +67,11 @@ pub(crate) fn parse_json<'t, T: serde::Deserialize<'t>>(
             None
         }
     }
+}
+
+/// A raw JSON value parsed into a `Value`; `Null` when it does not parse.
+pub(crate) fn raw_to_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
 /// Report a line that is not the JSON the dialect expects, naming a cut-short last line as such.
