@@ -75,14 +75,14 @@ pub static DIALECTS: &[DialectEntry] = &[
         dialect: Dialect::ClaudeTranscript,
         sniff: claude::transcript::sniff,
         sniff_document: None,
-        normalize: |i, _, s| claude::normalize(Dialect::ClaudeTranscript, i, s),
+        normalize: claude::transcript::normalize,
         scan: |i| raw_calls::scan(i, Dialect::ClaudeTranscript),
     },
     DialectEntry {
         dialect: Dialect::ClaudeStreamJson,
         sniff: claude::stream_json::sniff,
         sniff_document: None,
-        normalize: |i, _, s| claude::normalize(Dialect::ClaudeStreamJson, i, s),
+        normalize: claude::stream_json::normalize,
         scan: |i| raw_calls::scan(i, Dialect::ClaudeStreamJson),
     },
 ];
