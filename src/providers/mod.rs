@@ -74,6 +74,29 @@ pub(crate) fn raw_to_value(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
+/// Longest message, in characters, taken from the first line of an error text.
+const ERROR_LINE_MAX: usize = 200;
+
+/// The first meaningful line of an error text, as a one-line message: markdown heading marks are
+/// dropped and a bare "Error" heading (MCP servers write `### Error`) gives way to the line after
+/// it. `None` when the text has no line that is not blank.
+pub(crate) fn first_line(text: &str) -> Option<String> {
+    let mut lines = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches('#').trim())
+        .filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    let line = if matches!(
+        first.to_ascii_lowercase().as_str(),
+        "error" | "error:" | "errors"
+    ) {
+        lines.next().unwrap_or(first)
+    } else {
+        first
+    };
+    Some(crate::text::clip(line, ERROR_LINE_MAX))
+}
+
 /// Report a line that is not the JSON the dialect expects, naming a cut-short last line as such.
 pub(crate) fn report_bad_json(line: &RawLine<'_>, err: &serde_json::Error, store: &mut PartStore) {
     if line.unterminated && err.is_eof() {
@@ -84,5 +107,26 @@ pub(crate) fn report_bad_json(line: &RawLine<'_>, err: &serde_json::Error, store
         );
     } else {
         store.warn(line.number, format!("not JSON: {err}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_skips_headings_that_only_say_error() {
+        assert_eq!(first_line("  \nboom\nat x").as_deref(), Some("boom"));
+        assert_eq!(
+            first_line("### Error\nCould not register").as_deref(),
+            Some("Could not register")
+        );
+        assert_eq!(first_line("## Summary\nx").as_deref(), Some("Summary"));
+        assert_eq!(first_line("Error").as_deref(), Some("Error"));
+        assert_eq!(first_line(" \n\t"), None);
+        assert_eq!(
+            first_line(&"word ".repeat(100)).unwrap().chars().count(),
+            200
+        );
     }
 }

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::model::{McpRef, ToolError, ToolKind};
-use crate::providers::titles;
+use crate::providers::{first_line, titles};
 
 /// What a tool_use block's name and input say about the part.
 #[derive(Clone, Debug, PartialEq)]
@@ -244,25 +244,6 @@ fn plan_title(input: &Value) -> String {
 /// What Claude Code answers a tool call with when the user interrupted it.
 pub(crate) const INTERRUPTED_BY_USER: &str = "Interrupted by the user";
 
-/// The first meaningful line of an error text: markdown heading marks are dropped and a bare
-/// "Error" heading (MCP servers write `### Error`) gives way to the line after it.
-pub(crate) fn first_line(text: &str) -> String {
-    let mut lines = text
-        .lines()
-        .map(|l| l.trim().trim_start_matches('#').trim())
-        .filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("");
-    let line = if matches!(
-        first.to_ascii_lowercase().as_str(),
-        "error" | "error:" | "errors"
-    ) {
-        lines.next().unwrap_or(first)
-    } else {
-        first
-    };
-    crate::text::clip(line, 200)
-}
-
 /// AskUserQuestion's answers (question text → labels joined with `, `) as one list of labels per
 /// question in the order asked, the shape OpenCode's `metadata.answers` has. A joined answer is
 /// split only when every piece is one of the question's option labels (a free-text answer may
@@ -324,7 +305,7 @@ pub(crate) fn classify_error(kind: ToolKind, text: &str, structured: Option<&str
     }
     if t.starts_with("Claude requested permissions to ") || t.contains("haven't granted it yet") {
         return ToolError {
-            message: first_line(t),
+            message: first_line(t).unwrap_or_default(),
             code: Some("permission_denied".into()),
             details: None,
         };
@@ -359,7 +340,7 @@ pub(crate) fn classify_error(kind: ToolKind, text: &str, structured: Option<&str
                 .and_then(Value::as_str)
             {
                 return ToolError {
-                    message: first_line(msg),
+                    message: first_line(msg).unwrap_or_default(),
                     code: None,
                     details: Some(v),
                 };
@@ -377,7 +358,7 @@ fn plain_error(t: &str) -> ToolError {
             details: None,
         };
     }
-    let message = first_line(t);
+    let message = first_line(t).unwrap_or_default();
     let details = (message != t).then(|| Value::String(t.to_owned()));
     ToolError {
         message,

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use super::tools::{self, INTERRUPTED_BY_USER};
 use super::wire::{Block, Content, Message, StructuredResult};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
-use crate::providers::{PartStore, PartUpdate};
+use crate::providers::{PartStore, PartUpdate, first_line};
 
 /// Where a message came from: its raw line, timestamp and subagent context.
 #[derive(Clone, Copy, Debug, Default)]
@@ -420,9 +420,10 @@ impl Tracker {
             (_, Some("failed")) => {
                 u.state = Some(ToolState::Error);
                 u.error = Some(ToolError {
-                    message: error
-                        .or(summary)
-                        .map_or_else(|| "The task failed".to_owned(), tools::first_line),
+                    message: error.or(summary).map_or_else(
+                        || "The task failed".to_owned(),
+                        |t| first_line(t).unwrap_or_default(),
+                    ),
                     code: Some("failed".to_owned()),
                     details: None,
                 });

@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 use crate::model::{TimeValue, Timing, ToolError, ToolMetadata, ToolState};
 use crate::providers::{
-    NormalizeOptions, PartStore, PartUpdate, line_text, parse_json, raw_to_value,
+    NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json, raw_to_value,
 };
 use crate::stream::{Direction, Input};
 
@@ -373,7 +373,7 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
                             });
                         let message = match why {
                             Some(w) => {
-                                format!("The turn failed: {}", tools::first_line(&w).unwrap_or(w))
+                                format!("The turn failed: {}", first_line(&w).unwrap_or(w))
                             }
                             None => "The turn failed".to_owned(),
                         };
@@ -415,7 +415,7 @@ fn client_answer(
         let message = err
             .get("message")
             .and_then(Value::as_str)
-            .and_then(tools::first_line)
+            .and_then(first_line)
             .unwrap_or_else(|| "The question was not answered".to_owned());
         u.state = Some(ToolState::Error);
         u.error = Some(ToolError {

@@ -10,10 +10,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::{Timing, ToolMetadata};
-use crate::providers::{NormalizeOptions, PartStore, line_text, parse_json};
+use crate::providers::{NormalizeOptions, PartStore, first_line, line_text, parse_json};
 use crate::stream::Input;
 
-use super::tools;
 use super::tracker::{Envelope, Phase, Tracker};
 use super::wire;
 
@@ -93,7 +92,7 @@ pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &
                     .error
                     .as_ref()
                     .and_then(|e| e.message.as_deref())
-                    .and_then(tools::first_line);
+                    .and_then(first_line);
                 let message = match why {
                     Some(w) => format!("The turn failed: {w}"),
                     None => "The turn failed".to_owned(),

@@ -12,7 +12,8 @@ use serde_json::{Map, Value, json};
 
 use crate::model::{TimeValue, Timing, ToolKind, ToolMetadata, ToolState};
 use crate::providers::{
-    NormalizeOptions, PartStore, PartUpdate, line_text, parse_json, raw_to_value, titles,
+    NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json, raw_to_value,
+    titles,
 };
 use crate::stream::Input;
 
@@ -257,7 +258,7 @@ fn response_item(
                         .details
                         .as_ref()
                         .and_then(Value::as_str)
-                        .and_then(tools::first_line)
+                        .and_then(first_line)
                     {
                         e.message = m;
                     }

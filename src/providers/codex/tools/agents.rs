@@ -3,10 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{first_line, named, simple_outcome};
+use super::{named, simple_outcome};
 use crate::model::{ToolKind, ToolMetadata};
 use crate::providers::codex::wire::{ItemType, RawItem, Status, activity_kind};
-use crate::providers::{PartUpdate, raw_to_value, titles};
+use crate::providers::{PartUpdate, first_line, raw_to_value, titles};
 
 /// `spawn_agent` → `spawnAgent`: exec's snake_case collab tools under the app-server names.
 pub(crate) fn camel_case(s: &str) -> String {

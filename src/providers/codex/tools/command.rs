@@ -5,10 +5,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{first_line, named};
+use super::named;
 use crate::model::{ToolError, ToolKind, ToolMetadata, ToolState};
 use crate::providers::codex::wire::{ItemType, RawAction, RawItem, Status};
-use crate::providers::{PartUpdate, raw_to_value, titles};
+use crate::providers::{PartUpdate, first_line, raw_to_value, titles};
 use serde_json::value::RawValue;
 
 /// What a command action does, from `commandActions` / `parsed_cmd`.

@@ -3,10 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{first_line, named, simple_outcome};
+use super::{named, simple_outcome};
 use crate::model::{McpRef, ToolError, ToolKind, ToolMetadata, ToolState};
 use crate::providers::codex::wire::{ItemType, RawItem, Status, error_message};
-use crate::providers::{PartUpdate, raw_to_value, titles};
+use crate::providers::{PartUpdate, first_line, raw_to_value, titles};
 
 /// `mcp__server__tool` (the model-facing name in rollouts) → `(server, tool)`.
 pub(crate) fn split_mcp_name(name: &str) -> Option<(&str, &str)> {

@@ -28,9 +28,6 @@ use super::wire::{RawItem, Status};
 use crate::model::{ToolError, ToolKind, ToolState};
 use crate::providers::{PartUpdate, titles};
 
-/// Longest error message (characters) taken from output text.
-const MESSAGE_MAX: usize = 200;
-
 /// A new part's update with its name and kind.
 pub(crate) fn named(id: &str, name: &str, kind: ToolKind) -> PartUpdate {
     PartUpdate {
@@ -38,14 +35,6 @@ pub(crate) fn named(id: &str, name: &str, kind: ToolKind) -> PartUpdate {
         kind: Some(kind),
         ..PartUpdate::new(id)
     }
-}
-
-/// First meaningful line of a failure text, skipping markdown headings (`### Error`).
-pub(crate) fn first_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| crate::text::clip(l, MESSAGE_MAX))
 }
 
 /// Outcome of a tool with no exit code: completed → output, anything else → error.

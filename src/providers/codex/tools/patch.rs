@@ -5,10 +5,10 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{first_line, named};
+use super::named;
 use crate::model::{ToolError, ToolKind, ToolState};
 use crate::providers::codex::wire::{ItemType, Status};
-use crate::providers::{PartUpdate, titles};
+use crate::providers::{PartUpdate, first_line, titles};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ChangeKind {
