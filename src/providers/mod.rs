@@ -1,6 +1,10 @@
-//! Provider dialects → the contract's parts. One folder per provider, one file per dialect; all of
-//! them feed the shared [`PartStore`] and use the shared [`titles`]. Each dialect file has its
-//! sniffer and its normalizer; [`crate::dialects`] lists them. Pure: no I/O, no printing.
+//! Provider dialects → the contract's parts. Every provider folder has the same shape: `mod.rs`
+//! (declarations and a little shared glue), `wire.rs` (the provider's serde wire types),
+//! `tracker.rs` (the `Tracker`, the per-session state machine all its dialects feed), `tools.rs`
+//! or `tools/` (tool name → the part's name, kind, title, input, output and metadata), and one
+//! file per dialect with its sniffer (`sniff`) and its normalizer (`normalize`, a [`NormalizeFn`]).
+//! All of them feed the shared [`PartStore`] and use the shared [`titles`]; [`crate::dialects`]
+//! lists the dialects. Pure: no I/O, no printing.
 
 pub mod claude;
 pub mod codex;
