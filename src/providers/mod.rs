@@ -1,6 +1,10 @@
-//! Provider dialects → the contract's parts. One folder per provider, one file per dialect; all of
-//! them feed the shared [`PartStore`] and use the shared [`titles`]. Each dialect file has its
-//! sniffer and its normalizer; [`crate::dialects`] lists them. Pure: no I/O, no printing.
+//! Provider dialects → the contract's parts. Every provider folder has the same shape: `mod.rs`
+//! (declarations and a little shared glue), `wire.rs` (the provider's serde wire types),
+//! `tracker.rs` (the `Tracker`, the per-session state machine all its dialects feed), `tools.rs`
+//! or `tools/` (tool name → the part's name, kind, title, input, output and metadata), and one
+//! file per dialect with its sniffer (`sniff`) and its normalizer (`normalize`, a [`NormalizeFn`]).
+//! All of them feed the shared [`PartStore`] and use the shared [`titles`]; [`crate::dialects`]
+//! lists the dialects. Pure: no I/O, no printing.
 
 pub mod claude;
 pub mod codex;
@@ -10,6 +14,9 @@ pub mod store;
 pub mod titles;
 
 use std::borrow::Cow;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::stream::{Dialect, Input, Provider, RawLine};
 pub use probe::Probe;
@@ -66,6 +73,34 @@ pub(crate) fn parse_json<'t, T: serde::Deserialize<'t>>(
     }
 }
 
+/// A raw JSON value parsed into a `Value`; `Null` when it does not parse.
+pub(crate) fn raw_to_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}
+
+/// Longest message, in characters, taken from the first line of an error text.
+const ERROR_LINE_MAX: usize = 200;
+
+/// The first meaningful line of an error text, as a one-line message: markdown heading marks are
+/// dropped and a bare "Error" heading (MCP servers write `### Error`) gives way to the line after
+/// it. `None` when the text has no line that is not blank.
+pub(crate) fn first_line(text: &str) -> Option<String> {
+    let mut lines = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches('#').trim())
+        .filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    let line = if matches!(
+        first.to_ascii_lowercase().as_str(),
+        "error" | "error:" | "errors"
+    ) {
+        lines.next().unwrap_or(first)
+    } else {
+        first
+    };
+    Some(crate::text::clip(line, ERROR_LINE_MAX))
+}
+
 /// Report a line that is not the JSON the dialect expects, naming a cut-short last line as such.
 pub(crate) fn report_bad_json(line: &RawLine<'_>, err: &serde_json::Error, store: &mut PartStore) {
     if line.unterminated && err.is_eof() {
@@ -76,5 +111,26 @@ pub(crate) fn report_bad_json(line: &RawLine<'_>, err: &serde_json::Error, store
         );
     } else {
         store.warn(line.number, format!("not JSON: {err}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_skips_headings_that_only_say_error() {
+        assert_eq!(first_line("  \nboom\nat x").as_deref(), Some("boom"));
+        assert_eq!(
+            first_line("### Error\nCould not register").as_deref(),
+            Some("Could not register")
+        );
+        assert_eq!(first_line("## Summary\nx").as_deref(), Some("Summary"));
+        assert_eq!(first_line("Error").as_deref(), Some("Error"));
+        assert_eq!(first_line(" \n\t"), None);
+        assert_eq!(
+            first_line(&"word ".repeat(100)).unwrap().chars().count(),
+            200
+        );
     }
 }

@@ -6,31 +6,10 @@
 use serde_json::Value;
 
 use crate::model::ToolKind;
+use crate::text::clip;
 
 /// Longest title, in characters, ellipsis included.
 pub const MAX_TITLE: usize = 100;
-
-/// Collapse all white space (newlines included) to single spaces and cut to `max` characters with
-/// an ellipsis.
-pub fn clip(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut count = 0usize;
-    for word in text.split_whitespace() {
-        if count > 0 {
-            out.push(' ');
-            count += 1;
-        }
-        for ch in word.chars() {
-            out.push(ch);
-            count += 1;
-            if count > max {
-                let cut: String = out.chars().take(max - 1).collect();
-                return format!("{}…", cut.trim_end());
-            }
-        }
-    }
-    out
-}
 
 /// Finish a title: single line, bounded, never empty.
 pub fn finish(title: &str, fallback: &str) -> String {
@@ -447,12 +426,12 @@ mod tests {
     }
 
     #[test]
-    fn clip_bounds_and_single_line() {
-        let long = "a ".repeat(200);
-        let c = clip(&long, MAX_TITLE);
-        assert!(c.chars().count() <= MAX_TITLE);
-        assert!(c.ends_with('…'));
-        assert_eq!(clip("one\ntwo\t three", 100), "one two three");
+    fn finish_gives_one_bounded_line() {
+        let t = finish(&"a ".repeat(200), "fallback");
+        assert!(t.chars().count() <= MAX_TITLE);
+        assert!(t.ends_with('…'));
+        assert_eq!(finish("one\ntwo\t three", "x"), "one two three");
+        assert_eq!(finish(" \n ", "Running a command"), "Running a command");
     }
 
     #[test]

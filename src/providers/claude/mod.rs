@@ -1,33 +1,33 @@
 //! Claude Code dialects: stream-json (`claude -p --output-format stream-json --verbose`, with or
-//! without partial messages) and session transcripts (`~/.claude/projects/**.jsonl`). Both share
-//! the block handling in [`session`]; each dialect file says which lines carry what.
+//! without partial messages; [`stream_json`]) and session transcripts (`~/.claude/projects/**.jsonl`;
+//! [`transcript`]). Both read the same [`wire`] lines and share the [`tracker::Tracker`], which
+//! names and titles calls through [`tools`]; each dialect file says which lines carry what.
 
-mod session;
 pub(crate) mod stream_json;
 mod tools;
+mod tracker;
 pub(crate) mod transcript;
 mod wire;
 
 use super::PartStore;
-use crate::stream::{Dialect, Input};
+use crate::stream::Input;
 
-pub(crate) fn normalize(dialect: Dialect, input: &Input<'_>, store: &mut PartStore) {
-    let mut session = session::Session::default();
+/// Parse every line of a Claude stream as a [`wire::Line`] and hand it to `each`; blank lines are
+/// skipped and a line that is not JSON is reported.
+fn each_line(
+    input: &Input<'_>,
+    store: &mut PartStore,
+    mut each: impl FnMut(u32, &wire::Line<'_>, &mut PartStore),
+) {
     for raw in &input.lines {
         let Some(text) = super::line_text(raw, store) else {
             continue;
         };
         match serde_json::from_str::<wire::Line<'_>>(&text) {
-            Ok(line) => match dialect {
-                Dialect::ClaudeTranscript => {
-                    transcript::line(&mut session, raw.number, &line, store)
-                }
-                _ => stream_json::line(&mut session, raw.number, &line, store),
-            },
+            Ok(line) => each(raw.number, &line, store),
             Err(err) => super::report_bad_json(raw, &err, store),
         }
     }
-    session.finish(store);
 }
 
 /// The line types of Claude's stream-json and transcripts.

@@ -2,14 +2,24 @@
 //! `assistant` / `user` (with `parent_tool_use_id` for subagent lines), `stream_event` (partial
 //! messages), `tool_progress` and the final `result` (permission denials, error subtypes).
 
-use super::session::{Ctx, Session};
+use super::tracker::{Origin, Tracker};
 use super::wire::Line;
 use crate::model::ToolState;
-use crate::providers::{PartStore, PartUpdate};
+use crate::providers::{NormalizeOptions, PartStore, PartUpdate};
+use crate::stream::Input;
 
-pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
+/// Normalize a stream-json stream; its cwd comes from the `system` `init` line.
+pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::default();
+    super::each_line(input, store, |number, l, store| {
+        line(&mut tracker, number, l, store);
+    });
+    tracker.finish(store);
+}
+
+fn line(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartStore) {
     let parent = line.parent_tool_use_id.get();
-    let ctx = Ctx {
+    let origin = Origin {
         line: number,
         timestamp: line.timestamp.get(),
         parent,
@@ -18,29 +28,29 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
     match line.ty() {
         "assistant" => {
             if let Some(msg) = line.message.get() {
-                session.assistant(ctx, msg, store);
+                tracker.assistant(origin, msg, store);
             }
         }
         "user" => {
             if let Some(msg) = line.message.get() {
-                session.user(ctx, msg, line.structured_result(), store);
+                tracker.user(origin, msg, line.structured_result(), store);
             }
         }
-        "system" => system(session, number, line, store),
+        "system" => system(tracker, number, line, store),
         "stream_event" => {
             let Some(ev) = line.event.get() else { return };
             let index = ev.index.millis().unwrap_or(0);
             match ev.ty.get().unwrap_or("") {
-                "message_start" => session.stream_message_start(parent),
+                "message_start" => tracker.stream_message_start(parent),
                 "content_block_start" => {
                     if let Some(block) = ev.content_block.get() {
-                        session.stream_block_start(ctx, index, block, store);
+                        tracker.stream_block_start(origin, index, block, store);
                     }
                 }
                 "content_block_delta" => {
                     if let Some(d) = ev.delta.get() {
                         if d.ty.get() == Some("input_json_delta") {
-                            session.stream_input_delta(
+                            tracker.stream_input_delta(
                                 parent,
                                 index,
                                 d.partial_json.get().unwrap_or(""),
@@ -48,7 +58,7 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
                         }
                     }
                 }
-                "content_block_stop" => session.stream_block_stop(ctx, index, store),
+                "content_block_stop" => tracker.stream_block_stop(origin, index, store),
                 _ => {}
             }
         }
@@ -64,14 +74,14 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
                 );
             }
         }
-        "result" => result(session, number, line, store),
+        "result" => result(tracker, number, line, store),
         _ => {}
     }
 }
 
-fn system(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
+fn system(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartStore) {
     match line.subtype() {
-        "init" => session.set_cwd(line.cwd.get()),
+        "init" => tracker.set_cwd(line.cwd.get()),
         sub @ ("task_started" | "task_progress" | "task_updated" | "task_notification") => {
             let patch = line.patch.get();
             let status = line
@@ -83,7 +93,7 @@ fn system(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
                 .get()
                 .and_then(|u| u.duration_ms.millis())
                 .or(line.duration_ms.millis());
-            session.task(
+            tracker.task(
                 number,
                 sub,
                 line.task_id.get(),
@@ -99,7 +109,7 @@ fn system(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
     }
 }
 
-fn result(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
+fn result(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartStore) {
     // Only the top-level result ends the turn; a subagent's must not.
     if line.parent_tool_use_id.get().is_some() {
         return;
@@ -111,7 +121,7 @@ fn result(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartS
         .filter_map(|d| d.get())
     {
         if let Some(id) = denial.tool_use_id.get() {
-            session.permission_denied(number, id, denial.tool_name.get(), denial.tool_input, store);
+            tracker.permission_denied(number, id, denial.tool_name.get(), denial.tool_input, store);
         }
     }
     match line.subtype() {

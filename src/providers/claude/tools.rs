@@ -1,11 +1,12 @@
 //! Claude Code tool names → the part's `name`, `kind`, `title` and MCP identity, for every built-in
-//! tool (old and new names) and for `mcp__<server>__<tool>`. Wording comes from the shared
-//! [`titles`] helpers so the same action reads the same for every provider.
+//! tool (old and new names) and for `mcp__<server>__<tool>`; and what a tool_result's text says:
+//! the error of a failed call, and the trailers and reminders meant for the model. Wording comes
+//! from the shared [`titles`] helpers so the same action reads the same for every provider.
 
 use serde_json::Value;
 
-use crate::model::{McpRef, ToolKind};
-use crate::providers::titles;
+use crate::model::{McpRef, ToolError, ToolKind};
+use crate::providers::{first_line, titles};
 
 /// What a tool_use block's name and input say about the part.
 #[derive(Clone, Debug, PartialEq)]
@@ -236,6 +237,178 @@ fn plan_title(input: &Value) -> String {
         }
         None => "Presenting a plan".to_owned(),
     }
+}
+
+// ---------------------------------------------------------------- results
+
+/// What Claude Code answers a tool call with when the user interrupted it.
+pub(crate) const INTERRUPTED_BY_USER: &str = "Interrupted by the user";
+
+/// AskUserQuestion's answers (question text → labels joined with `, `) as one list of labels per
+/// question in the order asked, the shape OpenCode's `metadata.answers` has. A joined answer is
+/// split only when every piece is one of the question's option labels (a free-text answer may
+/// hold a comma).
+pub(crate) fn question_answers(
+    questions: &Value,
+    answers: &serde_json::Map<String, Value>,
+) -> Value {
+    let per_question = questions.as_array().into_iter().flatten().map(|q| {
+        let text = q.get("question").and_then(Value::as_str).unwrap_or("");
+        let Some(answer) = answers.get(text).and_then(Value::as_str) else {
+            return Value::Array(Vec::new());
+        };
+        let labels: Vec<&str> = q
+            .get("options")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o.get("label").and_then(Value::as_str))
+            .collect();
+        let pieces: Vec<&str> = answer.split(", ").collect();
+        let chosen = if pieces.iter().all(|p| labels.contains(p)) {
+            pieces
+        } else {
+            vec![answer]
+        };
+        Value::Array(
+            chosen
+                .into_iter()
+                .map(|c| Value::String(c.to_owned()))
+                .collect(),
+        )
+    });
+    Value::Array(per_question.collect())
+}
+
+/// Turn a failed tool_result's text into the contract's error.
+pub(crate) fn classify_error(kind: ToolKind, text: &str, structured: Option<&str>) -> ToolError {
+    let t = text.trim();
+    let coded = |message: &str, code: &str| ToolError {
+        message: message.to_owned(),
+        code: Some(code.to_owned()),
+        details: None,
+    };
+    if t.starts_with("[Request interrupted by user") {
+        return coded(INTERRUPTED_BY_USER, "interrupted");
+    }
+    if t.starts_with("Permission prompt was aborted") {
+        return coded("The permission prompt was aborted", "aborted");
+    }
+    if structured == Some("User rejected tool use")
+        || t == "User rejected tool use"
+        || t.starts_with("The user doesn't want to proceed with this tool use")
+        || t.starts_with("The user doesn't want to take this action")
+    {
+        // The same code Codex (`status: declined`) and OpenCode (a dismissed question, a
+        // rejected permission) give a call the user said no to.
+        return coded("Rejected by the user", "declined");
+    }
+    if t.starts_with("Claude requested permissions to ") || t.contains("haven't granted it yet") {
+        return ToolError {
+            message: first_line(t).unwrap_or_default(),
+            code: Some("permission_denied".into()),
+            details: None,
+        };
+    }
+    if let Some(inner) = t.strip_prefix("<tool_use_error>") {
+        let inner = inner
+            .trim_end()
+            .strip_suffix("</tool_use_error>")
+            .unwrap_or(inner)
+            .trim();
+        return plain_error(inner);
+    }
+    if kind == ToolKind::Bash {
+        let body = t.strip_prefix("Error: ").unwrap_or(t);
+        if let Some(rest) = body.strip_prefix("Exit code ") {
+            let (code, output) = rest.split_once('\n').unwrap_or((rest, ""));
+            if let Ok(n) = code.trim().parse::<i64>() {
+                return ToolError {
+                    message: format!("Exit code {n}"),
+                    code: Some(n.to_string()),
+                    details: (!output.is_empty()).then(|| Value::String(output.to_owned())),
+                };
+            }
+        }
+    }
+    // MCP servers often answer with a JSON error object as text.
+    if t.starts_with('{') {
+        if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
+            if let Some(msg) = v
+                .get("message")
+                .or_else(|| v.get("error"))
+                .and_then(Value::as_str)
+            {
+                return ToolError {
+                    message: first_line(msg).unwrap_or_default(),
+                    code: None,
+                    details: Some(v),
+                };
+            }
+        }
+    }
+    plain_error(t)
+}
+
+fn plain_error(t: &str) -> ToolError {
+    if t.is_empty() {
+        return ToolError {
+            message: "The tool call failed".to_owned(),
+            code: None,
+            details: None,
+        };
+    }
+    let message = first_line(t).unwrap_or_default();
+    let details = (message != t).then(|| Value::String(t.to_owned()));
+    ToolError {
+        message,
+        code: None,
+        details,
+    }
+}
+
+pub(crate) fn is_truncated(text: &str) -> bool {
+    (text.contains(" lines truncated] ...") && text.contains("... ["))
+        || text.contains("(Results are truncated. Consider using a more specific path or pattern.)")
+}
+
+/// Read results may end with a `<system-reminder>` meant for the model, not the user.
+pub(crate) fn strip_system_reminder(text: &str) -> &str {
+    match text.rfind("<system-reminder>") {
+        Some(i) if text.trim_end().ends_with("</system-reminder>") => text[..i].trim_end(),
+        _ => text,
+    }
+}
+
+pub(crate) struct AgentTrailer {
+    pub agent_id: Option<String>,
+    pub duration_ms: Option<u64>,
+}
+
+/// Agent results end with `agentId: … <usage>…duration_ms: N</usage>` for the model; split it off.
+pub(crate) fn split_agent_trailer(text: &str) -> Option<(String, AgentTrailer)> {
+    let start = if text.starts_with("agentId: ") {
+        0
+    } else {
+        text.rfind("\nagentId: ")? + 1
+    };
+    let trailer = &text[start..];
+    let agent_id = trailer["agentId: ".len()..]
+        .split(|c: char| c.is_whitespace())
+        .next()
+        .map(str::to_owned);
+    let duration_ms = trailer
+        .find("duration_ms: ")
+        .map(|i| &trailer[i + "duration_ms: ".len()..])
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse().ok());
+    Some((
+        text[..start].trim_end().to_owned(),
+        AgentTrailer {
+            agent_id,
+            duration_ms,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -557,5 +730,89 @@ mod tests {
             assert_ne!(t, name);
             assert!(!t.is_empty() && !t.contains('{'), "{name}: {t}");
         }
+    }
+
+    #[test]
+    fn bash_exit_code_becomes_code_and_details() {
+        let e = classify_error(ToolKind::Bash, "Exit code 1\nF\nFAIL: test_x", None);
+        assert_eq!(e.message, "Exit code 1");
+        assert_eq!(e.code.as_deref(), Some("1"));
+        assert_eq!(e.details, Some(Value::String("F\nFAIL: test_x".into())));
+    }
+
+    #[test]
+    fn known_error_texts_get_codes() {
+        let code = |t: &str, s: Option<&str>| classify_error(ToolKind::FileWrite, t, s).code;
+        assert_eq!(
+            code("[Request interrupted by user for tool use]", None).as_deref(),
+            Some("interrupted")
+        );
+        assert_eq!(
+            code("Permission prompt was aborted.", None).as_deref(),
+            Some("aborted")
+        );
+        assert_eq!(
+            code(
+                "The user doesn't want to proceed with this tool use.",
+                Some("User rejected tool use")
+            )
+            .as_deref(),
+            Some("declined")
+        );
+        assert_eq!(
+            code(
+                "Claude requested permissions to use Bash, but you haven't granted it yet.",
+                None
+            )
+            .as_deref(),
+            Some("permission_denied")
+        );
+        let e = classify_error(
+            ToolKind::FileRead,
+            "<tool_use_error>File does not exist.</tool_use_error>",
+            None,
+        );
+        assert_eq!(e.message, "File does not exist.");
+        assert!(e.code.is_none() && e.details.is_none());
+    }
+
+    #[test]
+    fn heading_only_first_lines_are_skipped() {
+        let e = classify_error(
+            ToolKind::Browser,
+            "### Error\nError: page.goto: net::ERR_NAME_NOT_RESOLVED\nCall log:",
+            None,
+        );
+        assert_eq!(e.message, "Error: page.goto: net::ERR_NAME_NOT_RESOLVED");
+        assert!(e.details.is_some());
+    }
+
+    #[test]
+    fn json_error_objects_are_read() {
+        let e = classify_error(
+            ToolKind::Mcp,
+            r#"{"error":true,"message":"Failed to create issue"}"#,
+            None,
+        );
+        assert_eq!(e.message, "Failed to create issue");
+        assert!(e.details.is_some());
+    }
+
+    #[test]
+    fn agent_trailer_is_split_off() {
+        let (body, t) = split_agent_trailer("Answer.\nagentId: abc123 (use SendMessage)\n<usage>tool_uses: 2\nduration_ms: 151</usage>").unwrap();
+        assert_eq!(body, "Answer.");
+        assert_eq!(t.agent_id.as_deref(), Some("abc123"));
+        assert_eq!(t.duration_ms, Some(151));
+        assert!(split_agent_trailer("no trailer").is_none());
+    }
+
+    #[test]
+    fn reminder_is_stripped() {
+        assert_eq!(
+            strip_system_reminder("1\tx\n\n<system-reminder>\nbe careful\n</system-reminder>\n"),
+            "1\tx"
+        );
+        assert_eq!(strip_system_reminder("plain"), "plain");
     }
 }

@@ -3,22 +3,32 @@
 //! `isSidechain` subagent lines, and `progress` lines whose `agent_progress` data embeds the
 //! subagent's messages.
 
-use super::session::{Ctx, Session};
+use super::tracker::{Origin, Tracker};
 use super::wire::Line;
 use crate::model::ToolState;
-use crate::providers::{PartStore, PartUpdate};
+use crate::providers::{NormalizeOptions, PartStore, PartUpdate};
+use crate::stream::Input;
 
-pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
-    session.set_cwd(line.cwd.get());
+/// Normalize a transcript; every line carries its own cwd.
+pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::default();
+    super::each_line(input, store, |number, l, store| {
+        line(&mut tracker, number, l, store);
+    });
+    tracker.finish(store);
+}
+
+fn line(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartStore) {
+    tracker.set_cwd(line.cwd.get());
     let sidechain = line.is_sidechain.is_true();
     // Old CLIs write subagent lines inline without naming their call: attribute them to the one
     // open Agent/Task call when there is exactly one.
     let inferred = if sidechain {
-        session.sole_open_subagent(store)
+        tracker.sole_open_subagent(store)
     } else {
         None
     };
-    let ctx = Ctx {
+    let origin = Origin {
         line: number,
         timestamp: line.timestamp.get(),
         parent: inferred.as_deref(),
@@ -30,20 +40,20 @@ pub(crate) fn line(session: &mut Session, number: u32, line: &Line<'_>, store: &
                 return;
             }
             if let Some(msg) = line.message.get() {
-                session.assistant(ctx, msg, store);
+                tracker.assistant(origin, msg, store);
             }
         }
         "user" => {
             if let Some(msg) = line.message.get() {
-                session.user(ctx, msg, line.structured_result(), store);
+                tracker.user(origin, msg, line.structured_result(), store);
             }
         }
-        "progress" => progress(session, number, line, store),
+        "progress" => progress(tracker, number, line, store),
         _ => {}
     }
 }
 
-fn progress(session: &mut Session, number: u32, line: &Line<'_>, store: &mut PartStore) {
+fn progress(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartStore) {
     let Some(data) = line.data.get() else { return };
     match data.ty.get().unwrap_or("") {
         "agent_progress" => {
@@ -53,15 +63,15 @@ fn progress(session: &mut Session, number: u32, line: &Line<'_>, store: &mut Par
             let Some(msg) = embedded.message.get() else {
                 return;
             };
-            let ctx = Ctx {
+            let origin = Origin {
                 line: number,
                 timestamp: embedded.timestamp.get().or(line.timestamp.get()),
                 parent: line.parent_tool_use_id_camel.get(),
                 sidechain: true,
             };
             match embedded.ty.get().unwrap_or("") {
-                "assistant" => session.assistant(ctx, msg, store),
-                "user" => session.user(ctx, msg, embedded.tool_use_result, store),
+                "assistant" => tracker.assistant(origin, msg, store),
+                "user" => tracker.user(origin, msg, embedded.tool_use_result, store),
                 _ => {}
             }
         }

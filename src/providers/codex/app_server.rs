@@ -17,12 +17,15 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::model::{TimeValue, Timing, ToolError, ToolMetadata, ToolState};
-use crate::providers::{PartStore, PartUpdate, line_text, parse_json};
+use crate::providers::{
+    NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json, raw_to_value,
+};
 use crate::stream::{Direction, Input};
 
-use super::Ctx;
 use super::event_msg::{self, Pending};
-use super::items::{self, Envelope, Phase};
+use super::tools;
+use super::tracker::{Envelope, Phase, Tracker};
+use super::wire;
 
 #[derive(Deserialize)]
 struct Message<'a> {
@@ -126,7 +129,9 @@ fn rpc_key(id: &RawValue) -> String {
     id.get().trim().to_owned()
 }
 
-pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx) {
+/// Normalize an app-server stream; its cwd comes from `thread/started`.
+pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::default();
     let mut pending = Pending::default();
     let mut threads = Threads::default();
     for line in &input.lines {
@@ -168,7 +173,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 let Some(raw) = params.item else { continue };
                 let completed = method == "item/completed";
                 let mut scratch = None;
-                let item = match items::parse_item(raw.get(), &mut scratch) {
+                let item = match wire::parse_item(raw.get(), &mut scratch) {
                     Ok(i) => i,
                     Err(e) => {
                         store.warn(n, format!("`{method}` item not understood: {e}"));
@@ -184,13 +189,13 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                     elapsed_ms: None,
                 };
                 // A subagent's thread is announced by the call that spawned it, before its items.
-                match items::ItemType::of(&item.ty) {
-                    items::ItemType::SubAgent => {
+                match wire::ItemType::of(&item.ty) {
+                    wire::ItemType::SubAgent => {
                         if let Some(t) = item.agent_thread_id.as_deref() {
                             threads.children.insert(t.to_owned());
                         }
                     }
-                    items::ItemType::Collab => {
+                    wire::ItemType::Collab => {
                         for t in item.receiver_thread_ids.iter().flatten() {
                             threads.children.insert(t.to_string());
                         }
@@ -208,21 +213,21 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                     timing,
                     session_id: threads.session(params.thread_id.as_deref()),
                 };
-                items::apply(store, ctx, &env, &item);
+                tracker.apply(&env, &item, store);
             }
             "item/commandExecution/outputDelta" | "item/fileChange/outputDelta" => {
                 if let (Some(id), Some(delta)) =
                     (params.item_id.as_deref(), params.delta.as_deref())
                 {
-                    ctx.push_delta(store, n, id, delta);
+                    tracker.push_delta(n, id, delta, store);
                 }
             }
             "item/fileChange/patchUpdated" => {
                 let (Some(id), Some(changes)) = (params.item_id.as_deref(), params.changes) else {
                     continue;
                 };
-                let changes = items::parse_changes(changes);
-                let mut u = items::patch_update(id, &changes, ctx.cwd.as_deref());
+                let changes = tools::parse_changes(changes);
+                let mut u = tools::patch_update(id, &changes, tracker.cwd.as_deref());
                 u.name = None;
                 u.state = Some(ToolState::Running);
                 store.upsert(n, u);
@@ -235,7 +240,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 if let Some(m) = params.message.as_deref() {
                     meta.extra.insert(
                         "progress".to_owned(),
-                        Value::String(crate::providers::titles::clip(m, 200)),
+                        Value::String(crate::text::clip(m, 200)),
                     );
                 }
                 store.upsert(
@@ -258,7 +263,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                 if let Some(r) = params.reason.as_deref() {
                     meta.extra.insert(
                         "approvalReason".to_owned(),
-                        Value::String(crate::providers::titles::clip(r, 200)),
+                        Value::String(crate::text::clip(r, 200)),
                     );
                 }
                 store.upsert(
@@ -271,8 +276,8 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             }
             "turn/plan/updated" => {
                 let turn = params.turn_id.as_deref().unwrap_or("turn");
-                let steps = items::raw_to_value(params.plan);
-                let mut u = items::plan_update(
+                let steps = params.plan.map_or(Value::Null, raw_to_value);
+                let mut u = tools::plan_update(
                     &format!("plan-{turn}"),
                     "todoList",
                     params.explanation.as_deref(),
@@ -292,11 +297,11 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                     store.info(n, "`item/tool/requestUserInput` without an itemId skipped");
                     continue;
                 };
-                let questions = match items::raw_to_value(params.questions) {
+                let questions = match params.questions.map_or(Value::Null, raw_to_value) {
                     Value::Null => Value::Array(Vec::new()),
                     q => q,
                 };
-                let mut u = items::question_update(id, "requestUserInput", questions);
+                let mut u = tools::question_update(id, "requestUserInput", questions);
                 u.state = Some(ToolState::Running);
                 u.metadata = Some(ToolMetadata {
                     provider_type: Some(method.to_owned()),
@@ -337,13 +342,13 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                             .and_then(|e| e.cwd.as_deref())
                     });
                     if let Some(c) = cwd {
-                        ctx.cwd = Some(c.to_owned());
+                        tracker.cwd = Some(c.to_owned());
                     }
                 }
             }
             "codex/event" => {
                 if let Some(msg) = params.msg {
-                    event_msg::handle(store, ctx, &mut pending, n, None, msg);
+                    event_msg::handle(store, &mut tracker, &mut pending, n, None, msg);
                 }
             }
             "turn/completed" => {
@@ -368,7 +373,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                             });
                         let message = match why {
                             Some(w) => {
-                                format!("The turn failed: {}", items::first_line(&w).unwrap_or(w))
+                                format!("The turn failed: {}", first_line(&w).unwrap_or(w))
                             }
                             None => "The turn failed".to_owned(),
                         };
@@ -380,6 +385,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             _ => {}
         }
     }
+    tracker.finish(store);
 }
 
 /// The client's reply to an open question: `{"id", "result": {"answers": {<question id>:
@@ -405,11 +411,11 @@ fn client_answer(
     };
     let mut u = PartUpdate::new(part.as_str());
     if let Some(err) = msg.error {
-        let err = items::raw_to_value(Some(err));
+        let err = raw_to_value(err);
         let message = err
             .get("message")
             .and_then(Value::as_str)
-            .and_then(items::first_line)
+            .and_then(first_line)
             .unwrap_or_else(|| "The question was not answered".to_owned());
         u.state = Some(ToolState::Error);
         u.error = Some(ToolError {
@@ -421,7 +427,7 @@ fn client_answer(
             details: None,
         });
     } else {
-        let result = items::raw_to_value(msg.result);
+        let result = msg.result.map_or(Value::Null, raw_to_value);
         u.state = Some(ToolState::Complete);
         // The same shape as Claude's and OpenCode's question parts: one list of answers per
         // question, in the order asked.

@@ -10,10 +10,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::{TimeValue, Timing, ToolMetadata, ToolState};
-use crate::providers::{PartStore, PartUpdate, titles};
+use crate::providers::{PartStore, PartUpdate, raw_to_value, titles};
 
-use super::Ctx;
-use super::items::{self, Command, Envelope, Phase, Status};
+use super::tools::{self, Command};
+use super::tracker::{Envelope, Phase, Tracker};
+use super::wire::{self, Status};
 
 #[derive(Deserialize)]
 struct Event<'a> {
@@ -87,7 +88,7 @@ pub(super) struct Pending {
 /// Handle one EventMsg. `at` is the line's timestamp when the envelope has one (rollouts).
 pub(super) fn handle(
     store: &mut PartStore,
-    ctx: &mut Ctx,
+    tracker: &mut Tracker,
     pending: &mut Pending,
     line: u32,
     at: Option<&str>,
@@ -107,7 +108,7 @@ pub(super) fn handle(
     };
     let ended = |ms: Option<i64>, duration: Option<&RawValue>| Timing {
         completed_at: ms.map(TimeValue::Millis).or_else(stamp),
-        elapsed_ms: duration.and_then(items::duration_ms),
+        elapsed_ms: duration.and_then(wire::duration_ms),
         ..Timing::default()
     };
     let id = ev.call_id.as_deref().unwrap_or("");
@@ -118,9 +119,9 @@ pub(super) fn handle(
             }
             let cmd = event_command(&ev);
             if let Some(c) = &cmd.cwd {
-                ctx.cwd.get_or_insert_with(|| c.clone());
+                tracker.cwd.get_or_insert_with(|| c.clone());
             }
-            let mut u = cmd.update(id, ctx.cwd.as_deref());
+            let mut u = cmd.update(id, tracker.cwd.as_deref());
             u.state = Some(ToolState::Running);
             u.timing = Some(started(ev.started_at_ms));
             finish(store, line, u, "exec_command_begin");
@@ -132,7 +133,7 @@ pub(super) fn handle(
                 return;
             };
             match base64::engine::general_purpose::STANDARD.decode(chunk.as_bytes()) {
-                Ok(bytes) => ctx.push_delta(store, line, id, &String::from_utf8_lossy(&bytes)),
+                Ok(bytes) => tracker.push_delta(line, id, &String::from_utf8_lossy(&bytes), store),
                 Err(e) => store.info(line, format!("output chunk of `{id}` is not base64: {e}")),
             }
         }
@@ -142,11 +143,11 @@ pub(super) fn handle(
             }
             let cmd = event_command(&ev);
             let mut u = if ev.command.is_some() {
-                cmd.update(id, ctx.cwd.as_deref())
+                cmd.update(id, tracker.cwd.as_deref())
             } else if store.contains(id) {
                 PartUpdate::new(id)
             } else {
-                let mut u = items::named(id, "commandExecution", crate::model::ToolKind::Bash);
+                let mut u = tools::named(id, "commandExecution", crate::model::ToolKind::Bash);
                 u.title = Some(titles::shell(""));
                 u
             };
@@ -164,14 +165,14 @@ pub(super) fn handle(
                     (!joined.is_empty()).then_some(joined)
                 })
                 .or_else(|| ev.formatted_output.as_deref().map(str::to_owned));
-            let streamed = ctx.take_provisional(id);
+            let streamed = tracker.take_provisional(id);
             let output = output.or(streamed).unwrap_or_default();
             let status = ev
                 .status
                 .as_deref()
                 .and_then(Status::parse)
                 .unwrap_or(Status::Completed);
-            items::command_outcome(&mut u, status, ev.exit_code, output);
+            tools::command_outcome(&mut u, status, ev.exit_code, output);
             u.timing = Some(ended(ev.completed_at_ms, ev.duration));
             finish(store, line, u, "exec_command_end");
         }
@@ -179,12 +180,12 @@ pub(super) fn handle(
             if id.is_empty() {
                 return;
             }
-            let changes = ev.changes.map(items::parse_changes).unwrap_or_default();
-            let diffs = items::joined_diffs(&changes);
+            let changes = ev.changes.map(tools::parse_changes).unwrap_or_default();
+            let diffs = tools::joined_diffs(&changes);
             if !diffs.is_empty() {
                 pending.diffs.insert(id.to_owned(), diffs);
             }
-            let mut u = items::patch_update(id, &changes, ctx.cwd.as_deref());
+            let mut u = tools::patch_update(id, &changes, tracker.cwd.as_deref());
             u.state = Some(ToolState::Running);
             u.timing = Some(started(ev.started_at_ms));
             finish(store, line, u, "patch_apply_begin");
@@ -193,8 +194,8 @@ pub(super) fn handle(
             if id.is_empty() {
                 return;
             }
-            let changes = ev.changes.map(items::parse_changes).unwrap_or_default();
-            let mut u = items::patch_update(id, &changes, ctx.cwd.as_deref());
+            let changes = ev.changes.map(tools::parse_changes).unwrap_or_default();
+            let mut u = tools::patch_update(id, &changes, tracker.cwd.as_deref());
             if changes.is_empty() {
                 u.title = None;
                 u.input = None;
@@ -213,14 +214,14 @@ pub(super) fn handle(
             let diffs = pending
                 .diffs
                 .remove(id)
-                .or_else(|| Some(items::joined_diffs(&changes)).filter(|d| !d.is_empty()));
+                .or_else(|| Some(tools::joined_diffs(&changes)).filter(|d| !d.is_empty()));
             let output = diffs.or_else(|| (!stdout.is_empty()).then(|| stdout.to_owned()));
             let failure = if stderr.is_empty() {
                 stdout.to_owned()
             } else {
                 stderr.to_owned()
             };
-            items::patch_outcome(&mut u, status, output, Some(failure));
+            tools::patch_outcome(&mut u, status, output, Some(failure));
             u.timing = Some(ended(ev.completed_at_ms, ev.duration));
             finish(store, line, u, "patch_apply_end");
         }
@@ -231,14 +232,16 @@ pub(super) fn handle(
             let inv = ev.invocation.as_ref();
             let server = inv.and_then(|i| i.server.as_deref()).unwrap_or("");
             let tool = inv.and_then(|i| i.tool.as_deref()).unwrap_or("");
-            let args = items::raw_to_value(inv.and_then(|i| i.arguments));
-            let mut u = items::mcp_update(id, server, tool, args);
+            let args = inv
+                .and_then(|i| i.arguments)
+                .map_or(Value::Null, raw_to_value);
+            let mut u = tools::mcp_update(id, server, tool, args);
             if ev.ty == "mcp_tool_call_begin" {
                 u.state = Some(ToolState::Running);
                 u.timing = Some(started(ev.started_at_ms));
             } else {
                 // `result` is a Rust `Result`: {"Ok": CallToolResult} or {"Err": message}.
-                let result = items::raw_to_value(ev.result);
+                let result = ev.result.map_or(Value::Null, raw_to_value);
                 let (status, ok, err) = match &result {
                     Value::Object(m) if m.contains_key("Ok") => {
                         (Status::Completed, m.get("Ok").cloned(), None)
@@ -256,7 +259,7 @@ pub(super) fn handle(
                     Value::Null => (Status::Completed, None, None),
                     other => (Status::Completed, Some(other.clone()), None),
                 };
-                items::mcp_outcome(&mut u, status, ok.as_ref(), err);
+                tools::mcp_outcome(&mut u, status, ok.as_ref(), err);
                 u.timing = Some(ended(ev.completed_at_ms, ev.duration));
             }
             // The invocation names the tool without its server prefix: it wins over a rollout's
@@ -274,7 +277,7 @@ pub(super) fn handle(
             if id.is_empty() {
                 return;
             }
-            let mut u = items::web_search_update(id, None, None);
+            let mut u = tools::web_search_update(id, None, None);
             if store.contains(id) {
                 u.title = None;
                 u.input = None;
@@ -287,12 +290,9 @@ pub(super) fn handle(
             if id.is_empty() {
                 return;
             }
-            let action = ev
-                .action
-                .map(|a| items::raw_to_value(Some(a)))
-                .filter(|a| !a.is_null());
-            let mut u = items::web_search_update(id, ev.query.as_deref(), action);
-            items::simple_outcome(&mut u, Status::Completed, None, "");
+            let action = ev.action.map(raw_to_value).filter(|a| !a.is_null());
+            let mut u = tools::web_search_update(id, ev.query.as_deref(), action);
+            tools::simple_outcome(&mut u, Status::Completed, None, "");
             u.timing = Some(ended(ev.completed_at_ms, ev.duration));
             finish(store, line, u, "web_search_end");
         }
@@ -301,20 +301,15 @@ pub(super) fn handle(
                 return;
             }
             let path = ev.path.as_deref().unwrap_or("");
-            let mut u = items::named(id, "imageView", crate::model::ToolKind::FileRead);
-            u.title = Some(titles::view_image(&titles::display_path(
-                path,
-                ctx.cwd.as_deref(),
-            )));
-            u.input = Some(serde_json::json!({ "path": path }));
-            items::simple_outcome(&mut u, Status::Completed, None, "");
+            let mut u = tools::image_view_update(id, "imageView", path, tracker.cwd.as_deref());
+            tools::simple_outcome(&mut u, Status::Completed, None, "");
             u.timing = Some(started(None));
             finish(store, line, u, "view_image_tool_call");
         }
         "item_completed" | "item_started" => {
             let Some(raw_item) = ev.item else { return };
             let mut scratch = None;
-            let item = match items::parse_item(raw_item.get(), &mut scratch) {
+            let item = match wire::parse_item(raw_item.get(), &mut scratch) {
                 Ok(i) => i,
                 Err(e) => {
                     store.warn(line, format!("`{}` item not understood: {e}", ev.ty));
@@ -342,7 +337,7 @@ pub(super) fn handle(
                 timing,
                 session_id: None,
             };
-            items::apply(store, ctx, &env, &item);
+            tracker.apply(&env, &item, store);
         }
         "turn_aborted" => {
             let reason = ev.reason.as_deref().unwrap_or("interrupted");
@@ -365,9 +360,9 @@ pub(super) fn handle(
 /// A command from a begin/end event: argv (or a string) in `command`, actions in `parsed_cmd`.
 fn event_command(ev: &Event<'_>) -> Command {
     Command {
-        command: items::raw_to_value(ev.command),
+        command: ev.command.map_or(Value::Null, raw_to_value),
         cwd: ev.cwd.as_deref().map(str::to_owned),
-        actions: items::parse_actions(ev.parsed_cmd),
+        actions: tools::parse_actions(ev.parsed_cmd),
         extra: Map::new(),
     }
 }

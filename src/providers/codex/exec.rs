@@ -1,7 +1,7 @@
 //! `codex exec --json`: JSONL `ThreadEvent`s with snake_case items. Item ids (`item_0`, `item_1`,
 //! …) restart with every run, so a stream holding several runs reuses them: a reused id that starts
 //! again after its first call finished gets a new part id (`item_0#2`). The web_search item's
-//! duplicated `id` key is handled by `items::parse_item` (first wins). No timing in this dialect.
+//! duplicated `id` key is handled by `wire::parse_item` (first wins). No timing in this dialect.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -10,11 +10,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::{Timing, ToolMetadata};
-use crate::providers::{PartStore, line_text, parse_json};
+use crate::providers::{NormalizeOptions, PartStore, first_line, line_text, parse_json};
 use crate::stream::Input;
 
-use super::Ctx;
-use super::items::{self, Envelope, Phase};
+use super::tracker::{Envelope, Phase, Tracker};
+use super::wire;
 
 #[derive(Deserialize)]
 struct Event<'a> {
@@ -65,7 +65,10 @@ impl Ids {
     }
 }
 
-pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx) {
+/// Normalize an `exec --json` stream. It never says where it runs: the cwd comes from the
+/// options (a fixture's header).
+pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::with_cwd(opts.cwd);
     let mut ids = Ids::default();
     for line in &input.lines {
         let Some(text) = line_text(line, store) else {
@@ -89,7 +92,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
                     .error
                     .as_ref()
                     .and_then(|e| e.message.as_deref())
-                    .and_then(items::first_line);
+                    .and_then(first_line);
                 let message = match why {
                     Some(w) => format!("The turn failed: {w}"),
                     None => "The turn failed".to_owned(),
@@ -101,15 +104,15 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
         };
         let Some(raw) = ev.item else { continue };
         let mut scratch = None;
-        let item = match items::parse_item(raw.get(), &mut scratch) {
+        let item = match wire::parse_item(raw.get(), &mut scratch) {
             Ok(i) => i,
             Err(e) => {
                 store.warn(n, format!("`{}` item not understood: {e}", ev.ty));
                 continue;
             }
         };
-        let ty = items::ItemType::of(&item.ty);
-        if matches!(ty, items::ItemType::NotATool) {
+        let ty = wire::ItemType::of(&item.ty);
+        if matches!(ty, wire::ItemType::NotATool) {
             continue;
         }
         let Some(raw_id) = item.id.as_deref() else {
@@ -125,7 +128,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             session_id: None,
         };
         let created = !store.contains(&id);
-        items::apply(store, ctx, &env, &item);
+        tracker.apply(&env, &item, store);
         // A reused id's part says which run (thread) it belongs to.
         if renamed && created {
             if let Some(thread) = &ids.thread {
@@ -143,6 +146,7 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             }
         }
     }
+    tracker.finish(store);
 }
 
 /// Recognises an `exec --json` event: a `thread.*`, `turn.*` or `item.*` type.

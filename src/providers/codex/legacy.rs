@@ -6,12 +6,11 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::providers::{PartStore, line_text, parse_json};
-
+use crate::providers::{NormalizeOptions, PartStore, line_text, parse_json};
 use crate::stream::Input;
 
-use super::Ctx;
 use super::event_msg::{self, Pending};
+use super::tracker::Tracker;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -31,7 +30,9 @@ struct Wrapped<'a> {
     msg: Option<&'a RawValue>,
 }
 
-pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx) {
+/// Normalize an old EventMsg stream; its cwd comes from the first command's.
+pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::default();
     let mut pending = Pending::default();
     for line in &input.lines {
         let Some(text) = line_text(line, store) else {
@@ -46,8 +47,16 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
             .or_else(|| l.params.and_then(|p| p.msg));
         // Config and prompt lines carry no event.
         let Some(msg) = msg else { continue };
-        event_msg::handle(store, ctx, &mut pending, line.number, l.ts.as_deref(), msg);
+        event_msg::handle(
+            store,
+            &mut tracker,
+            &mut pending,
+            line.number,
+            l.ts.as_deref(),
+            msg,
+        );
     }
+    tracker.finish(store);
 }
 
 /// Recognises an old `{"id","msg":{"type":…}}` event.

@@ -11,12 +11,16 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::model::{TimeValue, Timing, ToolKind, ToolMetadata, ToolState};
-use crate::providers::{PartStore, PartUpdate, line_text, parse_json, titles};
+use crate::providers::{
+    NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json, raw_to_value,
+    titles,
+};
 use crate::stream::Input;
 
-use super::Ctx;
 use super::event_msg::{self, Pending};
-use super::items::{self, Command, Status};
+use super::tools::{self, Command};
+use super::tracker::Tracker;
+use super::wire::Status;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -28,8 +32,9 @@ struct Line<'a> {
     payload: Option<&'a RawValue>,
 }
 
+/// The payload of a `session_meta` or `turn_context` line: only its cwd is read.
 #[derive(Deserialize)]
-struct Session<'a> {
+struct CwdPayload<'a> {
     #[serde(borrow, default)]
     cwd: Option<Cow<'a, str>>,
 }
@@ -58,7 +63,9 @@ struct Response<'a> {
     action: Option<&'a RawValue>,
 }
 
-pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx) {
+/// Normalize a rollout file; its cwd comes from `session_meta` and `turn_context`.
+pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::default();
     let mut pending = Pending::default();
     for line in &input.lines {
         let Some(text) = line_text(line, store) else {
@@ -70,24 +77,27 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, ctx: &mut Ctx)
         let n = line.number;
         let at = l.timestamp.as_deref();
         match (l.ty.as_deref(), l.payload) {
-            (Some("event_msg"), Some(p)) => event_msg::handle(store, ctx, &mut pending, n, at, p),
-            (Some("response_item"), Some(p)) => response_item(store, ctx, n, at, p),
+            (Some("event_msg"), Some(p)) => {
+                event_msg::handle(store, &mut tracker, &mut pending, n, at, p)
+            }
+            (Some("response_item"), Some(p)) => response_item(store, &mut tracker, n, at, p),
             (Some("session_meta" | "turn_context"), Some(p)) => {
-                if let Ok(s) = serde_json::from_str::<Session<'_>>(p.get()) {
+                if let Ok(s) = serde_json::from_str::<CwdPayload<'_>>(p.get()) {
                     if let Some(c) = s.cwd {
-                        ctx.cwd = Some(c.into_owned());
+                        tracker.cwd = Some(c.into_owned());
                     }
                 }
             }
             // The oldest rollouts wrote response items bare, one per line.
             (Some(t), None) if is_response_type(t) => {
                 if let Ok(raw) = serde_json::from_str::<&RawValue>(&text) {
-                    response_item(store, ctx, n, at, raw);
+                    response_item(store, &mut tracker, n, at, raw);
                 }
             }
             _ => {}
         }
     }
+    tracker.finish(store);
 }
 
 fn is_response_type(t: &str) -> bool {
@@ -102,7 +112,13 @@ fn is_response_type(t: &str) -> bool {
     )
 }
 
-fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>, raw: &RawValue) {
+fn response_item(
+    store: &mut PartStore,
+    tracker: &mut Tracker,
+    n: u32,
+    at: Option<&str>,
+    raw: &RawValue,
+) {
     let r: Response<'_> = match serde_json::from_str(raw.get()) {
         Ok(r) => r,
         Err(e) => {
@@ -123,7 +139,13 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
             let args_text = r.arguments.as_deref().unwrap_or("{}");
             let args: Value = serde_json::from_str(args_text)
                 .unwrap_or_else(|_| Value::String(args_text.to_owned()));
-            let mut u = function_call(id, name, r.namespace.as_deref(), args, ctx);
+            let mut u = tools::function_call(
+                id,
+                name,
+                r.namespace.as_deref(),
+                args,
+                tracker.cwd.as_deref(),
+            );
             u.timing = started;
             settle_new(store, n, u, &r.ty);
         }
@@ -134,13 +156,13 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
             let name = r.name.as_deref().unwrap_or("");
             let text = r.input.as_deref().unwrap_or("");
             let mut u = if name == "apply_patch" {
-                let changes = items::changes_from_patch(text);
-                let mut u = items::patch_update(id, &changes, ctx.cwd.as_deref());
+                let changes = tools::changes_from_patch(text);
+                let mut u = tools::patch_update(id, &changes, tracker.cwd.as_deref());
                 u.name = Some(name.to_owned());
                 u.input = Some(json!({ "input": text }));
                 u
             } else {
-                let mut u = items::named(id, name, ToolKind::Unknown);
+                let mut u = tools::named(id, name, ToolKind::Unknown);
                 u.title = Some(titles::unknown_tool(name));
                 u.input = Some(json!({ "input": text }));
                 u
@@ -152,7 +174,7 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
             let Some(id) = r.call_id.as_deref().or(r.id.as_deref()) else {
                 return;
             };
-            let action = items::raw_to_value(r.action);
+            let action = r.action.map_or(Value::Null, raw_to_value);
             let cmd = Command {
                 command: action.get("command").cloned().unwrap_or(Value::Null),
                 cwd: action
@@ -162,7 +184,7 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
                 actions: Vec::new(),
                 extra: Map::new(),
             };
-            let mut u = cmd.update(id, ctx.cwd.as_deref());
+            let mut u = cmd.update(id, tracker.cwd.as_deref());
             u.name = Some("local_shell".to_owned());
             u.timing = started;
             settle_new(store, n, u, &r.ty);
@@ -171,19 +193,16 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
             let Some(id) = r.id.as_deref().or(r.call_id.as_deref()) else {
                 return;
             };
-            let action = r
-                .action
-                .map(|a| items::raw_to_value(Some(a)))
-                .filter(|a| !a.is_null());
+            let action = r.action.map(raw_to_value).filter(|a| !a.is_null());
             let query = action
                 .as_ref()
                 .and_then(|a| a.get("query"))
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            let mut u = items::web_search_update(id, query.as_deref(), action);
+            let mut u = tools::web_search_update(id, query.as_deref(), action);
             match r.status.as_deref().and_then(Status::parse) {
                 Some(Status::Running) | None => u.state = Some(ToolState::Running),
-                Some(s) => items::simple_outcome(&mut u, s, None, "Web search failed"),
+                Some(s) => tools::simple_outcome(&mut u, s, None, "Web search failed"),
             }
             if store.contains(id) {
                 // `web_search_end` may have come first with the same facts; keep its name and timing.
@@ -222,7 +241,7 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
                 Status::Completed
             };
             if shell || (exit_code.is_some() && !patch) {
-                items::command_outcome(&mut u, status, exit_code, text);
+                tools::command_outcome(&mut u, status, exit_code, text);
             } else if patch {
                 let status = if exit_code.is_some_and(|c| c != 0) {
                     Status::Failed
@@ -230,16 +249,16 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
                     status
                 };
                 let failure = Some(text.clone());
-                items::patch_outcome(&mut u, status, Some(text), failure);
+                tools::patch_outcome(&mut u, status, Some(text), failure);
             } else {
                 let output = Some(Value::String(text));
-                items::simple_outcome(&mut u, status, output, "Tool call failed");
+                tools::simple_outcome(&mut u, status, output, "Tool call failed");
                 if let Some(e) = u.error.as_mut() {
                     if let Some(m) = e
                         .details
                         .as_ref()
                         .and_then(Value::as_str)
-                        .and_then(items::first_line)
+                        .and_then(first_line)
                     {
                         e.message = m;
                     }
@@ -248,121 +267,6 @@ fn response_item(store: &mut PartStore, ctx: &mut Ctx, n: u32, at: Option<&str>,
             store.upsert(n, u);
         }
         _ => {}
-    }
-}
-
-/// A `function_call` by tool name. The explicit name is kept (`exec_command`, `update_plan`), MCP
-/// tools lose their `mcp__server__` prefix.
-fn function_call(
-    id: &str,
-    name: &str,
-    namespace: Option<&str>,
-    args: Value,
-    ctx: &Ctx,
-) -> PartUpdate {
-    let s = |k: &str| args.get(k).and_then(Value::as_str);
-    match name {
-        "shell" | "container.exec" | "shell_command" | "exec_command" | "local_shell" => {
-            let command = args
-                .get("command")
-                .or_else(|| args.get("cmd"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let cwd = s("workdir")
-                .or_else(|| s("working_directory"))
-                .or_else(|| s("cwd"))
-                .map(str::to_owned);
-            let extra: Map<String, Value> = args
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .filter(|(k, _)| {
-                            !matches!(
-                                k.as_str(),
-                                "command" | "cmd" | "workdir" | "working_directory" | "cwd"
-                            )
-                        })
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let cmd = Command {
-                command,
-                cwd,
-                actions: Vec::new(),
-                extra,
-            };
-            let mut u = cmd.update(id, ctx.cwd.as_deref());
-            u.name = Some(name.to_owned());
-            u
-        }
-        "apply_patch" => {
-            let patch = s("input")
-                .or_else(|| s("patch"))
-                .or_else(|| args.as_str())
-                .unwrap_or("");
-            let mut u =
-                items::patch_update(id, &items::changes_from_patch(patch), ctx.cwd.as_deref());
-            u.name = Some(name.to_owned());
-            u.input = Some(args.clone());
-            u
-        }
-        "update_plan" => {
-            let steps = args
-                .get("plan")
-                .cloned()
-                .unwrap_or(Value::Array(Vec::new()));
-            items::plan_update(id, name, s("explanation"), &steps)
-        }
-        "request_user_input" => items::question_update(
-            id,
-            name,
-            args.get("questions")
-                .cloned()
-                .unwrap_or(Value::Array(Vec::new())),
-        ),
-        "view_image" => {
-            let path = s("path").unwrap_or("");
-            let mut u = items::named(id, name, ToolKind::FileRead);
-            u.title = Some(titles::view_image(&titles::display_path(
-                path,
-                ctx.cwd.as_deref(),
-            )));
-            u.input = Some(args.clone());
-            u
-        }
-        "web_search" => {
-            let mut u = items::web_search_update(id, s("query"), None);
-            u.name = Some(name.to_owned());
-            u
-        }
-        "spawn_agent" | "send_input" | "send_message" | "followup_task" | "wait" | "wait_agent"
-        | "resume_agent" | "close_agent" | "interrupt_agent" | "list_agents" => {
-            let mut u = items::named(id, name, ToolKind::Subagent);
-            let prompt = s("message").or_else(|| s("prompt")).or_else(|| s("task"));
-            u.title = Some(items::collab_title(name, prompt));
-            u.input = Some(args.clone());
-            u
-        }
-        _ => {
-            let mcp = match (items::split_mcp_name(name), namespace) {
-                (Some((server, tool)), _) => Some((server.to_owned(), tool.to_owned())),
-                (None, Some(ns)) if !ns.is_empty() => {
-                    let server = ns.strip_prefix("mcp__").unwrap_or(ns).trim_end_matches('_');
-                    Some((server.to_owned(), name.to_owned()))
-                }
-                _ => None,
-            };
-            match mcp {
-                Some((server, tool)) => items::mcp_update(id, &server, &tool, args),
-                None => {
-                    let mut u = items::named(id, name, ToolKind::Unknown);
-                    u.title = Some(titles::unknown_tool(name));
-                    u.input = Some(args);
-                    u
-                }
-            }
-        }
     }
 }
 
@@ -386,7 +290,7 @@ fn settle_new(store: &mut PartStore, n: u32, mut u: PartUpdate, provider_type: &
 /// unified-exec text with "Process exited with code N", an array of `input_text` items, or an old
 /// `{content, success}` object. Returns the text, the exit code and an explicit success flag.
 fn parse_output(raw: Option<&RawValue>) -> (String, Option<i64>, Option<bool>) {
-    let value = items::raw_to_value(raw);
+    let value = raw.map_or(Value::Null, raw_to_value);
     match value {
         Value::String(s) => parse_output_text(s),
         Value::Array(list) => {

@@ -9,8 +9,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{ErrorWire, PartWire, Tracker};
-use crate::providers::{PartStore, line_text, parse_json};
+use super::tracker::Tracker;
+use super::wire::{ErrorWire, PartWire};
+use crate::providers::{NormalizeOptions, PartStore, line_text, parse_json};
 use crate::stream::Input;
 
 /// `{type, properties}` from `/event`, `{directory, payload}` from `/global/event`. Event-hook logs
@@ -83,7 +84,10 @@ fn sse_payload(text: &str) -> Option<&str> {
     (!is_framing).then_some(text)
 }
 
-pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
+/// Normalize an event stream. Its cwd comes from `/global/event`'s `directory` or the root
+/// session's info.
+pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::new(input, None);
     for line in &input.lines {
         let Some(text) = line_text(line, store) else {
             continue;
@@ -103,14 +107,14 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
                 tracker.cwd = env.directory.as_deref().map(str::to_owned);
             }
             match serde_json::from_str::<Envelope<'_>>(payload.get()) {
-                Ok(inner) => event(line.number, &inner, store, tracker),
+                Ok(inner) => event(line.number, &inner, store, &mut tracker),
                 Err(err) => store.warn(
                     line.number,
                     format!("global event payload is not an event: {err}"),
                 ),
             }
         } else {
-            event(line.number, &env, store, tracker);
+            event(line.number, &env, store, &mut tracker);
         }
     }
 }

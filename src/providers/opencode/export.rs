@@ -7,9 +7,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{ErrorWire, PartWire, Tracker};
+use super::tracker::Tracker;
+use super::wire::{ErrorWire, PartWire};
 use crate::model::DiagnosticLevel;
-use crate::providers::PartStore;
+use crate::providers::{NormalizeOptions, PartStore};
 use crate::stream::Input;
 
 #[derive(Deserialize)]
@@ -85,7 +86,8 @@ impl<'a> LineFinder<'a> {
     }
 }
 
-pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
+/// Normalize an export document; its cwd is the session's `info.directory`.
+pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
     let bytes = input
         .bytes
         .strip_prefix(b"\xEF\xBB\xBF")
@@ -111,7 +113,8 @@ pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut 
             return;
         }
     };
-    tracker.cwd = doc.info.and_then(|i| i.directory).map(Cow::into_owned);
+    let cwd = doc.info.and_then(|i| i.directory);
+    let mut tracker = Tracker::new(input, cwd.as_deref());
     let mut finder = LineFinder::new(input);
     for message in &doc.messages {
         let mut last_line = 1;

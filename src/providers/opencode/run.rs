@@ -6,8 +6,9 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::{ErrorWire, PartWire, Tracker};
-use crate::providers::{PartStore, line_text, report_bad_json};
+use super::tracker::Tracker;
+use super::wire::{ErrorWire, PartWire};
+use crate::providers::{NormalizeOptions, PartStore, line_text, report_bad_json};
 use crate::stream::Input;
 
 #[derive(Deserialize)]
@@ -22,7 +23,10 @@ struct Line<'a> {
     error: Option<ErrorWire<'a>>,
 }
 
-pub(super) fn normalize(input: &Input<'_>, store: &mut PartStore, tracker: &mut Tracker) {
+/// Normalize a `run --format json` stream. It never says where it runs: the cwd comes from the
+/// options (a fixture's header).
+pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &mut PartStore) {
+    let mut tracker = Tracker::new(input, opts.cwd);
     for line in &input.lines {
         let Some(text) = line_text(line, store) else {
             continue;

@@ -1,11 +1,14 @@
-//! OpenCode tool ids → name, kind and title. Built-ins are known by id; an unknown id with a `_` is
-//! an MCP tool `<server>_<tool>` (OpenCode joins the sanitized server and tool names with `_`);
-//! anything else is a plugin or custom tool. Wording comes from the shared [`titles`].
+//! OpenCode tool ids → name, kind and title, and a failed tool's error. Built-ins are known by id;
+//! an unknown id with a `_` is an MCP tool `<server>_<tool>` (OpenCode joins the sanitized server
+//! and tool names with `_`); anything else is a plugin or custom tool. Wording comes from the
+//! shared [`titles`].
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::MetaWire;
-use crate::model::{McpRef, ToolKind};
+use super::wire::MetaWire;
+use crate::model::{McpRef, ToolError, ToolKind};
+use crate::providers::raw_to_value;
 use crate::providers::titles;
 
 /// What the tool id says about a call.
@@ -301,6 +304,46 @@ fn patch_title(patch: Option<&str>, cwd: Option<&str>) -> String {
     }
 }
 
+/// `state.error` (a string; old versions prefix `Error: `) as the contract's error.
+pub(super) fn tool_error(raw: Option<&RawValue>, meta: &MetaWire<'_>) -> ToolError {
+    let text = match raw.map(raw_to_value) {
+        Some(Value::String(s)) => s,
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    let trimmed = text.trim();
+    let stripped = trimmed.strip_prefix("Error: ").unwrap_or(trimmed);
+    let message = first_meaningful_line(stripped).unwrap_or("the tool call failed");
+    let lower = stripped.to_ascii_lowercase();
+    let code = if meta.interrupted() {
+        Some("interrupted")
+    } else if stripped == "Tool execution aborted" || lower.contains("aborted") {
+        Some("aborted")
+    } else if lower.contains("rejected permission") || lower.contains("prevents you from using") {
+        Some("permission_denied")
+    } else if lower.contains("dismissed this question") {
+        Some("declined")
+    } else {
+        None
+    };
+    let message = crate::text::clip(message, 300);
+    let details = (stripped.trim() != message).then(|| Value::String(stripped.to_owned()));
+    ToolError {
+        message,
+        code: code.map(str::to_owned),
+        details,
+    }
+}
+
+/// The first line that says something: markdown headings that only say "Error" are skipped
+/// (MCP servers answer `### Error\nCould not …`).
+fn first_meaningful_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|l| {
+        let bare = l.trim_start_matches('#').trim().trim_end_matches(':');
+        !bare.is_empty() && !bare.eq_ignore_ascii_case("error")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,5 +604,20 @@ mod tests {
             cwd: None,
         });
         assert_eq!(title, "Opening the pricing page");
+    }
+
+    #[test]
+    fn error_text_is_cleaned() {
+        let meta = MetaWire::default();
+        let raw = RawValue::from_string("\"Error: boom\\nat x\"".into()).unwrap();
+        let e = tool_error(Some(&raw), &meta);
+        assert_eq!(e.message, "boom");
+        assert_eq!(e.details, Some(Value::from("boom\nat x")));
+        let raw = RawValue::from_string("\"### Error\\nCould not register\"".into()).unwrap();
+        assert_eq!(tool_error(Some(&raw), &meta).message, "Could not register");
+        let raw = RawValue::from_string("\"Tool execution aborted\"".into()).unwrap();
+        let e = tool_error(Some(&raw), &meta);
+        assert_eq!(e.code.as_deref(), Some("aborted"));
+        assert!(e.details.is_none());
     }
 }

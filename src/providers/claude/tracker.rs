@@ -1,20 +1,21 @@
-//! The logic both Claude dialects share: assistant `tool_use` blocks open parts, user
-//! `tool_result` blocks close them, subagent task lines and interrupts update them. Dialect files
-//! only decide which lines carry what and call in here.
+//! The per-session state of a Claude stream, shared by both dialects: [`Tracker`] opens a part
+//! for every assistant `tool_use` block, closes it with the user `tool_result` block, and applies
+//! subagent task lines, streamed blocks, permission denials and interrupts. Dialect files only
+//! decide which lines carry what and call in here; how a result's text reads is in [`tools`].
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::tools;
+use super::tools::{self, INTERRUPTED_BY_USER};
 use super::wire::{Block, Content, Message, StructuredResult};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
-use crate::providers::{PartStore, PartUpdate};
+use crate::providers::{PartStore, PartUpdate, first_line};
 
 /// Where a message came from: its raw line, timestamp and subagent context.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Ctx<'c> {
+pub(crate) struct Origin<'c> {
     pub line: u32,
     pub timestamp: Option<&'c str>,
     /// The Agent/Task call this message ran inside.
@@ -43,9 +44,10 @@ struct ResultData {
     object_content: bool,
 }
 
-/// State across lines of one stream.
+/// The state of one stream across its lines: the cwd, results waiting for their call, task ids,
+/// streamed blocks and the open subagent calls.
 #[derive(Debug, Default)]
-pub(crate) struct Session {
+pub(crate) struct Tracker {
     cwd: Option<String>,
     pending: HashMap<String, PendingResult>,
     /// task_id → tool_use id (`task_updated` names only the task).
@@ -56,9 +58,7 @@ pub(crate) struct Session {
     subagents: Vec<String>,
 }
 
-const INTERRUPTED_BY_USER: &str = "Interrupted by the user";
-
-impl Session {
+impl Tracker {
     pub(crate) fn set_cwd(&mut self, cwd: Option<&str>) {
         if let Some(c) = cwd.filter(|c| !c.is_empty()) {
             if self.cwd.as_deref() != Some(c) {
@@ -79,7 +79,12 @@ impl Session {
     }
 
     /// An assistant message: every tool-bearing block becomes or updates a part.
-    pub(crate) fn assistant(&mut self, ctx: Ctx<'_>, msg: &Message<'_>, store: &mut PartStore) {
+    pub(crate) fn assistant(
+        &mut self,
+        origin: Origin<'_>,
+        msg: &Message<'_>,
+        store: &mut PartStore,
+    ) {
         // API-error turns are written as assistant messages of a fake model; they call no tools.
         if msg.model.get() == Some("<synthetic>") {
             return;
@@ -89,11 +94,11 @@ impl Session {
             match block.ty() {
                 // `tool_use`, `server_tool_use`, `mcp_tool_use` and any newer `*_tool_use` block.
                 ty if ty.ends_with("tool_use") => {
-                    self.tool_use(ctx, block, false, store);
+                    self.tool_use(origin, block, false, store);
                 }
                 ty if ty.ends_with("_tool_result") => {
                     // Server tools answer inside the assistant message itself.
-                    self.tool_result(ctx, block, None, store);
+                    self.tool_result(origin, block, None, store);
                 }
                 _ => {}
             }
@@ -103,7 +108,7 @@ impl Session {
     /// A user message: tool_result blocks close parts; an interrupt marker aborts open ones.
     pub(crate) fn user(
         &mut self,
-        ctx: Ctx<'_>,
+        origin: Origin<'_>,
         msg: &Message<'_>,
         structured: Option<&RawValue>,
         store: &mut PartStore,
@@ -112,7 +117,7 @@ impl Session {
         match content {
             Content::Text(t) => {
                 if t.trim_start().starts_with("[Request interrupted by user") {
-                    store.abort_open(ctx.line, INTERRUPTED_BY_USER, "interrupted");
+                    store.abort_open(origin.line, INTERRUPTED_BY_USER, "interrupted");
                 }
             }
             Content::Blocks(_) => {
@@ -122,7 +127,7 @@ impl Session {
                 let mut interrupted = false;
                 for block in content.blocks() {
                     match block.ty() {
-                        "tool_result" => self.tool_result(ctx, block, structured, store),
+                        "tool_result" => self.tool_result(origin, block, structured, store),
                         "text" => {
                             interrupted |= block.text.is_some_and(|raw| {
                                 raw.get().starts_with("\"[Request interrupted by user")
@@ -132,7 +137,7 @@ impl Session {
                     }
                 }
                 if interrupted {
-                    store.abort_open(ctx.line, INTERRUPTED_BY_USER, "interrupted");
+                    store.abort_open(origin.line, INTERRUPTED_BY_USER, "interrupted");
                 }
             }
             Content::Other => {}
@@ -142,13 +147,13 @@ impl Session {
     /// A tool_use block. `partial`: from a `content_block_start` stream event, input still `{}`.
     pub(crate) fn tool_use(
         &mut self,
-        ctx: Ctx<'_>,
+        origin: Origin<'_>,
         block: &Block<'_>,
         partial: bool,
         store: &mut PartStore,
     ) {
         let (Some(id), Some(name)) = (block.id.get(), block.name.get()) else {
-            store.info(ctx.line, "tool_use block without id or name skipped");
+            store.info(origin.line, "tool_use block without id or name skipped");
             return;
         };
         let input: Value = block
@@ -184,7 +189,7 @@ impl Session {
         u.kind = Some(described.kind);
         u.title = Some(described.title);
         if !has_start {
-            u.timing = ctx.timestamp.map(|t| Timing {
+            u.timing = origin.timestamp.map(|t| Timing {
                 started_at: Some(TimeValue::Text(t.to_owned())),
                 ..Timing::default()
             });
@@ -192,7 +197,7 @@ impl Session {
         let mut meta = ToolMetadata {
             provider_type: block.ty.get().map(str::to_owned),
             mcp: described.mcp,
-            parent_tool_use_id: ctx.parent.map(str::to_owned),
+            parent_tool_use_id: origin.parent.map(str::to_owned),
             ..ToolMetadata::default()
         };
         if described.kind == ToolKind::Subagent {
@@ -202,45 +207,45 @@ impl Session {
             }
         }
         u.metadata = Some(meta);
-        store.upsert(ctx.line, u);
-        if described.kind == ToolKind::Subagent && !ctx.sidechain && !known {
+        store.upsert(origin.line, u);
+        if described.kind == ToolKind::Subagent && !origin.sidechain && !known {
             self.subagents.push(id.to_owned());
         }
         if let Some(p) = self.pending.remove(id) {
-            let ctx = Ctx {
+            let origin = Origin {
                 line: p.line,
                 timestamp: p.timestamp.as_deref(),
-                ..ctx
+                ..origin
             };
             let structured = p
                 .structured
                 .as_deref()
                 .and_then(|s| serde_json::from_str::<&RawValue>(s).ok());
-            self.apply_result(ctx, id, &p.outcome, structured, store);
+            self.apply_result(origin, id, &p.outcome, structured, store);
         }
     }
 
     /// A tool_result block (or a server tool's `*_tool_result`).
     pub(crate) fn tool_result(
         &mut self,
-        ctx: Ctx<'_>,
+        origin: Origin<'_>,
         block: &Block<'_>,
         structured: Option<&RawValue>,
         store: &mut PartStore,
     ) {
         let Some(id) = block.tool_use_id.get() else {
-            store.info(ctx.line, "tool_result block without tool_use_id skipped");
+            store.info(origin.line, "tool_result block without tool_use_id skipped");
             return;
         };
         let outcome = read_result(block);
         if store.contains(id) {
-            self.apply_result(ctx, id, &outcome, structured, store);
+            self.apply_result(origin, id, &outcome, structured, store);
         } else {
             self.pending.insert(
                 id.to_owned(),
                 PendingResult {
-                    line: ctx.line,
-                    timestamp: ctx.timestamp.map(str::to_owned),
+                    line: origin.line,
+                    timestamp: origin.timestamp.map(str::to_owned),
                     outcome,
                     structured: structured.map(|r| r.get().to_owned()),
                 },
@@ -250,7 +255,7 @@ impl Session {
 
     fn apply_result(
         &mut self,
-        ctx: Ctx<'_>,
+        origin: Origin<'_>,
         id: &str,
         outcome: &ResultData,
         structured: Option<&RawValue>,
@@ -287,7 +292,7 @@ impl Session {
         let mut meta = ToolMetadata::default();
         let mut timing = Timing::default();
         if !has_end {
-            timing.completed_at = ctx.timestamp.map(|t| TimeValue::Text(t.to_owned()));
+            timing.completed_at = origin.timestamp.map(|t| TimeValue::Text(t.to_owned()));
         }
         timing.elapsed_ms = fields
             .total_duration_ms
@@ -313,13 +318,15 @@ impl Session {
             .and_then(|r| serde_json::from_str::<serde_json::Map<String, Value>>(r.get()).ok())
         {
             let questions = part.input.get("questions").unwrap_or(&Value::Null);
-            meta.extra
-                .insert("answers".into(), question_answers(questions, &answers));
+            meta.extra.insert(
+                "answers".into(),
+                tools::question_answers(questions, &answers),
+            );
         }
 
         let mut text = outcome.text.clone();
         if kind == ToolKind::Subagent {
-            if let Some((body, trailer)) = split_agent_trailer(&text) {
+            if let Some((body, trailer)) = tools::split_agent_trailer(&text) {
                 if let Some(agent) = trailer.agent_id {
                     meta.extra.entry("agentId").or_insert(Value::String(agent));
                 }
@@ -329,13 +336,13 @@ impl Session {
                 text = body;
             }
         }
-        if fields.truncated.is_true() || is_truncated(&text) {
+        if fields.truncated.is_true() || tools::is_truncated(&text) {
             meta.truncated = Some(true);
         }
 
         let failed = outcome.is_error || outcome.object_content;
         if failed {
-            let err = classify_error(kind, &text, structured_text.as_deref());
+            let err = tools::classify_error(kind, &text, structured_text.as_deref());
             if let Some(code) = err.code.as_deref().and_then(|c| c.parse::<i64>().ok()) {
                 meta.exit_code = Some(code);
             }
@@ -351,7 +358,7 @@ impl Session {
         } else {
             u.state = Some(ToolState::Complete);
             let shown = if kind == ToolKind::FileRead {
-                strip_system_reminder(&text)
+                tools::strip_system_reminder(&text)
             } else {
                 &text
             };
@@ -365,7 +372,7 @@ impl Session {
         if !meta.is_empty() {
             u.metadata = Some(meta);
         }
-        store.upsert(ctx.line, u);
+        store.upsert(origin.line, u);
     }
 
     /// `system` `task_started` / `task_progress` / `task_updated` / `task_notification`.
@@ -413,9 +420,10 @@ impl Session {
             (_, Some("failed")) => {
                 u.state = Some(ToolState::Error);
                 u.error = Some(ToolError {
-                    message: error
-                        .or(summary)
-                        .map_or_else(|| "The task failed".to_owned(), first_line),
+                    message: error.or(summary).map_or_else(
+                        || "The task failed".to_owned(),
+                        |t| first_line(t).unwrap_or_default(),
+                    ),
                     code: Some("failed".to_owned()),
                     details: None,
                 });
@@ -436,7 +444,7 @@ impl Session {
     /// Streamed blocks (`--include-partial-messages`).
     pub(crate) fn stream_block_start(
         &mut self,
-        ctx: Ctx<'_>,
+        origin: Origin<'_>,
         index: u64,
         block: &Block<'_>,
         store: &mut PartStore,
@@ -445,9 +453,9 @@ impl Session {
             return;
         }
         let Some(id) = block.id.get() else { return };
-        self.tool_use(ctx, block, true, store);
+        self.tool_use(origin, block, true, store);
         self.streaming.insert(
-            (ctx.parent.map(str::to_owned), index),
+            (origin.parent.map(str::to_owned), index),
             (id.to_owned(), String::new()),
         );
     }
@@ -467,10 +475,15 @@ impl Session {
     }
 
     /// The block's input is complete: show it (and its title) while the call is still `started`.
-    pub(crate) fn stream_block_stop(&mut self, ctx: Ctx<'_>, index: u64, store: &mut PartStore) {
+    pub(crate) fn stream_block_stop(
+        &mut self,
+        origin: Origin<'_>,
+        index: u64,
+        store: &mut PartStore,
+    ) {
         let Some((id, buf)) = self
             .streaming
-            .remove(&(ctx.parent.map(str::to_owned), index))
+            .remove(&(origin.parent.map(str::to_owned), index))
         else {
             return;
         };
@@ -493,7 +506,7 @@ impl Session {
         let mut u = PartUpdate::new(id);
         u.title = Some(described.title);
         u.input = Some(input);
-        store.upsert(ctx.line, u);
+        store.upsert(origin.line, u);
     }
 
     pub(crate) fn stream_message_start(&mut self, parent: Option<&str>) {
@@ -606,276 +619,4 @@ fn read_result(block: &Block<'_>) -> ResultData {
         None => {}
     }
     out
-}
-
-/// The first meaningful line of an error text: markdown heading marks are dropped and a bare
-/// "Error" heading (MCP servers write `### Error`) gives way to the line after it.
-fn first_line(text: &str) -> String {
-    let mut lines = text
-        .lines()
-        .map(|l| l.trim().trim_start_matches('#').trim())
-        .filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("");
-    let line = if matches!(
-        first.to_ascii_lowercase().as_str(),
-        "error" | "error:" | "errors"
-    ) {
-        lines.next().unwrap_or(first)
-    } else {
-        first
-    };
-    crate::providers::titles::clip(line, 200)
-}
-
-/// AskUserQuestion's answers (question text → labels joined with `, `) as one list of labels per
-/// question in the order asked, the shape OpenCode's `metadata.answers` has. A joined answer is
-/// split only when every piece is one of the question's option labels (a free-text answer may
-/// hold a comma).
-fn question_answers(questions: &Value, answers: &serde_json::Map<String, Value>) -> Value {
-    let per_question = questions.as_array().into_iter().flatten().map(|q| {
-        let text = q.get("question").and_then(Value::as_str).unwrap_or("");
-        let Some(answer) = answers.get(text).and_then(Value::as_str) else {
-            return Value::Array(Vec::new());
-        };
-        let labels: Vec<&str> = q
-            .get("options")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|o| o.get("label").and_then(Value::as_str))
-            .collect();
-        let pieces: Vec<&str> = answer.split(", ").collect();
-        let chosen = if pieces.iter().all(|p| labels.contains(p)) {
-            pieces
-        } else {
-            vec![answer]
-        };
-        Value::Array(
-            chosen
-                .into_iter()
-                .map(|c| Value::String(c.to_owned()))
-                .collect(),
-        )
-    });
-    Value::Array(per_question.collect())
-}
-
-/// Turn a failed tool_result's text into the contract's error.
-fn classify_error(kind: ToolKind, text: &str, structured: Option<&str>) -> ToolError {
-    let t = text.trim();
-    let coded = |message: &str, code: &str| ToolError {
-        message: message.to_owned(),
-        code: Some(code.to_owned()),
-        details: None,
-    };
-    if t.starts_with("[Request interrupted by user") {
-        return coded(INTERRUPTED_BY_USER, "interrupted");
-    }
-    if t.starts_with("Permission prompt was aborted") {
-        return coded("The permission prompt was aborted", "aborted");
-    }
-    if structured == Some("User rejected tool use")
-        || t == "User rejected tool use"
-        || t.starts_with("The user doesn't want to proceed with this tool use")
-        || t.starts_with("The user doesn't want to take this action")
-    {
-        // The same code Codex (`status: declined`) and OpenCode (a dismissed question, a
-        // rejected permission) give a call the user said no to.
-        return coded("Rejected by the user", "declined");
-    }
-    if t.starts_with("Claude requested permissions to ") || t.contains("haven't granted it yet") {
-        return ToolError {
-            message: first_line(t),
-            code: Some("permission_denied".into()),
-            details: None,
-        };
-    }
-    if let Some(inner) = t.strip_prefix("<tool_use_error>") {
-        let inner = inner
-            .trim_end()
-            .strip_suffix("</tool_use_error>")
-            .unwrap_or(inner)
-            .trim();
-        return plain_error(inner);
-    }
-    if kind == ToolKind::Bash {
-        let body = t.strip_prefix("Error: ").unwrap_or(t);
-        if let Some(rest) = body.strip_prefix("Exit code ") {
-            let (code, output) = rest.split_once('\n').unwrap_or((rest, ""));
-            if let Ok(n) = code.trim().parse::<i64>() {
-                return ToolError {
-                    message: format!("Exit code {n}"),
-                    code: Some(n.to_string()),
-                    details: (!output.is_empty()).then(|| Value::String(output.to_owned())),
-                };
-            }
-        }
-    }
-    // MCP servers often answer with a JSON error object as text.
-    if t.starts_with('{') {
-        if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
-            if let Some(msg) = v
-                .get("message")
-                .or_else(|| v.get("error"))
-                .and_then(Value::as_str)
-            {
-                return ToolError {
-                    message: first_line(msg),
-                    code: None,
-                    details: Some(v),
-                };
-            }
-        }
-    }
-    plain_error(t)
-}
-
-fn plain_error(t: &str) -> ToolError {
-    if t.is_empty() {
-        return ToolError {
-            message: "The tool call failed".to_owned(),
-            code: None,
-            details: None,
-        };
-    }
-    let message = first_line(t);
-    let details = (message != t).then(|| Value::String(t.to_owned()));
-    ToolError {
-        message,
-        code: None,
-        details,
-    }
-}
-
-fn is_truncated(text: &str) -> bool {
-    (text.contains(" lines truncated] ...") && text.contains("... ["))
-        || text.contains("(Results are truncated. Consider using a more specific path or pattern.)")
-}
-
-/// Read results may end with a `<system-reminder>` meant for the model, not the user.
-fn strip_system_reminder(text: &str) -> &str {
-    match text.rfind("<system-reminder>") {
-        Some(i) if text.trim_end().ends_with("</system-reminder>") => text[..i].trim_end(),
-        _ => text,
-    }
-}
-
-struct AgentTrailer {
-    agent_id: Option<String>,
-    duration_ms: Option<u64>,
-}
-
-/// Agent results end with `agentId: … <usage>…duration_ms: N</usage>` for the model; split it off.
-fn split_agent_trailer(text: &str) -> Option<(String, AgentTrailer)> {
-    let start = if text.starts_with("agentId: ") {
-        0
-    } else {
-        text.rfind("\nagentId: ")? + 1
-    };
-    let trailer = &text[start..];
-    let agent_id = trailer["agentId: ".len()..]
-        .split(|c: char| c.is_whitespace())
-        .next()
-        .map(str::to_owned);
-    let duration_ms = trailer
-        .find("duration_ms: ")
-        .map(|i| &trailer[i + "duration_ms: ".len()..])
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|d| d.parse().ok());
-    Some((
-        text[..start].trim_end().to_owned(),
-        AgentTrailer {
-            agent_id,
-            duration_ms,
-        },
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bash_exit_code_becomes_code_and_details() {
-        let e = classify_error(ToolKind::Bash, "Exit code 1\nF\nFAIL: test_x", None);
-        assert_eq!(e.message, "Exit code 1");
-        assert_eq!(e.code.as_deref(), Some("1"));
-        assert_eq!(e.details, Some(Value::String("F\nFAIL: test_x".into())));
-    }
-
-    #[test]
-    fn known_error_texts_get_codes() {
-        let code = |t: &str, s: Option<&str>| classify_error(ToolKind::FileWrite, t, s).code;
-        assert_eq!(
-            code("[Request interrupted by user for tool use]", None).as_deref(),
-            Some("interrupted")
-        );
-        assert_eq!(
-            code("Permission prompt was aborted.", None).as_deref(),
-            Some("aborted")
-        );
-        assert_eq!(
-            code(
-                "The user doesn't want to proceed with this tool use.",
-                Some("User rejected tool use")
-            )
-            .as_deref(),
-            Some("declined")
-        );
-        assert_eq!(
-            code(
-                "Claude requested permissions to use Bash, but you haven't granted it yet.",
-                None
-            )
-            .as_deref(),
-            Some("permission_denied")
-        );
-        let e = classify_error(
-            ToolKind::FileRead,
-            "<tool_use_error>File does not exist.</tool_use_error>",
-            None,
-        );
-        assert_eq!(e.message, "File does not exist.");
-        assert!(e.code.is_none() && e.details.is_none());
-    }
-
-    #[test]
-    fn heading_only_first_lines_are_skipped() {
-        let e = classify_error(
-            ToolKind::Browser,
-            "### Error\nError: page.goto: net::ERR_NAME_NOT_RESOLVED\nCall log:",
-            None,
-        );
-        assert_eq!(e.message, "Error: page.goto: net::ERR_NAME_NOT_RESOLVED");
-        assert!(e.details.is_some());
-    }
-
-    #[test]
-    fn json_error_objects_are_read() {
-        let e = classify_error(
-            ToolKind::Mcp,
-            r#"{"error":true,"message":"Failed to create issue"}"#,
-            None,
-        );
-        assert_eq!(e.message, "Failed to create issue");
-        assert!(e.details.is_some());
-    }
-
-    #[test]
-    fn agent_trailer_is_split_off() {
-        let (body, t) = split_agent_trailer("Answer.\nagentId: abc123 (use SendMessage)\n<usage>tool_uses: 2\nduration_ms: 151</usage>").unwrap();
-        assert_eq!(body, "Answer.");
-        assert_eq!(t.agent_id.as_deref(), Some("abc123"));
-        assert_eq!(t.duration_ms, Some(151));
-        assert!(split_agent_trailer("no trailer").is_none());
-    }
-
-    #[test]
-    fn reminder_is_stripped() {
-        assert_eq!(
-            strip_system_reminder("1\tx\n\n<system-reminder>\nbe careful\n</system-reminder>\n"),
-            "1\tx"
-        );
-        assert_eq!(strip_system_reminder("plain"), "plain");
-    }
 }
