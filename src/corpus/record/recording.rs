@@ -372,4 +372,91 @@ mod tests {
         assert!(err.to_string().contains("failed to start"), "{err}");
         assert!(!path.exists());
     }
+
+    /// A one-shot SSE server: the headers, `events`, then the connection held open until the
+    /// returned sender is dropped.
+    fn sse_server(events: &'static str) -> (String, crossbeam_channel::Sender<()>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/event", listener.local_addr().unwrap());
+        let (hold, held) = crossbeam_channel::bounded::<()>(0);
+        std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut req = [0u8; 1024];
+            let _ = std::io::Read::read(&mut conn, &mut req);
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n";
+            conn.write_all(head.as_bytes()).unwrap();
+            conn.write_all(events.as_bytes()).unwrap();
+            let _ = held.recv();
+        });
+        (url, hold)
+    }
+
+    #[test]
+    fn a_subscription_records_each_payload_until_told_to_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let (url, hold) = sse_server(
+            "event: message\ndata: {\"type\":\"server.connected\"}\n\n: comment\nid: 7\ndata: {\"type\":\ndata: \"session.idle\"}\n\n",
+        );
+        let rec = recording(dir.path(), Provider::Opencode, "events");
+        let path = rec.path.clone();
+        let sse = SseOptions {
+            url: url.clone(),
+            until: None,
+            reconnect: 0,
+        };
+        let subscription = rec.subscribe(sse).unwrap();
+        let (out, printed) = memory::pipe();
+        let (stop, stopped) = crossbeam_channel::bounded(1);
+        let running = std::thread::spawn(move || subscription.run(Box::new(out), stopped));
+        let mut printed = BufReader::new(printed);
+        let mut lines = Vec::new();
+        // Two events; the second's two `data:` lines join with a newline.
+        for _ in 0..3 {
+            let mut l = String::new();
+            printed.read_line(&mut l).unwrap();
+            lines.push(l);
+        }
+        assert_eq!(
+            lines.concat(),
+            "{\"type\":\"server.connected\"}\n{\"type\":\n\"session.idle\"}\n"
+        );
+        stop.send(()).unwrap();
+        let outcome = running.join().unwrap().unwrap().unwrap();
+        assert!(outcome.complete);
+        drop(hold);
+
+        let fx = read_fixture(&path).unwrap();
+        let got: Vec<&[u8]> = fx.lines.iter().map(|l| l.bytes.as_slice()).collect();
+        assert_eq!(
+            got,
+            [
+                &b"{\"type\":\"server.connected\"}"[..],
+                b"{\"type\":",
+                b"\"session.idle\"}"
+            ]
+        );
+        assert_eq!(fx.header.mode.as_deref(), Some("sse"));
+        assert_eq!(fx.header.command, ["--sse", url.as_str()]);
+        assert!(fx.trailer.unwrap().exit_code.is_none());
+    }
+
+    #[test]
+    fn a_subscription_to_nothing_leaves_no_fixture() {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let rec = recording(dir.path(), Provider::Opencode, "nothing");
+        let path = rec.path.clone();
+        let sse = SseOptions {
+            url: format!("http://127.0.0.1:{port}/event"),
+            until: Some("session.idle".to_owned()),
+            reconnect: 0,
+        };
+        let err = rec.subscribe(sse).err().unwrap();
+        assert!(err.to_string().contains("failed to subscribe"), "{err}");
+        assert!(!path.exists());
+    }
 }

@@ -23,7 +23,7 @@ pub struct AgentEnds {
     /// The agent's stdout is copied here (and recorded as `from agent`).
     pub stdout: Box<dyn Write + Send>,
     pub stderr: StderrEnd,
-    /// Pass our SIGINT/SIGTERM/SIGHUP on to the agent ([`forward_signals`]): for a recorder that
+    /// Pass our SIGINT/SIGTERM/SIGHUP on to the agent (see `forward_signals`): for a recorder that
     /// stands between a user and the agent, not for one inside a larger program.
     pub forward_signals: bool,
 }
