@@ -70,7 +70,7 @@ pub enum Command {
     /// Run, list or drift-check the live scenarios of the real agent CLIs.
     Scenario(scenario::Args),
     /// Serve the fixture `amalgm` MCP server on stdio (used by live scenarios).
-    #[command(name = "mcp-fixture-server")]
+    #[command(name = crate::scenario::mcp_server::SUBCOMMAND)]
     McpFixtureServer(mcp_fixture_server::Args),
 }
 

@@ -1,15 +1,19 @@
 //! `toolnorm record`: capture a live provider stream into the corpus while passing it through —
-//! pipe (stdin → stdout), wrap (`-- agent args`), proxy (two-way stdio) or SSE (`--sse URL`).
+//! pipe (stdin → stdout), wrap (`-- agent args`), proxy (two-way stdio) or SSE (`--sse URL`). The
+//! flags map onto a [`Recording`]; the process's own stdio are its passthrough ends.
 
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 use anyhow::Context;
 
-use crate::cli::exit;
-use crate::corpus::format::new_header;
-use crate::corpus::record::{self, DEFAULT_MAX_LAG_BYTES, Recorder, RecorderConfig, sse, wrap};
+use crate::corpus::record::pipe::{CopyEnd, RawStdout};
+use crate::corpus::record::{
+    AgentEnds, DEFAULT_MAX_LAG_BYTES, Recording, SseOptions, StderrEnd, StdinEnd,
+};
 use crate::corpus::redact::Redactor;
-use crate::corpus::{fixture_path, validate_name};
+use crate::corpus::validate_name;
+use crate::cli::exit;
 use crate::stream::{Dialect, Provider};
 
 #[derive(Debug, clap::Args)]
@@ -88,85 +92,41 @@ pub fn parse_map_paths(items: &[String]) -> anyhow::Result<Vec<(String, String)>
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let name = args.name.clone().unwrap_or_else(default_name);
     validate_name(&name).map_err(anyhow::Error::msg)?;
-    let dialect = match &args.dialect {
-        Some(d) => Some(
-            Dialect::parse(d, Some(args.provider))
-                .map_err(anyhow::Error::msg)?
-                .as_str()
-                .to_owned(),
-        ),
-        None => None,
-    };
+    let dialect = args
+        .dialect
+        .as_deref()
+        .map(|d| Dialect::parse(d, Some(args.provider)).map_err(anyhow::Error::msg))
+        .transpose()?;
     let redactor = Redactor::for_user(parse_map_paths(&args.map_path)?, args.redact.clone())?;
-    let path = fixture_path(&args.corpus, args.provider.as_str(), &name);
-    let mut header = new_header(args.provider.as_str(), &name);
-    header.dialect = dialect;
-    header.cli_version = args.cli_version.clone();
-    header.cli = args.cli.clone();
-    header.scenario = args.scenario.clone();
-    // The command as a string list, with the home directory folded like everything else.
-    let mut state = redactor.state();
-    header.command = args
-        .command
-        .iter()
-        .map(|a| String::from_utf8_lossy(&redactor.redact(a.as_bytes(), &mut state)).into_owned())
-        .collect();
-    // Wrapped and proxied agents run where the recorder runs.
-    if !args.command.is_empty() {
-        header.cwd = std::env::current_dir().ok().map(|d| {
-            let d = d.display().to_string();
-            String::from_utf8_lossy(&redactor.redact(d.as_bytes(), &mut state)).into_owned()
-        });
-    }
-    header.mode = Some(
-        if args.sse.is_some() {
-            "sse"
-        } else if args.proxy {
-            "proxy"
-        } else if args.command.is_empty() {
-            "pipe"
-        } else {
-            "wrap"
-        }
-        .to_owned(),
-    );
-    let config = |header| RecorderConfig {
-        detect: Some(crate::dialects::detector),
-        path: path.clone(),
-        header,
+    let recording = Recording {
+        dialect,
+        cli_version: args.cli_version.clone(),
+        cli: args.cli.clone(),
+        scenario: args.scenario.clone(),
         force: args.force,
-        redactor: redactor.clone(),
         max_lag_bytes: args.max_lag_mib.saturating_mul(1 << 20).max(1),
+        detect: Some(crate::dialects::detector),
+        ..Recording::new(&args.corpus, args.provider, &name, redactor)?
     };
 
     if let Some(url) = &args.sse {
-        header.command = vec!["--sse".to_owned(), url.clone()];
-        let resp = sse::connect(url)?;
-        let recorder = Recorder::start(config(header))?;
-        let tap = recorder.tap();
-        let (done_tx, done_rx) = crossbeam_channel::bounded::<anyhow::Result<()>>(2);
-        let stop = done_tx.clone();
-        let url = url.clone();
-        let until = args.until.clone();
-        let reconnect = args.reconnect;
-        std::thread::spawn(move || {
-            let r = sse::follow(resp, &url, until.as_deref(), reconnect, &tap).map(|_| ());
-            let _ = done_tx.send(r);
-        });
+        let sse = SseOptions {
+            url: url.clone(),
+            until: args.until.clone(),
+            reconnect: args.reconnect,
+        };
+        let subscription = recording.subscribe(sse)?;
+        let (stop, stopped) = crossbeam_channel::bounded::<()>(1);
         let _signals = on_interrupt(move || {
-            let _ = stop.send(Ok(()));
+            let _ = stop.send(());
         });
-        let result = done_rx.recv().unwrap_or(Ok(()));
-        recorder.finish(None);
-        result?;
+        subscription.run(Box::new(RawStdout::new()), stopped)?;
         return Ok(exit::SUCCESS);
     }
 
     if args.command.is_empty() {
-        let recorder = Recorder::start(config(header))?;
-        let end = record::pipe::run(&recorder.tap());
-        recorder.finish(None);
-        if let record::pipe::CopyEnd::OutputClosed(e) = end {
+        let (end, _) = recording.pipe(std::io::stdin().lock(), RawStdout::new())?;
+        if let CopyEnd::OutputClosed(e) = end {
             if e.kind() != std::io::ErrorKind::BrokenPipe {
                 return Err(anyhow::Error::new(e).context("failed to write stdout"));
             }
@@ -174,21 +134,24 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         return Ok(exit::SUCCESS);
     }
 
-    let recorder = Recorder::start(config(header))?;
-    let opts = wrap::WrapOptions {
-        command: &args.command,
-        record_stderr: args.stderr,
-        proxy: args.proxy,
+    // Wrapped and proxied agents run where the recorder runs, with its environment.
+    let mut cmd = Command::new(&args.command[0]);
+    cmd.args(&args.command[1..]);
+    let ends = AgentEnds {
+        stdin: if args.proxy {
+            StdinEnd::Proxy(Box::new(std::io::stdin()))
+        } else {
+            StdinEnd::Inherit
+        },
+        stdout: Box::new(RawStdout::new()),
+        stderr: if args.stderr {
+            StderrEnd::Recorded(Box::new(std::io::stderr()))
+        } else {
+            StderrEnd::Direct(Stdio::inherit())
+        },
+        forward_signals: true,
     };
-    let child = match wrap::spawn(&opts) {
-        Ok(c) => c,
-        Err(e) => {
-            recorder.abort();
-            return Err(e);
-        }
-    };
-    let code = wrap::run(child, &recorder.tap())?;
-    recorder.finish(Some(code));
+    let code = recording.spawn(cmd, ends)?.run()?.code;
     Ok((code & 0xff) as u8)
 }
 

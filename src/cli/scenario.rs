@@ -45,7 +45,7 @@ pub struct RunArgs {
     /// Write each scenario's model request log (JSONL) into this folder.
     #[arg(long)]
     pub request_logs: Option<PathBuf>,
-    /// Write the agent's raw stream as plain `.jsonl`, bypassing `toolnorm record` (exploration).
+    /// Write the agent's raw stream as plain `.jsonl`, without the recorder (exploration).
     #[arg(long)]
     pub raw: bool,
 }

@@ -2,8 +2,7 @@
 //! (`codex app-server`'s JSON-RPC, Claude Code's SDK control protocol), with one deadline for the
 //! whole session. What the agent printed is kept, for `--raw` runs.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -11,21 +10,25 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
-/// One JSON-lines session with a child process.
+/// One JSON-lines conversation with an agent.
 pub struct LineChannel {
     who: &'static str,
     lines: mpsc::Receiver<String>,
-    stdin: Option<ChildStdin>,
+    stdin: Option<Box<dyn Write + Send>>,
     deadline: Instant,
     /// Every line the agent printed so far (JSON or not).
     pub seen: Vec<String>,
 }
 
 impl LineChannel {
-    /// Take the child's stdin and stdout; `who` names the agent in errors.
-    pub fn open(child: &mut Child, who: &'static str, limit: Duration) -> anyhow::Result<Self> {
-        let stdout = child.stdout.take().context("no stdout")?;
-        let stdin = child.stdin.take().context("no stdin")?;
+    /// Talk to an agent whose output is read from `stdout` and whose input is written to
+    /// `stdin`; `who` names the agent in errors.
+    pub fn new(
+        stdout: impl Read + Send + 'static,
+        stdin: impl Write + Send + 'static,
+        who: &'static str,
+        limit: Duration,
+    ) -> Self {
         let (tx, lines) = mpsc::channel::<String>();
         thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -35,13 +38,13 @@ impl LineChannel {
                 }
             }
         });
-        Ok(LineChannel {
+        LineChannel {
             who,
             lines,
-            stdin: Some(stdin),
+            stdin: Some(Box::new(stdin)),
             deadline: Instant::now() + limit,
             seen: Vec::new(),
-        })
+        }
     }
 
     /// Write one JSON line to the agent.

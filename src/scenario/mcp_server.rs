@@ -1,13 +1,37 @@
 //! The fixture MCP server (`toolnorm mcp-fixture-server`): a stdio JSON-RPC server exposing an
 //! `amalgm` server's browser and artifact tools with scripted results, and `isError` failures
-//! whenever an argument contains "fail".
+//! whenever an argument contains "fail". The agent CLIs start it themselves, from the command
+//! [`launch_command`] gives.
 
 use std::io::{self, BufRead, Write};
 
+use anyhow::Context;
 use serde_json::{Value, json};
 
 /// The protocol version answered when the client names none.
 const DEFAULT_PROTOCOL: &str = "2025-06-18";
+
+/// The `toolnorm` subcommand that serves this server on stdio.
+pub const SUBCOMMAND: &str = "mcp-fixture-server";
+
+/// The name the agents know the server by (its tools are `amalgm`'s).
+pub const SERVER_NAME: &str = "amalgm";
+
+/// How an agent CLI starts the server: a program and its arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerCommand {
+    pub program: String,
+    pub args: Vec<String>,
+}
+
+/// This `toolnorm` executable with [`SUBCOMMAND`].
+pub fn launch_command() -> anyhow::Result<ServerCommand> {
+    let exe = std::env::current_exe().context("failed to locate the toolnorm executable")?;
+    Ok(ServerCommand {
+        program: exe.display().to_string(),
+        args: vec![SUBCOMMAND.to_owned()],
+    })
+}
 
 /// The tools this server lists.
 pub fn tools() -> Value {

@@ -1,10 +1,14 @@
-//! Child processes with a deadline: every process a scenario starts is bounded in time.
+//! Child processes with a deadline: every process a scenario starts is bounded in time, the agent
+//! recorded in-process ([`RunningAgent`]) as well as the helpers run to completion.
 
 use std::io::{self, Read};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::corpus::record::{Exit, WrappedAgent};
 
 /// How a bounded run ended.
 #[derive(Debug)]
@@ -47,7 +51,12 @@ pub fn spawn_group(cmd: &mut Command) -> io::Result<Child> {
 
 /// Kill every process left in `child`'s group (the child was started with [`spawn_group`]).
 pub fn kill_group(child: &Child) {
-    let Ok(pgid) = libc::pid_t::try_from(child.id()) else {
+    kill_group_of(child.id());
+}
+
+/// Kill every process left in the group led by `leader` (started in a group of its own).
+fn kill_group_of(leader: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(leader) else {
         return;
     };
     // SAFETY: getpgrp has no preconditions.
@@ -62,27 +71,9 @@ pub fn kill_group(child: &Child) {
     }
 }
 
-/// Wait up to `limit` for `child` to exit, leaving it running when it does not.
-pub fn wait_for(
-    child: &mut Child,
-    limit: Duration,
-) -> io::Result<Option<std::process::ExitStatus>> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
-        }
-        if Instant::now() >= deadline {
-            return Ok(None);
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Send SIGINT to `child` (`toolnorm record` forwards it to the agent it wraps), as a user
-/// pressing Ctrl-C would.
-pub fn interrupt(child: &Child) {
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+/// Send SIGINT to the process `pid` we started, as a user pressing Ctrl-C would.
+pub fn interrupt(pid: u32) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
         // SAFETY: kill(2) on a child we spawned, with a valid signal; no memory effects.
         unsafe {
             libc::kill(pid, libc::SIGINT);
@@ -109,6 +100,61 @@ pub fn wait_until(
             return Ok(None);
         }
         thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// How long a killed agent's passthrough may take to see the end of its output.
+const KILLED_GRACE: Duration = Duration::from_secs(30);
+
+/// An agent under the recorder, its passthrough running on a thread of its own while the caller
+/// drives it. The agent leads a process group of its own (see `run::Launch::command`), so
+/// what it starts can be ended with it.
+pub struct RunningAgent {
+    pid: u32,
+    done: mpsc::Receiver<anyhow::Result<Exit>>,
+}
+
+impl RunningAgent {
+    /// Run `agent`'s passthrough ([`WrappedAgent::run`]) on a new thread.
+    pub fn start(agent: WrappedAgent) -> RunningAgent {
+        let pid = agent.id();
+        let (tx, done) = mpsc::channel();
+        thread::spawn(move || {
+            let _ = tx.send(agent.run());
+        });
+        RunningAgent { pid, done }
+    }
+
+    /// Send the agent SIGINT.
+    pub fn interrupt(&self) {
+        interrupt(self.pid);
+    }
+
+    /// Wait up to `limit` for the agent to exit (and its recording to finish), leaving it running
+    /// when it does not.
+    pub fn wait_for(&mut self, limit: Duration) -> anyhow::Result<Option<Exit>> {
+        match self.done.recv_timeout(limit) {
+            Ok(r) => r.map(Some),
+            Err(mpsc::RecvTimeoutError::Timeout) => Ok(None),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                anyhow::bail!("the agent's passthrough ended without a result")
+            }
+        }
+    }
+
+    /// Wait up to `limit`; on timeout kill the agent's group, let the passthrough end, and return
+    /// `None`. Either way, what the agent left running in its group is ended.
+    pub fn wait_until(&mut self, limit: Duration) -> anyhow::Result<Option<Exit>> {
+        let exit = self.wait_for(limit);
+        kill_group_of(self.pid);
+        match exit {
+            Ok(None) => {
+                // Its output closes with it; the recording is finished with the signal's code.
+                let _ = self.done.recv_timeout(KILLED_GRACE);
+                Ok(None)
+            }
+            other => other,
+        }
     }
 }
 

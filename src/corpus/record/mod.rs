@@ -1,11 +1,21 @@
 //! The recorder: the passthrough hands raw chunks to a writer thread through a bounded queue and
 //! never waits for it. The writer thread splits lines, redacts, and writes the fixture frame by
 //! frame. If it falls behind or fails (full disk), it says so once on stderr and the passthrough
-//! goes on. One file per mode: [`pipe`], [`wrap`] (and the two-way proxy), [`sse`].
+//! goes on.
+//!
+//! [`Recording`] is the typed entry point (`toolnorm record` and the scenario runner both call
+//! it): what to record, then one of the modes with the caller's passthrough ends. One file per
+//! mode: [`pipe`], [`wrap`] (and the two-way proxy), [`sse`]; [`memory`] has in-memory ends.
 
+pub mod memory;
 pub mod pipe;
+mod recording;
 pub mod sse;
 pub mod wrap;
+
+pub use recording::Recording;
+pub use sse::{SseEnd, SseOptions, Subscription};
+pub use wrap::{AgentEnds, Exit, StderrEnd, StdinEnd, WrappedAgent};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -73,6 +83,21 @@ pub struct Tap {
 }
 
 impl Tap {
+    /// A tap that records nothing (a passthrough without a recording).
+    pub fn none() -> Tap {
+        Tap {
+            tx: None,
+            shared: Arc::new(Shared {
+                failed: AtomicBool::new(false),
+                warned: AtomicBool::new(false),
+                in_flight: AtomicUsize::new(0),
+                max_lag: usize::MAX,
+                path: PathBuf::new(),
+            }),
+            start: Instant::now(),
+        }
+    }
+
     /// Record a chunk received in direction `dir` (any size, any boundaries).
     pub fn record(&self, dir: Direction, data: &[u8]) {
         let Some(tx) = &self.tx else { return };

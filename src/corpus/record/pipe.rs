@@ -39,11 +39,6 @@ pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Direct
     }
 }
 
-/// Pipe mode: our stdin to our stdout.
-pub fn run(tap: &Tap) -> CopyEnd {
-    copy(io::stdin().lock(), RawStdout::new(), tap, Direction::Agent)
-}
-
 /// Our stdout without Rust's line buffering, which would hold a partial last line back and split
 /// big chunks at newlines.
 pub struct RawStdout {

@@ -1,0 +1,124 @@
+//! Claude Code: `claude -p PROMPT --output-format stream-json --verbose` recorded in wrap mode, or,
+//! for a scenario with answers, driven over stdin as the Agent SDK drives it (recorded in proxy
+//! mode). Settings in the scratch HOME, the model server as `ANTHROPIC_BASE_URL`, the fixture MCP
+//! server in an `--mcp-config` file.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{Driven, Launcher, proxied, wrapped};
+use crate::scenario::driver::{LineChannel, ScriptedUser, claude_permission};
+use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::run::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::spec::Scenario;
+
+pub struct Claude;
+
+/// The `--mcp-config` file.
+fn mcp_config(setup: &Setup<'_>) -> PathBuf {
+    setup.scratch.root.join("mcp.json")
+}
+
+impl Launcher for Claude {
+    fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+        write(
+            &setup.scratch.home.join(".claude/settings.json"),
+            &json!({"skipWebFetchPreflight": true}).to_string(),
+        )?;
+        cmd.env("ANTHROPIC_BASE_URL", setup.model_url.clone())
+            .env("ANTHROPIC_API_KEY", API_KEY)
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("IS_SANDBOX", "1");
+        if setup.scenario.mcp {
+            let server =
+                json!({"type": "stdio", "command": setup.mcp.program, "args": setup.mcp.args});
+            let mcp = json!({"mcpServers": {SERVER_NAME: server}});
+            write(&mcp_config(setup), &mcp.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
+        let s = setup.scenario;
+        cmd.arg("-p");
+        if s.claude_sdk() {
+            // Driven as the Agent SDK drives it: the prompt and the answers to permission
+            // prompts (AskUserQuestion's answers among them) go over stdin.
+            cmd.arg("--input-format")
+                .arg("stream-json")
+                .arg("--permission-prompt-tool")
+                .arg("stdio");
+        } else {
+            cmd.arg(s.prompt.clone());
+        }
+        cmd.arg("--output-format")
+            .arg("stream-json")
+            .arg("--verbose");
+        match &s.permission_mode {
+            Some(mode) => cmd.arg("--permission-mode").arg(mode.clone()),
+            None => cmd.arg("--dangerously-skip-permissions"),
+        };
+        if s.partial_messages {
+            cmd.arg("--include-partial-messages");
+        }
+        if s.mcp {
+            cmd.arg("--mcp-config")
+                .arg(mcp_config(setup).display().to_string());
+        }
+        for a in &s.args {
+            cmd.arg(a.clone());
+        }
+    }
+
+    fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        let s = launch.scenario;
+        if s.claude_sdk() {
+            proxied(launch, "claude", |channel| drive_sdk(channel, s))
+        } else {
+            wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
+                .map(|()| Driven::default())
+        }
+    }
+}
+
+/// Claude Code as the Agent SDK drives it (`--input-format stream-json --permission-prompt-tool
+/// stdio`): an `initialize` control request, the prompt as a user message, an answer to every
+/// `can_use_tool` control request (allow; AskUserQuestion gets the scenario's answers), until the
+/// `result` line.
+fn drive_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<Driven> {
+    channel.send(&json!({"type": "control_request", "request_id": "init-1", "request": {"subtype": "initialize", "hooks": null}}))?;
+    channel.send(&json!({"type": "user", "session_id": "", "parent_tool_use_id": null, "message": {"role": "user", "content": [{"type": "text", "text": s.prompt}]}}))?;
+    let mut user = ScriptedUser::new(&s.answers);
+    loop {
+        let v = channel.next("the session's result")?;
+        match v.get("type").and_then(Value::as_str) {
+            // A declined question does not end Claude's turn: the whole script still plays.
+            Some("result") => {
+                return Ok(Driven {
+                    problems: user.problems(),
+                    dismissed: false,
+                });
+            }
+            Some("control_request") => {
+                let id = v.get("request_id").cloned().unwrap_or(Value::Null);
+                let req = v.get("request").unwrap_or(&Value::Null);
+                let reply = match req.get("subtype").and_then(Value::as_str) {
+                    Some("can_use_tool") => {
+                        let tool = req.get("tool_name").and_then(Value::as_str).unwrap_or("");
+                        let input = req.get("input").unwrap_or(&Value::Null);
+                        json!({"subtype": "success", "request_id": id, "response": claude_permission(tool, input, &mut user)})
+                    }
+                    other => {
+                        json!({"subtype": "error", "request_id": id, "error": format!("the scenario driver does not handle {}", other.unwrap_or("this request"))})
+                    }
+                };
+                channel.send(&json!({"type": "control_response", "response": reply}))?;
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! OpenCode: `opencode run --format json PROMPT` recorded in wrap mode, or `opencode serve` with
+//! its `/event` stream recorded as SSE while we post the session and the message and answer its
+//! questions. An `opencode.json` in the workspace points it at the model server (the Chat
+//! Completions API) and gives it the fixture MCP server; its XDG folders are in the scratch HOME.
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+use super::{Driven, Launcher, tail, wrapped};
+use crate::corpus::record::SseOptions;
+use crate::corpus::record::memory::Captured;
+use crate::scenario::driver::ScriptedUser;
+use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::process::{kill_group, spawn_group};
+use crate::scenario::run::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::spec::{Agent, Scenario};
+
+pub struct Opencode;
+
+impl Launcher for Opencode {
+    fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+        let mut cfg = json!({
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Scripted",
+                "options": {"baseURL": format!("{}/v1", setup.model_url), "apiKey": API_KEY},
+                "models": {"scripted": {"name": "Scripted", "tool_call": true, "limit": {"context": 200000, "output": 8192}}}
+            }},
+            "model": "mock/scripted",
+            "small_model": "mock/scripted",
+            "autoupdate": false,
+            "share": "disabled",
+            "permission": {"edit": "allow", "bash": "allow", "webfetch": "allow", "external_directory": "allow"}
+        });
+        if setup.scenario.mcp {
+            let mut command = vec![setup.mcp.program.clone()];
+            command.extend(setup.mcp.args.iter().cloned());
+            cfg["mcp"] =
+                json!({SERVER_NAME: {"type": "local", "command": command, "enabled": true}});
+        }
+        write(
+            &setup.scratch.work.join("opencode.json"),
+            &serde_json::to_string_pretty(&cfg)?,
+        )?;
+        for (k, d) in [
+            ("XDG_CONFIG_HOME", ".config"),
+            ("XDG_DATA_HOME", ".local/share"),
+            ("XDG_CACHE_HOME", ".cache"),
+            ("XDG_STATE_HOME", ".local/state"),
+        ] {
+            cmd.env(k, setup.scratch.home.join(d).display().to_string());
+        }
+        for k in [
+            "OPENCODE_DISABLE_MODELS_FETCH",
+            "OPENCODE_DISABLE_AUTOUPDATE",
+            "OPENCODE_DISABLE_SHARE",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+        ] {
+            cmd.env(k, "1");
+        }
+        Ok(())
+    }
+
+    fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
+        let s = setup.scenario;
+        if s.agent == Agent::OpencodeRun {
+            cmd.arg("run").arg("--format").arg("json");
+        } else {
+            cmd.arg("serve").arg("--hostname").arg("127.0.0.1");
+        }
+        for a in &s.args {
+            cmd.arg(a.clone());
+        }
+        if s.agent == Agent::OpencodeRun {
+            cmd.arg(s.prompt.clone());
+        }
+    }
+
+    fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        let s = launch.scenario;
+        if s.agent == Agent::OpencodeRun {
+            wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
+                .map(|()| Driven::default())
+        } else {
+            serve(launch, s)
+        }
+    }
+}
+
+/// `opencode serve` on a free port, its `/event` stream recorded while we post the session and
+/// the message.
+fn serve(launch: &Launch<'_>, s: &Scenario) -> anyhow::Result<Driven> {
+    let port = free_port().context("failed to find a free loopback port")?;
+    let mut c = launch.command();
+    c.arg("--port").arg(port.to_string());
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut server = spawn_group(&mut c)
+        .with_context(|| format!("failed to start {}", launch.agent.program.display()))?;
+    let out = collect(server.stdout.take());
+    let err = collect(server.stderr.take());
+    let result = drive_serve(launch, &c, s, port);
+    kill_group(&server);
+    let _ = server.kill();
+    let _ = server.wait();
+    let output = [
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    ]
+    .concat();
+    result.with_context(|| {
+        format!(
+            "opencode serve session failed; its output:\n{}",
+            tail(&output)
+        )
+    })
+}
+
+fn drive_serve(
+    launch: &Launch<'_>,
+    server: &std::process::Command,
+    s: &Scenario,
+    port: u16,
+) -> anyhow::Result<Driven> {
+    let base = format!("http://127.0.0.1:{port}");
+    let limit = launch.limit;
+    let deadline = Instant::now() + limit;
+    let http = ureq::AgentBuilder::new()
+        .timeout_connect(Duration::from_secs(2))
+        .timeout(Duration::from_secs(30))
+        .build();
+    // Wait until the server answers.
+    loop {
+        if http.get(&format!("{base}/session")).call().is_ok() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            bail!("opencode serve did not come up on port {port}");
+        }
+        thread::sleep(Duration::from_millis(200));
+    }
+    let events = SseOptions {
+        url: format!("{base}/event"),
+        // Not `until: session.idle`: a task's child session goes idle before the parent, so the
+        // recording is stopped (a clean finish) once the message call returns.
+        until: None,
+        reconnect: 3,
+    };
+    // Subscribed before anything happens: no event is missed.
+    let subscription = launch.subscribe(server, events)?;
+    let printed = Captured::new();
+    let (stop, stopped) = crossbeam_channel::bounded::<()>(1);
+    let (recorded_tx, recorded) = mpsc::channel();
+    let to = printed.clone();
+    thread::spawn(move || {
+        let _ = recorded_tx.send(subscription.run(Box::new(to), stopped));
+    });
+    let driven = converse(&http, &base, s, limit, deadline);
+    if driven.is_ok() {
+        // The main session's last events (its session.idle, a dismissed question's error)
+        // trail the message reply a little.
+        thread::sleep(Duration::from_millis(1500));
+    }
+    let _ = stop.send(());
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(5));
+    let recording = recorded.recv_timeout(left.min(Duration::from_secs(20)));
+    let driven = driven?;
+    match recording {
+        Ok(r) => {
+            r.context("failed to record the opencode event stream")?;
+        }
+        Err(_) => bail!("the recording of the opencode event stream did not stop"),
+    }
+    if launch.opts.raw {
+        launch.write_raw(&String::from_utf8_lossy(&printed.bytes()))?;
+    }
+    Ok(driven)
+}
+
+/// Create the session, post the prompt, and answer the questions the agent asks until the message
+/// call returns.
+fn converse(
+    http: &ureq::Agent,
+    base: &str,
+    s: &Scenario,
+    limit: Duration,
+    deadline: Instant,
+) -> anyhow::Result<Driven> {
+    let session = http
+        .post(&format!("{base}/session"))
+        .set("Content-Type", "application/json")
+        .send_string("{}")
+        .context("failed to create the opencode session")?
+        .into_string()
+        .context("failed to read the opencode session")?;
+    let session: Value =
+        serde_json::from_str(&session).context("opencode returned a session that is not JSON")?;
+    let sid = session
+        .get("id")
+        .and_then(Value::as_str)
+        .context("opencode returned a session without an id")?
+        .to_owned();
+    // The message call blocks until the assistant finishes (bounded by the scenario timeout), and
+    // a `question` call blocks it until the user answers: post it on a thread and answer the
+    // pending questions meanwhile.
+    let long = ureq::AgentBuilder::new().timeout(limit).build();
+    let message = json!({"parts": [{"type": "text", "text": s.prompt}], "model": {"providerID": "mock", "modelID": "scripted"}});
+    let message_url = format!("{base}/session/{sid}/message");
+    let (posted_tx, posted_rx) = mpsc::channel::<Result<(), ureq::Error>>();
+    thread::spawn(move || {
+        let r = long
+            .post(&message_url)
+            .set("Content-Type", "application/json")
+            .send_string(&message.to_string())
+            .map(drop);
+        let _ = posted_tx.send(r);
+    });
+    let mut answers = ServeQuestions::new(&s.answers);
+    loop {
+        match posted_rx.recv_timeout(Duration::from_millis(300)) {
+            Ok(r) => {
+                r.context("failed to post the message to the opencode session")?;
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                bail!("the message call to the opencode session ended without a reply")
+            }
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "the opencode session did not finish within {}s",
+                limit.as_secs()
+            );
+        }
+        answers.answer_pending(http, base)?;
+    }
+    Ok(Driven {
+        problems: answers.user.problems(),
+        dismissed: answers.user.any_declined(),
+    })
+}
+
+/// The scripted user of `opencode serve`: answers each pending question request (`GET
+/// /question`) with the scenario's next answers, one label list per question, and dismisses it
+/// (`POST /question/:id/reject`) when the user declines (an empty list, or the answers ran out):
+/// a scenario without answers records a dismissed question.
+struct ServeQuestions<'a> {
+    user: ScriptedUser<'a>,
+    handled: HashSet<String>,
+}
+
+impl<'a> ServeQuestions<'a> {
+    fn new(scripted: &'a [Vec<String>]) -> Self {
+        ServeQuestions {
+            user: ScriptedUser::new(scripted),
+            handled: Default::default(),
+        }
+    }
+
+    /// Answer (or dismiss) the requests not seen before. A list that cannot be read is retried
+    /// at the next poll; a reply the server refuses ends the run.
+    fn answer_pending(&mut self, http: &ureq::Agent, base: &str) -> anyhow::Result<()> {
+        let Ok(list) = http.get(&format!("{base}/question")).call() else {
+            return Ok(());
+        };
+        let list: Value = list
+            .into_string()
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null);
+        for request in list.as_array().into_iter().flatten() {
+            let Some(id) = request.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if !self.handled.insert(id.to_owned()) {
+                continue;
+            }
+            let asked = request
+                .get("questions")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            let (route, body) = match self.user.answer(asked) {
+                Some(answers) => ("reply", json!({ "answers": answers })),
+                None => ("reject", json!({})),
+            };
+            http.post(&format!("{base}/question/{id}/{route}"))
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string())
+                .with_context(|| format!("opencode refused the {route} to question {id}"))?;
+        }
+        Ok(())
+    }
+}
+
+fn free_port() -> std::io::Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
+}
+
+fn collect<R: Read + Send + 'static>(r: Option<R>) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut r) = r {
+            let _ = r.read_to_end(&mut buf);
+        }
+        buf
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// The (path, JSON body) of every POST the fake server received.
+    type Posts = Arc<Mutex<Vec<(String, Value)>>>;
+
+    /// A fake `opencode serve` question API: `GET /question` lists `pending` (its body as given),
+    /// every POST is kept as (path, body) and answered 200, or 400 when `refuse` is set.
+    fn fake_server(pending: &'static str, refuse: bool) -> (String, Posts) {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let port = server.server_addr().to_ip().unwrap().port();
+        let posts = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&posts);
+        thread::spawn(move || {
+            for mut req in server.incoming_requests() {
+                if *req.method() == tiny_http::Method::Get {
+                    let _ = req.respond(tiny_http::Response::from_string(pending));
+                    continue;
+                }
+                let mut body = String::new();
+                let _ = std::io::Read::read_to_string(req.as_reader(), &mut body);
+                let body = serde_json::from_str(&body).unwrap_or(Value::Null);
+                seen.lock().unwrap().push((req.url().to_owned(), body));
+                let code = if refuse { 400 } else { 200 };
+                let _ =
+                    req.respond(tiny_http::Response::from_string("true").with_status_code(code));
+            }
+        });
+        (format!("http://127.0.0.1:{port}"), posts)
+    }
+
+    fn agent() -> ureq::Agent {
+        ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(5))
+            .build()
+    }
+
+    #[test]
+    fn questions_are_answered_in_order_then_dismissed() {
+        let (base, posts) = fake_server(
+            r#"[{"id":"que_1","sessionID":"ses_a","questions":[{"question":"A?"},{"question":"B?"}]},
+                {"id":"que_2","sessionID":"ses_a","questions":[{"question":"C?"}]},
+                {"id":"que_3","sessionID":"ses_a","questions":[{"question":"D?"}]}]"#,
+            false,
+        );
+        let scripted = vec![
+            vec!["Bar".to_owned()],
+            vec!["x".to_owned(), "y".to_owned()],
+            vec!["Line".to_owned()],
+        ];
+        let mut answers = ServeQuestions::new(&scripted);
+        answers.answer_pending(&agent(), &base).unwrap();
+        // The same requests listed again are not answered twice.
+        answers.answer_pending(&agent(), &base).unwrap();
+        let posts = posts.lock().unwrap().clone();
+        assert_eq!(
+            posts,
+            vec![
+                (
+                    "/question/que_1/reply".to_owned(),
+                    json!({"answers": [["Bar"], ["x", "y"]]})
+                ),
+                (
+                    "/question/que_2/reply".to_owned(),
+                    json!({"answers": [["Line"]]})
+                ),
+                ("/question/que_3/reject".to_owned(), json!({})),
+            ]
+        );
+        assert!(answers.user.any_declined());
+        assert_eq!(
+            answers.user.problems(),
+            vec!["1 question prompt(s) were declined: the scenario's answers ran out".to_owned()]
+        );
+    }
+
+    #[test]
+    fn no_answers_dismisses_and_unused_answers_are_problems() {
+        let (base, posts) =
+            fake_server(r#"[{"id":"que_1","questions":[{"question":"A?"}]}]"#, false);
+        let mut answers = ServeQuestions::new(&[]);
+        answers.answer_pending(&agent(), &base).unwrap();
+        assert_eq!(posts.lock().unwrap()[0].0, "/question/que_1/reject");
+        // A deliberate dismissal is not a problem.
+        assert!(answers.user.problems().is_empty());
+
+        let scripted = vec![vec!["Bar".to_owned()]];
+        let answers = ServeQuestions::new(&scripted);
+        assert_eq!(
+            answers.user.problems(),
+            vec!["the agent asked 0 questions, the scenario has 1 answers".to_owned()]
+        );
+    }
+
+    #[test]
+    fn odd_lists_are_skipped_and_a_refused_reply_is_an_error() {
+        for body in ["not json", "{}", r#"[{"questions":[]}, 3, null]"#, ""] {
+            let (base, posts) = fake_server(body, false);
+            let mut answers = ServeQuestions::new(&[]);
+            answers.answer_pending(&agent(), &base).unwrap();
+            assert!(posts.lock().unwrap().is_empty(), "{body}");
+        }
+        let (base, _) = fake_server(r#"[{"id":"que_1","questions":[{"question":"A?"}]}]"#, true);
+        let scripted = vec![vec!["Bar".to_owned()]];
+        let mut answers = ServeQuestions::new(&scripted);
+        let err = answers.answer_pending(&agent(), &base).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("refused the reply to question que_1"),
+            "{err:#}"
+        );
+        // Nothing listening: the poll is retried later, not an error.
+        let mut answers = ServeQuestions::new(&scripted);
+        answers
+            .answer_pending(
+                &agent(),
+                &format!("http://127.0.0.1:{}", free_port().unwrap()),
+            )
+            .unwrap();
+    }
+}
