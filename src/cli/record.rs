@@ -7,13 +7,13 @@ use std::process::{Command, Stdio};
 
 use anyhow::Context;
 
+use crate::cli::exit;
 use crate::corpus::record::pipe::{CopyEnd, RawStdout};
 use crate::corpus::record::{
     AgentEnds, DEFAULT_MAX_LAG_BYTES, Recording, SseOptions, StderrEnd, StdinEnd,
 };
 use crate::corpus::redact::Redactor;
 use crate::corpus::validate_name;
-use crate::cli::exit;
 use crate::stream::{Dialect, Provider};
 
 #[derive(Debug, clap::Args)]

@@ -8,7 +8,8 @@ use clap::Subcommand;
 
 use crate::cli::exit;
 use crate::scenario::drift::{self, DriftOptions};
-use crate::scenario::run::{RunOptions, run_scenario};
+use crate::scenario::launch::RunOptions;
+use crate::scenario::run::run_scenario;
 use crate::scenario::spec::{self, Scenario};
 
 #[derive(Debug, clap::Args)]

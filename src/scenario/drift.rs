@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-use super::run::{RunOptions, run_scenario};
+use super::launch::RunOptions;
+use super::run::run_scenario;
 use super::spec::{Cli, Scenario};
 use crate::report::{self, Report};
 use crate::verify::{Selection, VerifyOptions, verify};

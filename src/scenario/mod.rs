@@ -1,11 +1,13 @@
 //! Live scenarios: real agent CLIs (installed from npm at pinned versions) driven offline against
 //! a scripted model server and a fixture MCP server, recorded in-process through the recording
-//! API ([`crate::corpus::record::Recording`]). [`run`] is the generic runner, [`agents`] holds one
+//! API ([`crate::corpus::record::Recording`]). [`run`] is the generic runner, [`launch`] what it hands
+//! a launcher, [`agents`] holds one
 //! launcher per agent CLI.
 
 pub mod agents;
 pub mod drift;
 pub mod driver;
+pub mod launch;
 pub mod mcp_server;
 pub mod model_server;
 pub mod npm;

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 
 use super::{Driven, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser};
+use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::run::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::spec::{Agent, Scenario};
 
 pub struct Codex;

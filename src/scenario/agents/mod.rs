@@ -15,8 +15,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use super::driver::LineChannel;
+use super::launch::{AgentCommand, Launch, Setup};
 use super::process::RunningAgent;
-use super::run::{AgentCommand, Launch, Setup};
 use super::spec::Cli;
 use crate::corpus::record::memory::{self, Captured};
 use crate::corpus::record::{AgentEnds, StderrEnd, StdinEnd};

@@ -17,9 +17,9 @@ use super::{Driven, Launcher, tail, wrapped};
 use crate::corpus::record::SseOptions;
 use crate::corpus::record::memory::Captured;
 use crate::scenario::driver::ScriptedUser;
+use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::process::{kill_group, spawn_group};
-use crate::scenario::run::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::spec::{Agent, Scenario};
 
 pub struct Opencode;

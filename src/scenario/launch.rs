@@ -1,0 +1,267 @@
+//! What a run hands its launcher: the run's options, the scratch folders, the agent's command under
+//! construction ([`AgentCommand`]), and [`Launch`] — how to start the configured agent with a clean
+//! environment and record it through the typed recording API. The runner ([`super::run`]) builds
+//! these; the launchers ([`super::agents`]) use them.
+
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::mcp_server::ServerCommand;
+use super::npm;
+use super::spec::{Cli, Scenario};
+use crate::corpus::record::{AgentEnds, Recording, SseOptions, Subscription, WrappedAgent};
+use crate::corpus::redact::{RedactOptions, Redactor};
+use crate::stream::Provider;
+
+/// How `scenario run` records.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The corpus root (`corpus/`); fixtures land in `<corpus>/<provider>/live-<name>.jsonl.zst`.
+    pub corpus: PathBuf,
+    /// Overwrite existing fixtures.
+    pub force: bool,
+    /// Keep the scratch folder (printed) for inspection.
+    pub keep_scratch: bool,
+    /// Copy each scenario's model request log here as `<name>.requests.jsonl`.
+    pub request_logs: Option<PathBuf>,
+    /// Use this CLI version instead of the scenario's pin (drift).
+    pub version_override: Option<String>,
+    /// Do not record: write the agent's raw stream to `<corpus>/<provider>/live-<name>.jsonl`
+    /// (for exploring a new CLI version).
+    pub raw: bool,
+}
+
+/// The scratch folders of one run.
+pub struct Scratch {
+    pub root: PathBuf,
+    pub home: PathBuf,
+    pub work: PathBuf,
+}
+
+impl Scratch {
+    pub(super) fn create(name: &str) -> anyhow::Result<Scratch> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let root = std::env::temp_dir().join(format!(
+            "toolnorm-scenario-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        let home = root.join("home");
+        let work = root.join("work");
+        for d in [&home, &work, &root.join("tmp")] {
+            fs::create_dir_all(d).with_context(|| format!("failed to create {}", d.display()))?;
+        }
+        // Canonical paths: the CLIs print resolved paths, and redaction must match them.
+        let root = root
+            .canonicalize()
+            .context("failed to resolve the scratch folder")?;
+        Ok(Scratch {
+            home: root.join("home"),
+            work: root.join("work"),
+            root,
+        })
+    }
+
+    /// Fold the scratch folders out of `text` (for files written beside the recorder's).
+    pub fn redact_paths(&self, text: &str) -> String {
+        text.replace(&self.work.display().to_string(), "~/work")
+            .replace(&self.home.display().to_string(), "~")
+            .replace(&self.root.display().to_string(), "~/scratch")
+    }
+}
+
+/// What a launcher needs to configure the agent and build its command line.
+pub struct Setup<'a> {
+    pub scenario: &'a Scenario,
+    pub scratch: &'a Scratch,
+    /// The scripted model server, `http://127.0.0.1:<port>`.
+    pub model_url: String,
+    /// How the agent starts the fixture MCP server (when the scenario gives it one).
+    pub mcp: &'a ServerCommand,
+}
+
+/// The agent command under construction: program, arguments, environment.
+pub struct AgentCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+impl AgentCommand {
+    pub(super) fn new(bin: &Path) -> AgentCommand {
+        AgentCommand {
+            program: bin.to_owned(),
+            args: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+
+    pub fn arg(&mut self, a: impl Into<String>) -> &mut Self {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn env(&mut self, k: &str, v: impl Into<String>) -> &mut Self {
+        self.env.push((k.to_owned(), v.into()));
+        self
+    }
+}
+
+/// Write `text` to `path`, creating its folder.
+pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)
+            .with_context(|| format!("failed to create {}", parent.display()))?;
+    }
+    fs::write(path, text).with_context(|| format!("failed to write {}", path.display()))
+}
+
+/// The API key the agents are given for the scripted model.
+pub const API_KEY: &str = "sk-scripted-model-key";
+
+/// The port written in fixtures in place of the model server's real (free, random) one.
+const STABLE_PORT: u16 = 8080;
+
+/// Likewise for the HTTPS page server's port.
+const STABLE_HTTPS_PORT: u16 = 8443;
+
+/// What a launcher needs to start, record and drive the configured agent.
+pub struct Launch<'a> {
+    pub scenario: &'a Scenario,
+    pub agent: &'a AgentCommand,
+    pub scratch: &'a Scratch,
+    /// The fixture to write (`.jsonl` in raw mode).
+    pub fixture: &'a Path,
+    pub opts: &'a RunOptions,
+    /// The scenario's time limit for the whole session.
+    pub limit: Duration,
+    pub(super) cli: Cli,
+    pub(super) version: &'a str,
+    /// The model server's port (also the page server's), folded to a fixed one in fixtures so
+    /// titles built from URLs do not change from run to run.
+    pub(super) model_port: u16,
+    /// The HTTPS page server's port, folded to 8443 likewise.
+    pub(super) https_port: Option<u16>,
+}
+
+impl Launch<'_> {
+    /// A `Command` for the agent with a clean environment (nothing of the real user's HOME or
+    /// credentials reaches the CLI), in the workspace, leading a process group of its own so that
+    /// everything it starts (MCP servers, shells, ripgrep) can be ended together.
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(&self.agent.program);
+        c.args(&self.agent.args).env_clear();
+        for k in ["PATH", "LANG", "LC_ALL", "TERM"] {
+            if let Some(v) = std::env::var_os(k) {
+                c.env(k, v);
+            }
+        }
+        for (k, v) in &self.agent.env {
+            c.env(k, v);
+        }
+        c.current_dir(&self.scratch.work).process_group(0);
+        c
+    }
+
+    /// Start the agent `cmd` with `ends`, recorded (or not, in raw mode).
+    pub fn spawn(&self, cmd: Command, ends: AgentEnds) -> anyhow::Result<WrappedAgent> {
+        match self.recording(&cmd)? {
+            Some(r) => r.spawn(cmd, ends),
+            None => WrappedAgent::unrecorded(cmd, ends),
+        }
+    }
+
+    /// Subscribe to the event stream of the agent `cmd` started, recorded (or not, in raw mode).
+    pub fn subscribe(&self, cmd: &Command, sse: SseOptions) -> anyhow::Result<Subscription> {
+        match self.recording(cmd)? {
+            Some(r) => r.subscribe(sse),
+            None => Subscription::unrecorded(sse),
+        }
+    }
+
+    /// Raw mode: write what the agent printed as the fixture, the scratch folders folded.
+    pub fn write_raw(&self, text: &str) -> anyhow::Result<()> {
+        fs::write(self.fixture, self.scratch.redact_paths(text))
+            .with_context(|| format!("failed to write {}", self.fixture.display()))
+    }
+
+    /// The recording of this scenario (None in raw mode). The header takes the allow-listed part
+    /// of the environment `cmd` runs in; redaction folds what differs from run to run.
+    fn recording(&self, cmd: &Command) -> anyhow::Result<Option<Recording>> {
+        if self.opts.raw {
+            return Ok(None);
+        }
+        let s = self.scenario;
+        let provider: Provider = s.agent.provider().parse().map_err(anyhow::Error::msg)?;
+        let redactor = Redactor::new(&RedactOptions {
+            // The agent's home is the scratch one.
+            home: Some(self.scratch.home.display().to_string()),
+            prefixes: self.folds(),
+            extra: Vec::new(),
+        })?;
+        let env = cmd
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_str()?, v?.to_str()?)));
+        Ok(Some(Recording {
+            cli: Some(self.cli.display().to_owned()),
+            cli_version: Some(self.version.to_owned()),
+            scenario: Some(s.name.clone()),
+            env: Some(Recording::allowed_env(env)),
+            force: self.opts.force,
+            detect: Some(crate::dialects::detector),
+            ..Recording::new(&self.opts.corpus, provider, &s.fixture_name(), redactor)?
+        }))
+    }
+
+    /// The path prefixes folded in fixtures, and what they become.
+    fn folds(&self) -> Vec<(String, String)> {
+        let scratch = self.scratch;
+        let work = scratch.work.display().to_string();
+        // Scratch paths fold like home paths; the most specific prefix first.
+        let mut maps = vec![
+            (work.clone(), "~/work".to_owned()),
+            (scratch.home.display().to_string(), "~".to_owned()),
+            (scratch.root.display().to_string(), "~/scratch".to_owned()),
+        ];
+        // Claude Code names per-project folders after the workspace path with every other
+        // character turned into `-` (`~/.claude/projects/-tmp-…-work`): fold that spelling too.
+        let slug: String = work
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        maps.push((slug, "-work".to_owned()));
+        // OpenCode's session `path` is the workspace without its leading `/`.
+        maps.push((work.trim_start_matches('/').to_owned(), "work".to_owned()));
+        // The CLI cache and the toolnorm binary live under the real user's folders: fold them too.
+        if let Ok(cache) = npm::cache_root() {
+            maps.push((
+                cache.display().to_string(),
+                "~/.cache/toolnorm/clis".to_owned(),
+            ));
+        }
+        if let Some(dir) = std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(Path::to_path_buf))
+        {
+            maps.push((dir.display().to_string(), "~/toolnorm-bin".to_owned()));
+        }
+        maps.push((
+            format!("127.0.0.1:{}", self.model_port),
+            format!("127.0.0.1:{STABLE_PORT}"),
+        ));
+        if let Some(port) = self.https_port {
+            maps.push((
+                format!("127.0.0.1:{port}"),
+                format!("127.0.0.1:{STABLE_HTTPS_PORT}"),
+            ));
+        }
+        maps
+    }
+}
