@@ -1,8 +1,7 @@
 //! Live scenarios: real agent CLIs (installed from npm at pinned versions) driven offline against
 //! a scripted model server and a fixture MCP server, recorded in-process through the recording
-//! API ([`crate::corpus::record::Recording`]). [`run`] is the generic runner, [`launch`] what it hands
-//! a launcher, [`agents`] holds one
-//! launcher per agent CLI.
+//! API ([`crate::corpus::record::Recording`]). [`run`] is the generic runner, [`launch`] what it
+//! hands a launcher, [`agents`] holds one launcher per agent CLI.
 
 pub mod agents;
 pub mod drift;
