@@ -36,6 +36,7 @@ fn status_style(status: Status) -> Style {
         Status::Error => Style::new().magenta().bold(),
         Status::Xfail => Style::new().yellow(),
         Status::Xpass => Style::new().cyan().bold(),
+        Status::Unsupported => Style::new().dimmed(),
     }
 }
 
@@ -46,6 +47,7 @@ fn status_label(status: Status) -> &'static str {
         Status::Error => "ERROR",
         Status::Xfail => "XFAIL",
         Status::Xpass => "XPASS",
+        Status::Unsupported => "UNSUPPORTED",
     }
 }
 
@@ -377,6 +379,7 @@ mod tests {
             dialect: Some("exec".to_owned()),
             status,
             diff: None,
+            legacy_diff: None,
             violations: Vec::new(),
             message: None,
             raw_lines: BTreeMap::new(),
@@ -427,6 +430,7 @@ mod tests {
         Report {
             report_version: 1,
             toolnorm_version: "0.1.0".to_owned(),
+            implementation: None,
             shard: None,
             rules,
             fixtures: vec![xfail, failing, error],

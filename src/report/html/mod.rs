@@ -520,8 +520,12 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
         Status::Xpass,
         Status::Xfail,
         Status::Pass,
+        Status::Unsupported,
     ] {
         let n = report.fixtures.iter().filter(|f| f.status == st).count();
+        if st == Status::Unsupported && n == 0 {
+            continue;
+        }
         write!(
             w,
             "<label class=\"chk st-{0}\"><input type=\"checkbox\" name=\"status\" value=\"{0}\" checked> {0} <span class=\"muted\">{n}</span></label>",

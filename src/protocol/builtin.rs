@@ -1,0 +1,81 @@
+//! The built-in normalizer as a protocol implementation: the answer to one `normalize` request,
+//! computed by the same code `toolnorm normalize` runs. Pure; `toolnorm serve-protocol` does the
+//! stdio around it.
+
+use super::{HelloReply, HelloType, Normalize, NormalizeResult, ResultType};
+use crate::dialects::normalize;
+use crate::providers::NormalizeOptions;
+use crate::stream::{Dialect, Input, Provider, RawLine};
+
+/// The built-in implementation's answer to `hello`: every dialect.
+pub fn hello_reply() -> HelloReply {
+    HelloReply {
+        kind: HelloType::Tag,
+        protocol: super::PROTOCOL_VERSION,
+        name: "toolnorm".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        dialects: vec!["*".to_owned()],
+    }
+}
+
+/// Normalize one request's lines: parts, legacy view, diagnostics and events, or an error.
+pub fn answer(req: &Normalize) -> NormalizeResult {
+    let mut result = NormalizeResult {
+        kind: ResultType::Tag,
+        seq: req.seq,
+        parts: None,
+        legacy: None,
+        diagnostics: None,
+        events: None,
+        error: None,
+    };
+    match normalize_request(req) {
+        Ok(doc) => {
+            result.legacy = Some(crate::model::legacy_parts(&doc.parts));
+            result.parts = Some(doc.parts);
+            result.diagnostics = Some(doc.diagnostics);
+            result.events = Some(doc.events);
+        }
+        Err(e) => result.error = Some(e),
+    }
+    result
+}
+
+fn normalize_request(req: &Normalize) -> Result<crate::model::NormalizedDocument, String> {
+    let provider: Provider = req.provider.parse().map_err(|e| format!("provider: {e}"))?;
+    let dialect =
+        Dialect::parse(&req.dialect, Some(provider)).map_err(|e| format!("dialect: {e}"))?;
+    let mut bytes = Vec::new();
+    let mut spans = Vec::with_capacity(req.lines.len());
+    let last = req.lines.len().saturating_sub(1);
+    for (i, line) in req.lines.iter().enumerate() {
+        let (b, direction) = line.decode().map_err(|e| format!("line {}: {e}", i + 1))?;
+        let start = bytes.len();
+        bytes.extend_from_slice(&b);
+        let terminated = !(i == last && req.unterminated);
+        spans.push((start, bytes.len(), direction, terminated));
+        if terminated {
+            bytes.push(b'\n');
+        }
+    }
+    let lines = spans
+        .iter()
+        .enumerate()
+        .map(|(i, &(s, e, direction, terminated))| RawLine {
+            number: i as u32 + 1,
+            bytes: &bytes[s..e],
+            direction,
+            unterminated: !terminated,
+        })
+        .collect();
+    let input = Input::from_lines(&bytes, lines);
+    normalize(
+        &input,
+        NormalizeOptions {
+            provider: Some(provider),
+            dialect: Some(dialect),
+            cwd: req.cwd.as_deref(),
+        },
+    )
+    .map_err(|e| e.to_string())
+}
