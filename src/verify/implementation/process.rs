@@ -15,6 +15,10 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, unbounded};
 
 use crate::protocol::{self, Bye, Hello, HelloReply, Normalize, NormalizeResult};
 
+/// The least time a new process has to answer `hello` (interpreters take a while to start on a
+/// loaded machine); the per-fixture timeout applies when it is longer.
+const MIN_HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The stderr kept for the report, in bytes.
 const STDERR_TAIL: usize = 2_000;
 
@@ -28,7 +32,7 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Start `command` and exchange `hello`, within `timeout`.
+    /// Start `command` and exchange `hello`, within `timeout` (at least [`MIN_HELLO_TIMEOUT`]).
     pub fn start(command: &str, timeout: Duration) -> Result<(Worker, HelloReply), String> {
         let mut child = Command::new("sh")
             .arg("-c")
@@ -92,7 +96,7 @@ impl Worker {
         let hello = serde_json::to_string(&Hello::current()).unwrap_or_default();
         let reply = worker
             .send(hello)
-            .and_then(|()| worker.receive(timeout, "hello"))
+            .and_then(|()| worker.receive(timeout.max(MIN_HELLO_TIMEOUT), "hello"))
             .and_then(|line| protocol::parse_hello_reply(&line));
         match reply {
             Ok(reply) => Ok((worker, reply)),
