@@ -52,7 +52,7 @@ fn normalize_request(req: &Normalize) -> Result<crate::model::NormalizedDocument
         let (b, direction) = line.decode().map_err(|e| format!("line {}: {e}", i + 1))?;
         let start = bytes.len();
         bytes.extend_from_slice(&b);
-        let terminated = !(i == last && req.unterminated);
+        let terminated = !(i == last && req.unterminated == Some(true));
         spans.push((start, bytes.len(), direction, terminated));
         if terminated {
             bytes.push(b'\n');

@@ -161,6 +161,7 @@ pub struct Normalize {
     #[ts(rename = "type")]
     pub kind: NormalizeType,
     /// Increases by one per request to this process; the answer carries it back.
+    #[ts(type = "number")]
     pub seq: u64,
     /// `provider/name` of the fixture.
     pub fixture: String,
@@ -172,8 +173,8 @@ pub struct Normalize {
     /// The raw lines in recorded order.
     pub lines: Vec<WireLine>,
     /// Extension: the last line had no newline (the stream was cut short).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub unterminated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unterminated: Option<bool>,
 }
 
 impl Normalize {
@@ -197,7 +198,11 @@ impl Normalize {
                 .iter()
                 .map(|l| WireLine::encode(l.bytes, l.direction))
                 .collect(),
-            unterminated: input.lines.last().is_some_and(|l| l.unterminated),
+            unterminated: input
+                .lines
+                .last()
+                .is_some_and(|l| l.unterminated)
+                .then_some(true),
         }
     }
 }
@@ -210,6 +215,7 @@ pub struct NormalizeResult {
     #[serde(rename = "type")]
     #[ts(rename = "type")]
     pub kind: ResultType,
+    #[ts(type = "number")]
     pub seq: u64,
     /// The final state of every tool call, in order of first appearance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
