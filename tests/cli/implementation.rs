@@ -276,3 +276,54 @@ fn an_implementation_that_cannot_say_hello_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("exited"), "{}", stderr(&out));
 }
+
+/// Node runs the JavaScript example; without it the test prints why it did not run, and fails
+/// when `CI` is set (where it must run).
+fn node() -> Option<&'static str> {
+    let ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some("node");
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "node is needed for examples/js-claude and CI is set"
+    );
+    eprintln!("skipping: node is absent (needed by examples/js-claude/normalize.mjs)");
+    None
+}
+
+#[test]
+fn the_javascript_example_passes_claude_stream_json_and_is_unsupported_elsewhere() {
+    let Some(node) = node() else {
+        return;
+    };
+    let script = root().join("examples/js-claude/normalize.mjs");
+    let cmd = format!("{node} {}", script.display());
+    let (out, report) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(report["implementation"]["name"], "js-claude");
+    let mut stream_json = 0;
+    for f in fixtures(&report) {
+        let status = f["status"].as_str().unwrap();
+        if f["provider"] == "claude" && f["dialect"] == "stream-json" {
+            stream_json += 1;
+            assert_eq!(status, "pass", "{}: {f}", f["path"]);
+            assert_eq!(f["violations"], Value::Array(vec![]), "{}", f["path"]);
+        } else {
+            assert_eq!(status, "unsupported", "{}", f["path"]);
+        }
+    }
+    assert!(
+        stream_json >= 20,
+        "the shipped Claude stream-json fixtures are judged"
+    );
+    let (out, _) = verify(&["--impl", &cmd, "--require-all"], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "unsupported fails under --require-all"
+    );
+}
