@@ -254,6 +254,19 @@ fn render_fixture(f: &FixtureResult, out: &mut impl Write, p: &Painter) -> io::R
     if let Some(m) = &f.message {
         writeln!(out, "  {m}")?;
     }
+    if let Some(d) = &f.legacy_diff {
+        let shown: Vec<&str> = d
+            .changed_paths
+            .iter()
+            .take(MAX_PATHS)
+            .map(String::as_str)
+            .collect();
+        writeln!(
+            out,
+            "  legacy view differs from the expected parts' legacy mapping: {}",
+            shown.join(", ")
+        )?;
+    }
     if let Some(d) = &f.diff {
         for note in &d.invisible {
             writeln!(out, "  note: {note}")?;
@@ -345,9 +358,34 @@ fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Res
         .as_deref()
         .map(|s| format!(" (shard {s})"))
         .unwrap_or_default();
+    if let Some(i) = report
+        .implementation
+        .as_ref()
+        .filter(|i| i.command.is_some())
+    {
+        writeln!(
+            out,
+            "implementation: {} ({})",
+            i.label(),
+            i.command.as_deref().unwrap_or_default()
+        )?;
+    }
+    let unsupported = if s.unsupported > 0 {
+        format!(
+            ", {} unsupported{}",
+            s.unsupported,
+            if s.require_all {
+                " (--require-all)"
+            } else {
+                ""
+            }
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{verdict}: {} fixtures{shard}: {} passed, {} failed, {} errors, {} known failures, {} fixed; {} violations (+{} known), {} orphans{}",
+        "{verdict}: {} fixtures{shard}: {} passed, {} failed, {} errors{unsupported}, {} known failures, {} fixed; {} violations (+{} known), {} orphans{}",
         s.fixtures,
         s.passed,
         s.failed,

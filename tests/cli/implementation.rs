@@ -327,3 +327,59 @@ fn the_javascript_example_passes_claude_stream_json_and_is_unsupported_elsewhere
         "unsupported fails under --require-all"
     );
 }
+
+#[test]
+fn merging_several_implementations_gives_the_compliance_matrix() {
+    let Some(cmd) = wrong("empty") else {
+        return;
+    };
+    let dir = tempdir();
+    let run = |sub: &str, extra: &[&str]| {
+        let out = toolnorm()
+            .current_dir(root())
+            .env_remove("CI")
+            .args(["verify", "--filter", TWO_CLAUDE, "--reports"])
+            .arg(dir.path().join(sub))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some_and(|c| c < 2), "{}", stderr(&out));
+    };
+    run("builtin", &[]);
+    run("wrong", &["--impl", &cmd]);
+    let merged = dir.path().join("merged");
+    let out = toolnorm()
+        .args(["report", "merge"])
+        .arg(dir.path().join("builtin"))
+        .arg(dir.path().join("wrong"))
+        .arg("--reports")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the wrong one fails: {}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("Compliance") && text.contains("wrong-impl 0.0.1"),
+        "{text}"
+    );
+    assert!(text.contains("TN010 LostCall"), "{text}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("compliance.json")).unwrap())
+            .unwrap();
+    let impls = json["implementations"].as_array().unwrap();
+    assert_eq!(impls.len(), 2);
+    let html = std::fs::read_to_string(merged.join("index.html")).unwrap();
+    for folder in impls.iter().map(|i| i["folder"].as_str().unwrap()) {
+        assert!(merged.join(folder).join("index.html").is_file(), "{folder}");
+        assert!(html.contains(&format!(
+            "href=\"{folder}/index.html#fixture-claude-live-claude-bash\""
+        )));
+    }
+    let md = std::fs::read_to_string(merged.join("summary.md")).unwrap();
+    assert!(md.contains("| wrong-impl 0.0.1 |"), "{md}");
+}
