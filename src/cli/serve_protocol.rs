@@ -24,15 +24,31 @@ pub fn run(_args: Args) -> anyhow::Result<u8> {
             Ok(Request::Hello(_)) => serde_json::to_string(&builtin::hello_reply())?,
             Ok(Request::Normalize(req)) => serde_json::to_string(&builtin::answer(&req))?,
             Ok(Request::Bye) => break,
-            Err(e) => {
+            Err(e) => match request_seq(&text) {
+                // A request toolnorm can still answer: say what is wrong with it.
+                Some(seq) => serde_json::to_string(&serde_json::json!({
+                    "type": "result",
+                    "seq": seq,
+                    "error": format!("stdin line {n}: {e}"),
+                }))?,
                 // Without a seq there is nothing to answer; say why on stderr and go on.
-                writeln!(io::stderr(), "toolnorm serve-protocol: stdin line {n}: {e}")?;
-                continue;
-            }
+                None => {
+                    writeln!(io::stderr(), "toolnorm serve-protocol: stdin line {n}: {e}")?;
+                    continue;
+                }
+            },
         };
         out.write_all(answer.as_bytes())?;
         out.write_all(b"\n")?;
         out.flush()?;
     }
     Ok(exit::SUCCESS)
+}
+
+/// The `seq` of a `normalize` request that did not parse, if it has one.
+fn request_seq(line: &str) -> Option<u64> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    (v.get("type")?.as_str()? == "normalize")
+        .then(|| v.get("seq")?.as_u64())
+        .flatten()
 }

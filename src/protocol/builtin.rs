@@ -79,3 +79,58 @@ fn normalize_request(req: &Normalize) -> Result<crate::model::NormalizedDocument
     )
     .map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{NormalizeType, WireLine};
+
+    fn request(provider: &str, dialect: &str, lines: Vec<WireLine>) -> Normalize {
+        Normalize {
+            kind: NormalizeType::Tag,
+            seq: 7,
+            fixture: "x/y".into(),
+            provider: provider.into(),
+            dialect: dialect.into(),
+            cwd: None,
+            lines,
+            unterminated: None,
+        }
+    }
+
+    #[test]
+    fn answers_parts_or_a_named_error() {
+        let line = r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"session_id":"s"}"#;
+        let ok = answer(&request(
+            "claude",
+            "stream-json",
+            vec![WireLine::Agent(line.into())],
+        ));
+        assert_eq!(ok.seq, 7);
+        assert_eq!(ok.parts.as_ref().map(Vec::len), Some(1));
+        assert_eq!(ok.legacy.as_ref().map(Vec::len), Some(1));
+        let bad = answer(&request("nobody", "stream-json", vec![]));
+        assert!(
+            bad.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("provider")),
+            "{bad:?}"
+        );
+        let bad_line = answer(&request(
+            "claude",
+            "stream-json",
+            vec![WireLine::Object(crate::protocol::LineObject {
+                from: None,
+                text: None,
+                base64: None,
+            })],
+        ));
+        assert!(
+            bad_line
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("line 1")),
+            "{bad_line:?}"
+        );
+    }
+}
