@@ -11,6 +11,7 @@ pub mod compare;
 pub mod corpus;
 pub mod dialects;
 pub mod model;
+pub mod protocol;
 pub mod providers;
 pub mod report;
 pub mod rules;

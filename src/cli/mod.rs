@@ -19,6 +19,7 @@ pub mod review;
 pub mod rules;
 pub mod scenario;
 pub mod schema;
+pub mod serve_protocol;
 pub mod verify;
 
 /// Process exit codes.
@@ -72,6 +73,9 @@ pub enum Command {
     /// Serve the fixture `amalgm` MCP server on stdio (used by live scenarios).
     #[command(name = crate::scenario::mcp_server::SUBCOMMAND)]
     McpFixtureServer(mcp_fixture_server::Args),
+    /// Speak the implementation protocol on stdio with the built-in normalizer (for `verify --impl`).
+    #[command(name = "serve-protocol")]
+    ServeProtocol(serve_protocol::Args),
 }
 
 /// Parse, run, print errors, return the exit code.
@@ -102,6 +106,7 @@ pub fn main() -> ExitCode {
         Command::Report(a) => report::run(a),
         Command::Scenario(a) => scenario::run(a),
         Command::McpFixtureServer(a) => mcp_fixture_server::run(a),
+        Command::ServeProtocol(a) => serve_protocol::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

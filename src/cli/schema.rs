@@ -10,10 +10,18 @@ pub struct Args {
     /// Print TypeScript declarations instead of JSON Schema.
     #[arg(long)]
     pub ts: bool,
+    /// Print the implementation protocol's reference (a JSON Schema per message and TypeScript
+    /// declarations), as at the end of docs/protocol.md.
+    #[arg(long, conflicts_with = "ts")]
+    pub protocol: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut out = io::stdout().lock();
+    if args.protocol {
+        out.write_all(crate::protocol::docs::reference().as_bytes())?;
+        return Ok(exit::SUCCESS);
+    }
     if args.ts {
         out.write_all(crate::model::typescript_declarations().as_bytes())?;
         return Ok(exit::SUCCESS);

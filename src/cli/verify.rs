@@ -9,8 +9,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::report::{self, terminal};
 use crate::stream::Provider;
+use crate::verify::implementation::{External, Implementation};
 use crate::verify::shard::Shard;
 use crate::verify::{Selection, VerifyOptions, strict_from_env, verify};
+use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -47,6 +50,24 @@ pub struct Args {
     /// Report fixed known failures without failing.
     #[arg(long, overrides_with = "strict")]
     pub no_strict: bool,
+    /// Judge an external implementation: a command (run through `sh -c`) speaking the protocol
+    /// on stdio (docs/protocol.md), one worker process per job.
+    #[arg(long = "impl", value_name = "CMD")]
+    pub implementation: Option<String>,
+    /// Name the implementation in reports [default: the name it gives in `hello`].
+    #[arg(long, value_name = "NAME", requires = "implementation")]
+    pub impl_name: Option<String>,
+    /// Seconds an implementation has to answer one fixture (or `hello`).
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 10.0,
+        requires = "implementation"
+    )]
+    pub timeout: f64,
+    /// Fail fixtures whose dialect the implementation does not claim (default: `unsupported`).
+    #[arg(long)]
+    pub require_all: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -57,7 +78,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         strict_from_env(std::env::var("CI").ok().as_deref())
     };
+    let implementation = match &args.implementation {
+        None => Implementation::BuiltIn,
+        Some(cmd) => {
+            if !(args.timeout.is_finite() && args.timeout > 0.0) {
+                anyhow::bail!("--timeout must be a positive number of seconds");
+            }
+            let timeout = Duration::from_secs_f64(args.timeout);
+            let ext = External::start(cmd, args.impl_name.clone(), timeout)
+                .map_err(|e| anyhow::anyhow!("implementation `{cmd}`: {e}"))?;
+            Implementation::External(ext)
+        }
+    };
+    let implementation = Arc::new(implementation);
     let opts = VerifyOptions {
+        implementation: Arc::clone(&implementation),
+        require_all: args.require_all,
         corpus: args.corpus,
         expected: args.expected,
         reports: args.reports.clone(),
@@ -79,7 +115,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let report = verify(&opts, &|n| bar.set_length(n as u64), &|f| {
         bar.set_message(format!("{}/{}", f.provider, f.name));
         bar.inc(1);
-    })?;
+    });
+    implementation.finish();
+    let report = report?;
     bar.finish_and_clear();
     report::write_all(&report, &args.reports)?;
     let mut out = anstream::stdout().lock();

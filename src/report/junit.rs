@@ -122,6 +122,15 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
             s
         }
         Status::Xpass => TestCaseStatus::success(),
+        Status::Unsupported => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_type("unsupported").set_message(
+                f.message
+                    .as_deref()
+                    .unwrap_or("the implementation does not claim this dialect"),
+            );
+            s
+        }
     };
     let mut case = TestCase::new(f.name.as_str(), status);
     case.set_classname(f.provider.as_str());

@@ -66,6 +66,16 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     if let Some(shard) = &report.shard {
         totals.push_str(&format!(" · shard {}", text(shard)));
     }
+    if s.unsupported > 0 {
+        totals.push_str(&format!(" · {} unsupported", s.unsupported));
+    }
+    if let Some(i) = report
+        .implementation
+        .as_ref()
+        .filter(|i| i.command.is_some())
+    {
+        totals.push_str(&format!(" · implementation {}", text(&i.label())));
+    }
     writeln!(out, "{totals}")?;
     writeln!(out)?;
 

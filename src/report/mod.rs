@@ -1,5 +1,6 @@
 //! Report writers: one renderer per format over a finished [`Report`]. Renderers compute nothing.
 
+pub mod compliance;
 pub mod html;
 pub mod json;
 pub mod junit;

@@ -13,7 +13,41 @@ pub use crate::compare::{DiffRow, DiffTag, FixtureDiff};
 /// - 1: first version.
 /// - 2: the summary no longer carries `exitCode` (the verdict is derived from its counts; the exit
 ///   code is the command line's). Version 1 reports are still read.
-pub const REPORT_VERSION: u32 = 2;
+/// - 3: `implementation` names who normalized the fixtures (`verify --impl`); a fixture may be
+///   `unsupported` (its dialect not claimed) and carry a `legacyDiff`; the summary may count
+///   `unsupported` and say `requireAll`. Versions 1 and 2 are still read.
+pub const REPORT_VERSION: u32 = 3;
+
+/// Who normalized the fixtures of a report.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImplementationInfo {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The command run through the protocol; absent for the built-in normalizer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+impl ImplementationInfo {
+    /// toolnorm's own normalizer, called in process.
+    pub fn built_in() -> ImplementationInfo {
+        ImplementationInfo {
+            name: "toolnorm".to_owned(),
+            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            command: None,
+        }
+    }
+
+    /// `name version`, as reports title it.
+    pub fn label(&self) -> String {
+        match &self.version {
+            Some(v) => format!("{} {v}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -28,6 +62,9 @@ pub enum Status {
     Xfail,
     /// A listed known failure no longer fails: remove the entry.
     Xpass,
+    /// The implementation does not claim the fixture's dialect (shown, not failed, unless
+    /// `--require-all`).
+    Unsupported,
 }
 
 /// One rule broken by one part (or by the fixture as a whole).
@@ -66,6 +103,9 @@ pub struct FixtureResult {
     pub status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<FixtureDiff>,
+    /// The implementation's `legacy` view against the legacy mapping of the expected parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_diff: Option<FixtureDiff>,
     pub violations: Vec<Violation>,
     /// Why the fixture is `error`, or why it failed without a diff (no expected file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,15 +176,29 @@ pub struct Summary {
     pub violations: u32,
     pub known_violations: u32,
     pub orphans: u32,
+    /// Fixtures whose dialect the implementation does not claim.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unsupported: u32,
     pub strict: bool,
+    /// `--require-all`: an unsupported fixture fails the gate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_all: bool,
     pub duration_ms: u64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Summary {
     /// The gate's verdict: failures, errors and orphans always fail it, a stale known failure
     /// (`xpass`) only under `--strict`. (The exit code that follows is the command line's business.)
     pub fn fails_gate(&self) -> bool {
-        self.failed > 0 || self.errored > 0 || self.orphans > 0 || (self.strict && self.xpassed > 0)
+        self.failed > 0
+            || self.errored > 0
+            || self.orphans > 0
+            || (self.strict && self.xpassed > 0)
+            || (self.require_all && self.unsupported > 0)
     }
 }
 
@@ -153,6 +207,9 @@ impl Summary {
 pub struct Report {
     pub report_version: u32,
     pub toolnorm_version: String,
+    /// Who normalized the fixtures (absent in reports before version 3: the built-in normalizer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<ImplementationInfo>,
     /// Shard `k/n` this report covers, if sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
@@ -174,6 +231,7 @@ impl Status {
             Status::Error => "error",
             Status::Xfail => "xfail",
             Status::Xpass => "xpass",
+            Status::Unsupported => "unsupported",
         }
     }
 
@@ -183,7 +241,7 @@ impl Status {
         match self {
             Status::Fail | Status::Error => true,
             Status::Xpass => strict,
-            Status::Pass | Status::Xfail => false,
+            Status::Pass | Status::Xfail | Status::Unsupported => false,
         }
     }
 }
@@ -209,6 +267,7 @@ impl Report {
         Report {
             report_version: REPORT_VERSION,
             toolnorm_version: env!("CARGO_PKG_VERSION").to_owned(),
+            implementation: None,
             shard,
             rules,
             fixtures,
@@ -273,7 +332,9 @@ pub fn matrix(rules: &[RuleInfo], fixtures: &[FixtureResult]) -> Vec<MatrixCell>
     for provider in providers {
         let mine: Vec<&FixtureResult> = fixtures
             .iter()
-            .filter(|f| f.provider == provider && f.status != Status::Error)
+            .filter(|f| {
+                f.provider == provider && !matches!(f.status, Status::Error | Status::Unsupported)
+            })
             .collect();
         for rule in rules {
             let mut cell = MatrixCell {
@@ -319,6 +380,7 @@ pub fn summary(fixtures: &[FixtureResult], orphans: &[Orphan], strict: bool) -> 
             Status::Error => s.errored += 1,
             Status::Xfail => s.xfailed += 1,
             Status::Xpass => s.xpassed += 1,
+            Status::Unsupported => s.unsupported += 1,
         }
         for v in &f.violations {
             if v.known {

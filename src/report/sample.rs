@@ -118,6 +118,7 @@ fn fixture(provider: &str, name: &str, status: Status) -> FixtureResult {
         dialect: Some(format!("{provider}-stream-json")),
         status,
         diff: None,
+        legacy_diff: None,
         violations: Vec::new(),
         message: None,
         raw_lines: BTreeMap::new(),
@@ -332,6 +333,7 @@ pub fn sample_report() -> Report {
     Report {
         report_version: REPORT_VERSION,
         toolnorm_version: "0.1.0".into(),
+        implementation: None,
         shard: None,
         matrix: matrix(&rules, &fixtures),
         summary: Summary {

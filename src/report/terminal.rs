@@ -36,6 +36,7 @@ fn status_style(status: Status) -> Style {
         Status::Error => Style::new().magenta().bold(),
         Status::Xfail => Style::new().yellow(),
         Status::Xpass => Style::new().cyan().bold(),
+        Status::Unsupported => Style::new().dimmed(),
     }
 }
 
@@ -46,6 +47,7 @@ fn status_label(status: Status) -> &'static str {
         Status::Error => "ERROR",
         Status::Xfail => "XFAIL",
         Status::Xpass => "XPASS",
+        Status::Unsupported => "UNSUPPORTED",
     }
 }
 
@@ -252,6 +254,19 @@ fn render_fixture(f: &FixtureResult, out: &mut impl Write, p: &Painter) -> io::R
     if let Some(m) = &f.message {
         writeln!(out, "  {m}")?;
     }
+    if let Some(d) = &f.legacy_diff {
+        let shown: Vec<&str> = d
+            .changed_paths
+            .iter()
+            .take(MAX_PATHS)
+            .map(String::as_str)
+            .collect();
+        writeln!(
+            out,
+            "  legacy view differs from the expected parts' legacy mapping: {}",
+            shown.join(", ")
+        )?;
+    }
     if let Some(d) = &f.diff {
         for note in &d.invisible {
             writeln!(out, "  note: {note}")?;
@@ -343,9 +358,34 @@ fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Res
         .as_deref()
         .map(|s| format!(" (shard {s})"))
         .unwrap_or_default();
+    if let Some(i) = report
+        .implementation
+        .as_ref()
+        .filter(|i| i.command.is_some())
+    {
+        writeln!(
+            out,
+            "implementation: {} ({})",
+            i.label(),
+            i.command.as_deref().unwrap_or_default()
+        )?;
+    }
+    let unsupported = if s.unsupported > 0 {
+        format!(
+            ", {} unsupported{}",
+            s.unsupported,
+            if s.require_all {
+                " (--require-all)"
+            } else {
+                ""
+            }
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{verdict}: {} fixtures{shard}: {} passed, {} failed, {} errors, {} known failures, {} fixed; {} violations (+{} known), {} orphans{}",
+        "{verdict}: {} fixtures{shard}: {} passed, {} failed, {} errors{unsupported}, {} known failures, {} fixed; {} violations (+{} known), {} orphans{}",
         s.fixtures,
         s.passed,
         s.failed,
@@ -377,6 +417,7 @@ mod tests {
             dialect: Some("exec".to_owned()),
             status,
             diff: None,
+            legacy_diff: None,
             violations: Vec::new(),
             message: None,
             raw_lines: BTreeMap::new(),
@@ -427,6 +468,7 @@ mod tests {
         Report {
             report_version: 1,
             toolnorm_version: "0.1.0".to_owned(),
+            implementation: None,
             shard: None,
             rules,
             fixtures: vec![xfail, failing, error],

@@ -154,6 +154,10 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
     println!("{head}{summary}");
     let verified = verify(
         &VerifyOptions {
+            implementation: std::sync::Arc::new(
+                crate::verify::implementation::Implementation::BuiltIn,
+            ),
+            require_all: false,
             corpus: corpus.clone(),
             expected: expected.clone(),
             reports: opts.reports.clone(),

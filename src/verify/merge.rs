@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::report::{REPORT_VERSION, Report, RuleInfo};
+use crate::report::compliance::Compliance;
+use crate::report::{ImplementationInfo, REPORT_VERSION, Report, RuleInfo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -27,7 +28,7 @@ pub enum MergeError {
         first: PathBuf,
         second: PathBuf,
     },
-    #[error("nothing to merge: name at least one shard's report folder")]
+    #[error("nothing to merge: name at least one report folder")]
     Empty,
 }
 
@@ -64,18 +65,67 @@ pub fn read_report(path: &Path) -> Result<Report, MergeError> {
 
 /// Merge shard reports (read from `dirs`) into one.
 pub fn merge(dirs: &[PathBuf]) -> Result<Report, MergeError> {
+    let reports = read_all(dirs)?;
+    merge_shards(reports)
+}
+
+/// What `report merge` made: one implementation's report (its shards merged), or the compliance
+/// matrix of several implementations, each with its own merged report.
+pub enum Merged {
+    One(Box<Report>),
+    Many(Compliance),
+}
+
+/// Merge the reports of `dirs`: shards of one implementation into one report, reports of several
+/// implementations (told apart by `implementation`; reports before version 3 are the built-in
+/// normalizer's) into a compliance matrix.
+pub fn merge_any(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
+    let reports = read_all(dirs)?;
+    let mut groups: Vec<(ImplementationInfo, Vec<(PathBuf, Report)>)> = Vec::new();
+    for (path, report) in reports {
+        let key = report
+            .implementation
+            .clone()
+            .unwrap_or_else(ImplementationInfo::built_in);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push((path, report)),
+            None => groups.push((key, vec![(path, report)])),
+        }
+    }
+    if groups.len() == 1 {
+        let (_, g) = groups.remove(0);
+        return merge_shards(g).map(|r| Merged::One(Box::new(r)));
+    }
+    let mut merged = Vec::new();
+    for (_, g) in groups {
+        merged.push(merge_shards(g)?);
+    }
+    Ok(Merged::Many(Compliance::build(merged)))
+}
+
+fn read_all(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, Report)>, MergeError> {
     if dirs.is_empty() {
         return Err(MergeError::Empty);
     }
+    dirs.iter()
+        .map(|dir| {
+            let path = report_path(dir);
+            read_report(&path).map(|r| (path, r))
+        })
+        .collect()
+}
+
+/// Merge the shards of one implementation's run.
+fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
     let mut rules: Vec<RuleInfo> = Vec::new();
     let mut fixtures = Vec::new();
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut orphans = Vec::new();
     let mut strict = false;
+    let mut require_all = false;
     let mut duration_ms = 0;
-    for dir in dirs {
-        let path = report_path(dir);
-        let report = read_report(&path)?;
+    let mut implementation = None;
+    for (path, report) in reports {
         for rule in report.rules {
             if !rules.iter().any(|r| r.code == rule.code) {
                 rules.push(rule);
@@ -93,11 +143,15 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Report, MergeError> {
         }
         orphans.extend(report.orphans);
         strict |= report.summary.strict;
+        require_all |= report.summary.require_all;
+        implementation = implementation.or(report.implementation);
         // Shards run side by side: the merged run took as long as the slowest.
         duration_ms = duration_ms.max(report.summary.duration_ms);
     }
     rules.sort_by(|a, b| a.code.cmp(&b.code));
     let mut report = crate::report::Report::build(rules, fixtures, orphans, strict, None);
+    report.summary.require_all = require_all;
+    report.implementation = implementation;
     report.summary.duration_ms = duration_ms;
     Ok(report)
 }

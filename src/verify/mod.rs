@@ -4,6 +4,7 @@
 
 pub mod accept;
 pub mod expectations;
+pub mod implementation;
 pub mod merge;
 pub mod review;
 pub mod runner;
@@ -86,7 +87,7 @@ impl Selection {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct VerifyOptions {
     pub corpus: PathBuf,
     pub expected: PathBuf,
@@ -100,6 +101,10 @@ pub struct VerifyOptions {
     pub strict: bool,
     /// Write failing fixtures' actual outputs under `<reports>/pending/`.
     pub write_pending: bool,
+    /// Who normalizes the fixtures.
+    pub implementation: std::sync::Arc<implementation::Implementation>,
+    /// `--require-all`: a fixture whose dialect the implementation does not claim fails the gate.
+    pub require_all: bool,
 }
 
 /// Load the expectations file. A missing file is an empty list unless it was named explicitly.
@@ -168,6 +173,7 @@ pub fn verify(
         expected: &opts.expected,
         reports: opts.write_pending.then_some(opts.reports.as_path()),
         expectations: &expectations,
+        implementation: &opts.implementation,
     };
     let checked = run_all(&selected, &cx, opts.jobs, opts.fail_fast, tick)?;
     for Checked { result: f, .. } in checked.iter().filter(|c| c.expected_missing) {
@@ -196,6 +202,8 @@ pub fn verify(
         opts.strict,
         opts.selection.shard.map(|s| s.to_string()),
     );
+    report.summary.require_all = opts.require_all;
+    report.implementation = Some(opts.implementation.info());
     report.summary.duration_ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }
@@ -225,6 +233,7 @@ mod tests {
             dialect: Some("stream-json".to_owned()),
             status,
             diff: None,
+            legacy_diff: None,
             violations,
             message: None,
             raw_lines: BTreeMap::new(),

@@ -15,12 +15,17 @@ use rayon::prelude::*;
 
 use super::VerifyError;
 use super::expectations::{Expectations, FixtureKey};
+use super::implementation::Implementation;
 use crate::compare::{canonical_json, compare};
 use crate::corpus::{FixtureEntry, load_stream};
 use crate::dialects::{detect, normalize};
-use crate::model::{Diagnostic, DiagnosticLevel};
+use crate::model::{
+    Diagnostic, DiagnosticLevel, LegacyToolPart, NormalizedDocument, NormalizedToolPart, PartEvent,
+    SCHEMA_VERSION,
+};
+use crate::protocol::Normalize;
 use crate::providers::NormalizeOptions;
-use crate::report::{FixtureResult, Status, Violation};
+use crate::report::{FixtureDiff, FixtureResult, Status, Violation};
 use crate::rules::{RuleContext, check_all};
 use crate::stream::{Dialect, Provider};
 use crate::text::truncate_counted;
@@ -127,13 +132,38 @@ pub struct Normalized {
     pub parts: u32,
     pub violations: Vec<Violation>,
     pub raw_lines: BTreeMap<u32, String>,
+    /// Document fields an external implementation did not send (`events`, `diagnostics`): the
+    /// diff takes them from the expected file, so only what was sent is compared.
+    pub unsent: Vec<&'static str>,
+    /// The implementation's own legacy view, when it sent one.
+    pub legacy: Option<Vec<LegacyToolPart>>,
 }
 
-/// Load and normalize one fixture; with `rules`, also run every rule on it. `Err` is why the
-/// fixture could not be normalized at all (its `error` status). A panic anywhere below is caught
-/// and reported the same way: one broken fixture must not take the gate down.
+/// What the implementation made of a fixture.
+pub enum Outcome {
+    Normalized(Box<Normalized>),
+    /// The implementation does not claim the fixture's dialect.
+    Unsupported(Dialect),
+}
+
+/// Load and normalize one fixture with the built-in normalizer; with `rules`, also run every
+/// rule on it. `Err` is why the fixture could not be normalized at all (its `error` status).
 pub fn normalize_fixture(f: &FixtureEntry, rules: bool) -> Result<Normalized, String> {
-    match panic::catch_unwind(AssertUnwindSafe(|| normalize_inner(f, rules))) {
+    match normalize_with(f, &Implementation::BuiltIn, rules)? {
+        Outcome::Normalized(n) => Ok(*n),
+        Outcome::Unsupported(d) => Err(format!("{}: dialect {d} not supported", f.rel)),
+    }
+}
+
+/// Load one fixture, have `imp` normalize it, and (with `rules`) run every rule on the answer.
+/// A panic anywhere below is caught and reported as an error: one broken fixture must not take
+/// the gate down.
+pub fn normalize_with(
+    f: &FixtureEntry,
+    imp: &Implementation,
+    rules: bool,
+) -> Result<Outcome, String> {
+    match panic::catch_unwind(AssertUnwindSafe(|| normalize_inner(f, imp, rules))) {
         Ok(r) => r,
         Err(payload) => {
             let what = payload
@@ -146,7 +176,7 @@ pub fn normalize_fixture(f: &FixtureEntry, rules: bool) -> Result<Normalized, St
     }
 }
 
-fn normalize_inner(f: &FixtureEntry, rules: bool) -> Result<Normalized, String> {
+fn normalize_inner(f: &FixtureEntry, imp: &Implementation, rules: bool) -> Result<Outcome, String> {
     let provider: Provider = f
         .provider
         .parse()
@@ -163,15 +193,53 @@ fn normalize_inner(f: &FixtureEntry, rules: bool) -> Result<Normalized, String> 
         Some(Err(e)) => return Err(format!("{}: header: {e}", f.rel)),
         None => detect(&input, Some(provider)).map_err(|e| format!("{}: {e}", f.rel))?,
     };
-    let mut doc = normalize(
-        &input,
-        NormalizeOptions {
-            provider: Some(provider),
-            dialect: Some(dialect),
-            cwd: stream.cwd.as_deref(),
-        },
-    )
-    .map_err(|e| format!("{}: {e}", f.rel))?;
+    let mut unsent = Vec::new();
+    let mut legacy = None;
+    let mut doc = match imp {
+        Implementation::BuiltIn => normalize(
+            &input,
+            NormalizeOptions {
+                provider: Some(provider),
+                dialect: Some(dialect),
+                cwd: stream.cwd.as_deref(),
+            },
+        )
+        .map_err(|e| format!("{}: {e}", f.rel))?,
+        Implementation::External(ext) => {
+            if !ext.claims(provider.as_str(), dialect.as_str()) {
+                return Ok(Outcome::Unsupported(dialect));
+            }
+            let req = Normalize::of_input(
+                0,
+                format!("{}/{}", f.provider, f.name),
+                dialect,
+                stream.cwd.clone(),
+                &input,
+            );
+            let answer = ext.normalize(req).map_err(|e| format!("{}: {e}", f.rel))?;
+            legacy = answer.legacy;
+            let parts = answer.parts.unwrap_or_default();
+            let events = match answer.events {
+                Some(e) => e,
+                None => {
+                    unsent.push("events");
+                    derived_events(&input, &parts)
+                }
+            };
+            let diagnostics = answer.diagnostics.unwrap_or_else(|| {
+                unsent.push("diagnostics");
+                Vec::new()
+            });
+            NormalizedDocument {
+                schema_version: SCHEMA_VERSION,
+                provider: provider.as_str().to_owned(),
+                dialect: dialect.as_str().to_owned(),
+                parts,
+                events,
+                diagnostics,
+            }
+        }
+    };
     // Same document as `toolnorm normalize` prints: container problems lead the diagnostics.
     for note in stream.notes.iter().rev() {
         doc.diagnostics.insert(
@@ -214,13 +282,40 @@ fn normalize_inner(f: &FixtureEntry, rules: bool) -> Result<Normalized, String> 
             });
         }
     }
-    Ok(Normalized {
+    Ok(Outcome::Normalized(Box::new(Normalized {
         dialect,
         canonical,
         parts: doc.parts.len() as u32,
         violations,
         raw_lines,
-    })
+        unsent,
+        legacy,
+    })))
+}
+
+/// Events for an implementation that sent none: one per part, its final state, at the first raw
+/// line quoting its id (line 1 when none does). The rules that follow events then see only
+/// final states; an implementation that wants its state sequence judged sends `events`.
+fn derived_events(
+    input: &crate::stream::Input<'_>,
+    parts: &[NormalizedToolPart],
+) -> Vec<PartEvent> {
+    parts
+        .iter()
+        .map(|p| {
+            let quoted = format!("\"{}\"", p.id);
+            let line = input
+                .lines
+                .iter()
+                .find(|l| memchr::memmem::find(l.bytes, quoted.as_bytes()).is_some())
+                .map_or(1, |l| l.number);
+            PartEvent {
+                line,
+                part_id: p.id.clone(),
+                state: p.state,
+            }
+        })
+        .collect()
 }
 
 /// What one run checks fixtures against.
@@ -229,6 +324,8 @@ pub struct CheckContext<'a> {
     /// Where pending outputs go (`None`: do not write them).
     pub reports: Option<&'a Path>,
     pub expectations: &'a Expectations,
+    /// Who normalizes the fixtures.
+    pub implementation: &'a Implementation,
 }
 
 /// One fixture checked: its result, and whether its expected file is missing (an orphan).
@@ -249,6 +346,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         dialect: None,
         status: Status::Pass,
         diff: None,
+        legacy_diff: None,
         violations: Vec::new(),
         message: None,
         raw_lines: BTreeMap::new(),
@@ -257,8 +355,22 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         raw_bytes: f.size,
         duration_ms: 0,
     };
-    let normalized = match normalize_fixture(f, true) {
-        Ok(n) => n,
+    let mut normalized = match normalize_with(f, cx.implementation, true) {
+        Ok(Outcome::Normalized(n)) => *n,
+        Ok(Outcome::Unsupported(dialect)) => {
+            result.dialect = Some(dialect.as_str().to_owned());
+            result.status = Status::Unsupported;
+            result.message = Some(format!(
+                "the implementation does not claim {}/{}",
+                dialect.provider(),
+                dialect.as_str()
+            ));
+            result.duration_ms = started.elapsed().as_millis() as u64;
+            return Ok(Checked {
+                result,
+                expected_missing: false,
+            });
+        }
         Err(message) => {
             result.status = Status::Error;
             result.message = Some(message);
@@ -271,16 +383,20 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
     };
     result.dialect = Some(normalized.dialect.as_str().to_owned());
     result.parts = normalized.parts;
-    result.violations = normalized.violations;
-    result.raw_lines = normalized.raw_lines;
+    result.violations = std::mem::take(&mut normalized.violations);
+    result.raw_lines = std::mem::take(&mut normalized.raw_lines);
     result.fixed = cx.expectations.apply(f.key(), &mut result.violations);
 
     let expected_path = f.expected_path(cx.expected);
     let mut expected_missing = false;
     let differs = match fs::read(&expected_path) {
         Ok(bytes) => {
-            result.diff = compare(&bytes, &normalized.canonical);
-            result.diff.is_some()
+            let actual = with_unsent_from_expected(&normalized, &bytes);
+            result.diff = compare(&bytes, &actual);
+            if let Some(legacy) = &normalized.legacy {
+                result.legacy_diff = legacy_diff(&bytes, legacy);
+            }
+            result.diff.is_some() || result.legacy_diff.is_some()
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             result.message = Some(format!(
@@ -349,6 +465,36 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         result,
         expected_missing,
     })
+}
+
+/// The actual document to diff: what the implementation sent, with the fields it did not send
+/// taken from the expected file (so they are not counted as differences).
+fn with_unsent_from_expected(n: &Normalized, expected: &[u8]) -> String {
+    if n.unsent.is_empty() {
+        return n.canonical.clone();
+    }
+    let (Ok(mut actual), Ok(expected)) = (
+        serde_json::from_str::<serde_json::Value>(&n.canonical),
+        serde_json::from_slice::<serde_json::Value>(expected),
+    ) else {
+        return n.canonical.clone();
+    };
+    for key in &n.unsent {
+        if let (Some(obj), Some(v)) = (actual.as_object_mut(), expected.get(*key)) {
+            obj.insert((*key).to_owned(), v.clone());
+        }
+    }
+    canonical_json(&actual)
+}
+
+/// The implementation's legacy view against the legacy mapping of the expected parts (both as
+/// canonical JSON arrays), when they differ. An expected file that does not parse has no parts
+/// to map: its own diff already says so.
+fn legacy_diff(expected: &[u8], legacy: &[LegacyToolPart]) -> Option<FixtureDiff> {
+    let doc: NormalizedDocument = serde_json::from_slice(expected).ok()?;
+    let want = serde_json::to_value(crate::model::legacy_parts(&doc.parts)).ok()?;
+    let got = serde_json::to_value(legacy).ok()?;
+    compare(canonical_json(&want).as_bytes(), &canonical_json(&got))
 }
 
 /// Write a file, creating its folders.

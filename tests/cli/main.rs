@@ -1,6 +1,7 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
 mod html_browser;
+mod implementation;
 mod import;
 mod normalize;
 mod record;

@@ -187,6 +187,23 @@ fn header(report: &Report, w: &mut impl Write) -> io::Result<()> {
     if let Some(shard) = &report.shard {
         meta.push(format!("shard {}", esc(shard)));
     }
+    if let Some(i) = report
+        .implementation
+        .as_ref()
+        .filter(|i| i.command.is_some())
+    {
+        meta.insert(
+            0,
+            format!(
+                "implementation <strong>{}</strong> <code>{}</code>",
+                esc(&i.label()),
+                esc(i.command.as_deref().unwrap_or_default())
+            ),
+        );
+    }
+    if s.unsupported > 0 {
+        meta.push(format!("{} unsupported", s.unsupported));
+    }
     w.write_all(meta.join(" · ").as_bytes())?;
     w.write_all(
         b"</div>\n<nav><a href=\"#matrix\">Matrix</a><a href=\"#fixtures\">Fixtures</a><a href=\"#stale\">Stale</a>\
@@ -520,8 +537,12 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
         Status::Xpass,
         Status::Xfail,
         Status::Pass,
+        Status::Unsupported,
     ] {
         let n = report.fixtures.iter().filter(|f| f.status == st).count();
+        if st == Status::Unsupported && n == 0 {
+            continue;
+        }
         write!(
             w,
             "<label class=\"chk st-{0}\"><input type=\"checkbox\" name=\"status\" value=\"{0}\" checked> {0} <span class=\"muted\">{n}</span></label>",
@@ -636,6 +657,10 @@ fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write)
     }
     if !f.violations.is_empty() {
         violations_table(report, f, w)?;
+    }
+    if let Some(d) = &f.legacy_diff {
+        w.write_all(b"<h4>Legacy view <span class=\"muted\">the implementation's <code>legacy</code> parts against the legacy mapping of the expected parts</span></h4>")?;
+        diff(index + 1_000_000, d, w)?;
     }
     if let Some(d) = &f.diff {
         diff(index, d, w)?;

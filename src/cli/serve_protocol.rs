@@ -1,0 +1,54 @@
+//! `toolnorm serve-protocol`: the built-in normalizer as an implementation speaking the protocol
+//! on stdin and stdout, so `toolnorm verify --impl 'toolnorm serve-protocol'` judges it like any
+//! other. A line it cannot read is answered with an error naming the line (never a panic).
+
+use std::io::{self, BufRead, Write};
+
+use crate::cli::exit;
+use crate::protocol::{self, Request, builtin};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<u8> {
+    let stdin = io::stdin().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for (i, line) in stdin.split(b'\n').enumerate() {
+        let line = line?;
+        let n = i + 1;
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let answer = match protocol::parse_request(&text) {
+            Ok(Request::Hello(_)) => serde_json::to_string(&builtin::hello_reply())?,
+            Ok(Request::Normalize(req)) => serde_json::to_string(&builtin::answer(&req))?,
+            Ok(Request::Bye) => break,
+            Err(e) => match request_seq(&text) {
+                // A request toolnorm can still answer: say what is wrong with it.
+                Some(seq) => serde_json::to_string(&serde_json::json!({
+                    "type": "result",
+                    "seq": seq,
+                    "error": format!("stdin line {n}: {e}"),
+                }))?,
+                // Without a seq there is nothing to answer; say why on stderr and go on.
+                None => {
+                    writeln!(io::stderr(), "toolnorm serve-protocol: stdin line {n}: {e}")?;
+                    continue;
+                }
+            },
+        };
+        out.write_all(answer.as_bytes())?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// The `seq` of a `normalize` request that did not parse, if it has one.
+fn request_seq(line: &str) -> Option<u64> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    (v.get("type")?.as_str()? == "normalize")
+        .then(|| v.get("seq")?.as_u64())
+        .flatten()
+}

@@ -1,0 +1,385 @@
+//! End-to-end tests of `verify --impl`: the built-in normalizer through the protocol gives the
+//! built-in run's verdicts on the shipped corpus, and a deliberately wrong implementation
+//! (`examples/wrong-impl/wrong.py`) has every kind of wrong caught: diffs, violations, a wrong
+//! legacy view, error answers, crashes, hangs, garbage, answers out of order and slow answers.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::util::{root, stderr, stdout, tempdir, toolnorm};
+
+/// Two small Claude stream-json fixtures of the shipped corpus (each with tool calls).
+const TWO_CLAUDE: &str = "claude/live-claude-{bash,interrupted}";
+
+/// `toolnorm verify` on the shipped corpus (run from the project root) with `args`, its report.
+fn verify(args: &[&str], env: &[(&str, &str)]) -> (Output, Value) {
+    let dir = tempdir();
+    let reports = dir.path().join("reports");
+    let mut cmd: Command = toolnorm();
+    cmd.current_dir(root())
+        .env_remove("CI")
+        .arg("verify")
+        .arg("--reports")
+        .arg(&reports)
+        .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("failed to run toolnorm");
+    let report = std::fs::read_to_string(reports.join("report.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    (out, report)
+}
+
+/// Python 3 runs the wrong implementation; without it the test says why it did not run (and
+/// fails on CI, where it must run).
+fn python() -> Option<&'static str> {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some("python3");
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "python3 is needed for the wrong implementation's tests and CI is set"
+    );
+    eprintln!("skipping: python3 is absent (needed by examples/wrong-impl/wrong.py)");
+    None
+}
+
+fn wrong(mode: &str) -> Option<String> {
+    let script = root().join("examples/wrong-impl/wrong.py");
+    Some(format!("{} {} {mode}", python()?, script.display()))
+}
+
+fn fixtures(report: &Value) -> &Vec<Value> {
+    report["fixtures"].as_array().expect("report has fixtures")
+}
+
+fn statuses(report: &Value) -> Vec<&str> {
+    fixtures(report)
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect()
+}
+
+fn messages(report: &Value) -> Vec<String> {
+    fixtures(report)
+        .iter()
+        .map(|f| f["message"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// Run the wrong implementation in `mode` on the two fixtures with a short timeout.
+fn run_wrong(mode: &str, extra: &[&str], env: &[(&str, &str)]) -> Option<(Output, Value)> {
+    let cmd = wrong(mode)?;
+    let mut args = vec!["--impl", &cmd, "--filter", TWO_CLAUDE];
+    if !extra.contains(&"--timeout") {
+        args.extend(["--timeout", "2"]);
+    }
+    args.extend_from_slice(extra);
+    Some(verify(&args, env))
+}
+
+/// The verdict of each fixture: everything but durations.
+fn verdicts(report: &Value) -> Vec<Value> {
+    fixtures(report)
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            f.as_object_mut().unwrap().remove("durationMs");
+            f
+        })
+        .collect()
+}
+
+#[test]
+fn built_in_through_the_protocol_gives_the_built_in_verdicts() {
+    let (builtin_out, builtin) = verify(&[], &[]);
+    let exe = Path::new(env!("CARGO_BIN_EXE_toolnorm"))
+        .display()
+        .to_string();
+    let cmd = format!("{exe} serve-protocol");
+    let (proto_out, proto) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);
+    assert_eq!(
+        builtin_out.status.code(),
+        proto_out.status.code(),
+        "{}",
+        stdout(&proto_out)
+    );
+    assert!(
+        fixtures(&builtin).len() > 50,
+        "the shipped corpus is checked"
+    );
+    assert_eq!(verdicts(&builtin), verdicts(&proto));
+    assert_eq!(builtin["matrix"], proto["matrix"]);
+    assert_eq!(builtin["implementation"]["command"], Value::Null);
+    assert_eq!(proto["implementation"]["name"], "toolnorm");
+    assert_eq!(proto["implementation"]["command"], cmd.as_str());
+    assert_eq!(proto["reportVersion"], 3);
+}
+
+#[test]
+fn wrong_parts_are_diffs_and_rule_violations() {
+    let Some((out, report)) = run_wrong("empty", &[], &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(statuses(&report), ["fail", "fail"]);
+    for f in fixtures(&report) {
+        assert!(f["diff"].is_object(), "{f}");
+        let rules: Vec<&str> = f["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["rule"].as_str().unwrap())
+            .collect();
+        assert!(
+            rules.contains(&"TN010"),
+            "lost calls are violations: {rules:?}"
+        );
+    }
+    assert_eq!(report["implementation"]["name"], "wrong-impl");
+    assert_eq!(report["implementation"]["version"], "0.0.1");
+
+    let (_, report) = run_wrong("bad-part", &["--impl-name", "broken"], &[]).unwrap();
+    assert_eq!(statuses(&report), ["fail", "fail"]);
+    assert_eq!(report["implementation"]["name"], "broken");
+    let rules: Vec<&str> = fixtures(&report)[0]["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["rule"].as_str().unwrap())
+        .collect();
+    assert!(
+        rules.iter().any(|r| *r != "TN010"),
+        "the invented part breaks rules: {rules:?}"
+    );
+}
+
+#[test]
+fn a_wrong_legacy_view_is_a_failure() {
+    let Some((out, report)) = run_wrong("bad-legacy", &[], &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(1));
+    for f in fixtures(&report) {
+        assert!(f["legacyDiff"].is_object(), "{f}");
+    }
+}
+
+#[test]
+fn error_answers_crashes_garbage_and_disorder_are_errors_with_reasons() {
+    let cases = [
+        (
+            "error",
+            "answered an error: wrong-impl refuses claude/live-claude-bash",
+        ),
+        ("crash", "crashing on purpose"),
+        ("garbage", "not JSON"),
+        ("out-of-order", "out of order"),
+    ];
+    for (mode, needle) in cases {
+        let Some((out, report)) = run_wrong(mode, &[], &[]) else {
+            return;
+        };
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", stderr(&out));
+        assert_eq!(statuses(&report), ["error", "error"], "{mode}");
+        let msgs = messages(&report);
+        assert!(msgs[0].contains(needle), "{mode}: {msgs:?}");
+        assert!(stdout(&out).contains("ERROR"), "{mode}");
+    }
+    let (_, report) = run_wrong("crash", &[], &[]).unwrap();
+    assert!(messages(&report)[0].contains("exited (exit status: 3)"));
+}
+
+#[test]
+fn a_crashed_worker_is_restarted() {
+    let Some(cmd) = wrong("crash-second") else {
+        return;
+    };
+    let (_, report) = verify(
+        &[
+            "--impl",
+            &cmd,
+            "--jobs",
+            "1",
+            "--filter",
+            "claude/live-claude-{bash,glob-grep,interrupted}",
+        ],
+        &[],
+    );
+    // One process answers the first fixture and crashes on the second; a new one answers the third.
+    assert_eq!(statuses(&report), ["fail", "error", "fail"]);
+}
+
+#[test]
+fn hangs_and_slow_answers_time_out_and_fast_enough_ones_do_not() {
+    let started = Instant::now();
+    let Some((out, report)) = run_wrong("hang", &["--timeout", "1"], &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(statuses(&report), ["error", "error"]);
+    let msgs = messages(&report);
+    assert!(
+        msgs[0].contains("timeout") && msgs[0].contains("hanging on purpose"),
+        "{msgs:?}"
+    );
+
+    let (_, report) = run_wrong("slow", &["--timeout", "1"], &[("WRONG_DELAY", "3")]).unwrap();
+    assert_eq!(statuses(&report), ["error", "error"]);
+    assert!(messages(&report)[0].contains("within 1 s (timeout)"));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "timeouts bound the run: {:?}",
+        started.elapsed()
+    );
+
+    let (_, report) = run_wrong("slow", &["--timeout", "5"], &[("WRONG_DELAY", "0.1")]).unwrap();
+    assert_eq!(
+        statuses(&report),
+        ["fail", "fail"],
+        "slow but in time is judged"
+    );
+}
+
+#[test]
+fn unclaimed_dialects_are_unsupported_and_fail_only_with_require_all() {
+    let env = [("WRONG_DIALECTS", "codex/exec,opencode/*")];
+    let Some((out, report)) = run_wrong("empty", &[], &env) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(statuses(&report), ["unsupported", "unsupported"]);
+    assert_eq!(report["summary"]["unsupported"], 2);
+    let (out, report) = run_wrong("empty", &["--require-all"], &env).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(report["summary"]["requireAll"], true);
+}
+
+#[test]
+fn an_implementation_that_cannot_say_hello_is_a_usage_error() {
+    let Some((out, _)) = run_wrong("bad-hello", &[], &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("protocol 99"), "{}", stderr(&out));
+    let (out, _) = verify(&["--impl", "exit 7"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("exited"), "{}", stderr(&out));
+}
+
+/// Node runs the JavaScript example; without it the test prints why it did not run, and fails
+/// when `CI` is set (where it must run).
+fn node() -> Option<&'static str> {
+    let ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some("node");
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "node is needed for examples/js-claude and CI is set"
+    );
+    eprintln!("skipping: node is absent (needed by examples/js-claude/normalize.mjs)");
+    None
+}
+
+#[test]
+fn the_javascript_example_passes_claude_stream_json_and_is_unsupported_elsewhere() {
+    let Some(node) = node() else {
+        return;
+    };
+    let script = root().join("examples/js-claude/normalize.mjs");
+    let cmd = format!("{node} {}", script.display());
+    let (out, report) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(report["implementation"]["name"], "js-claude");
+    let mut stream_json = 0;
+    for f in fixtures(&report) {
+        let status = f["status"].as_str().unwrap();
+        if f["provider"] == "claude" && f["dialect"] == "stream-json" {
+            stream_json += 1;
+            assert_eq!(status, "pass", "{}: {f}", f["path"]);
+            assert_eq!(f["violations"], Value::Array(vec![]), "{}", f["path"]);
+        } else {
+            assert_eq!(status, "unsupported", "{}", f["path"]);
+        }
+    }
+    assert!(
+        stream_json >= 20,
+        "the shipped Claude stream-json fixtures are judged"
+    );
+    let (out, _) = verify(&["--impl", &cmd, "--require-all"], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "unsupported fails under --require-all"
+    );
+}
+
+#[test]
+fn merging_several_implementations_gives_the_compliance_matrix() {
+    let Some(cmd) = wrong("empty") else {
+        return;
+    };
+    let dir = tempdir();
+    let run = |sub: &str, extra: &[&str]| {
+        let out = toolnorm()
+            .current_dir(root())
+            .env_remove("CI")
+            .args(["verify", "--filter", TWO_CLAUDE, "--reports"])
+            .arg(dir.path().join(sub))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some_and(|c| c < 2), "{}", stderr(&out));
+    };
+    run("builtin", &[]);
+    run("wrong", &["--impl", &cmd]);
+    let merged = dir.path().join("merged");
+    let out = toolnorm()
+        .args(["report", "merge"])
+        .arg(dir.path().join("builtin"))
+        .arg(dir.path().join("wrong"))
+        .arg("--reports")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the wrong one fails: {}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("Compliance") && text.contains("wrong-impl 0.0.1"),
+        "{text}"
+    );
+    assert!(text.contains("TN010 LostCall"), "{text}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("compliance.json")).unwrap())
+            .unwrap();
+    let impls = json["implementations"].as_array().unwrap();
+    assert_eq!(impls.len(), 2);
+    let html = std::fs::read_to_string(merged.join("index.html")).unwrap();
+    for folder in impls.iter().map(|i| i["folder"].as_str().unwrap()) {
+        assert!(merged.join(folder).join("index.html").is_file(), "{folder}");
+        assert!(html.contains(&format!(
+            "href=\"{folder}/index.html#fixture-claude-live-claude-bash\""
+        )));
+    }
+    let md = std::fs::read_to_string(merged.join("summary.md")).unwrap();
+    assert!(md.contains("| wrong-impl 0.0.1 |"), "{md}");
+}
