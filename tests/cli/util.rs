@@ -1,4 +1,4 @@
-//! Shared helpers: the binary under test, a temp dir, the shared sample folder.
+//! Helpers of the end-to-end tests: the binary under test, its output, the project root, a temp dir.
 
 #![allow(dead_code)]
 
@@ -31,18 +31,6 @@ pub fn stderr(o: &Output) -> String {
 /// The project root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `../shared/fixtures` beside the project, if present. Tests that need the reference-only samples
-/// skip with a printed reason when it is absent.
-pub fn shared_fixtures() -> Option<PathBuf> {
-    let p = root().join("../shared/fixtures");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: ../shared/fixtures is absent");
-        None
-    }
 }
 
 pub fn tempdir() -> tempfile::TempDir {
