@@ -4,6 +4,7 @@ mod html_browser;
 mod import;
 mod normalize;
 mod record;
+mod record_sse;
 mod rules;
 mod scenario;
 mod util;

@@ -33,6 +33,24 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `toolnorm cat [extra] fixture` in `dir`.
+pub fn cat(dir: &Path, fixture: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["cat"];
+    args.extend_from_slice(extra);
+    args.push(fixture);
+    toolnorm().args(&args).current_dir(dir).output().unwrap()
+}
+
+/// Send signal `sig` to process `pid` with kill(1).
+pub fn unsafe_kill(pid: u32, sig: i32) {
+    let ok = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("failed to create a temp dir")
 }
