@@ -2,8 +2,8 @@
 //! `serde_json::Value` parse of the same lines.
 //!
 //! Run: `cargo bench --bench normalize` (criterion prints MiB/s per sample; one core).
-//! Samples come from the shipped corpus (`corpus/<provider>/<name>.jsonl.zst`), falling back to
-//! `../shared/fixtures/<provider>/<name>.jsonl`; a missing sample is skipped with a message.
+//! Samples come from the shipped corpus (`corpus/<provider>/<name>.jsonl.zst`); a missing one is an
+//! error.
 
 use std::path::PathBuf;
 
@@ -20,30 +20,19 @@ const SAMPLES: &[(&str, &str)] = &[
     ("opencode", "live-opencode-1.18.33-serve-tools"),
 ];
 
-fn sample_path(provider: &str, name: &str) -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let fixture = root
+fn sample_path(provider: &str, name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("corpus")
         .join(provider)
-        .join(format!("{name}.jsonl.zst"));
-    if fixture.is_file() {
-        return Some(fixture);
-    }
-    let shared = root
-        .join("../shared/fixtures")
-        .join(provider)
-        .join(format!("{name}.jsonl"));
-    shared.is_file().then_some(shared)
+        .join(format!("{name}.jsonl.zst"))
 }
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("normalize");
     for &(provider, name) in SAMPLES {
-        let Some(path) = sample_path(provider, name) else {
-            eprintln!("skipping {provider}/{name}: not in corpus/ nor ../shared/fixtures");
-            continue;
-        };
-        let stream = load_stream(&path).expect("failed to load sample");
+        let path = sample_path(provider, name);
+        let stream = load_stream(&path)
+            .unwrap_or_else(|e| panic!("{provider}/{name}: not in the corpus: {e:#}"));
         group.throughput(Throughput::Bytes(stream.bytes.len() as u64));
         group.bench_with_input(BenchmarkId::new("toolnorm", name), &stream, |b, s| {
             b.iter(|| {

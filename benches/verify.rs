@@ -1,9 +1,9 @@
-//! Benchmark of `toolnorm verify` on a large corpus built from the real samples.
+//! Benchmark of `toolnorm verify` on a large corpus built from the shipped corpus's fixtures.
 //!
-//! Run: `cargo bench --bench verify` (from the project root, with `../shared/fixtures` present).
+//! Run: `cargo bench --bench verify`.
 //! Size it with `TOOLNORM_BENCH_FIXTURES` (default 2000) and `TOOLNORM_BENCH_MB` (raw megabytes,
 //! default 500). The corpus is generated into a temp dir and deleted afterwards, never committed:
-//! each fixture is one real sample repeated up to a size drawn (deterministically) between 0.2 and
+//! each fixture is the text of one fixture of `corpus/` (as `toolnorm cat` prints it) repeated up to a size drawn (deterministically) between 0.2 and
 //! 1.8 times the average, zstd-compressed like `record` writes it.
 //!
 //! It prints, for `--jobs 1` and `--jobs 2`: wall time, raw MB/s per core, peak RSS (from
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::redact::{RedactOptions, Redactor};
-use toolnorm::corpus::write_fixture;
+use toolnorm::corpus::{list_fixtures, load_stream, write_fixture};
 use toolnorm::stream::Direction;
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -31,31 +31,40 @@ fn env_num(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn samples(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    for provider in ["claude", "codex", "opencode"] {
-        let Ok(dir) = fs::read_dir(root.join(provider)) else {
-            continue;
-        };
-        let mut files: Vec<PathBuf> = dir.flatten().map(|e| e.path()).collect();
-        files.sort();
-        for f in files {
-            if f.extension().is_some_and(|e| e == "jsonl") {
-                let mut bytes = fs::read(&f).expect("read sample");
-                if !bytes.ends_with(b"\n") {
-                    bytes.push(b'\n');
-                }
-                out.push((provider.to_owned(), bytes));
+/// One fixture of the shipped corpus: its provider folder and its lines with their directions.
+struct Sample {
+    provider: String,
+    lines: Vec<(Direction, Vec<u8>)>,
+    /// Bytes of the lines, one newline each.
+    len: usize,
+}
+
+/// Every fixture of the corpus at `root`, as recorded (stderr lines are left out).
+fn samples(root: &Path) -> Vec<Sample> {
+    list_fixtures(root)
+        .into_iter()
+        .map(|e| {
+            let stream = load_stream(&e.path).expect("read a corpus fixture");
+            let lines: Vec<(Direction, Vec<u8>)> = stream
+                .spans
+                .iter()
+                .filter(|(start, end, _, _)| end > start)
+                .map(|&(start, end, dir, _)| (dir, stream.bytes[start..end].to_vec()))
+                .collect();
+            let len = lines.iter().map(|(_, l)| l.len() + 1).sum();
+            Sample {
+                provider: e.provider,
+                lines,
+                len,
             }
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 /// Build the corpus; returns (fixture files, raw bytes).
 fn build_corpus(
     corpus: &Path,
-    samples: &[(String, Vec<u8>)],
+    samples: &[Sample],
     count: u64,
     total: u64,
     redactor: &Redactor,
@@ -70,19 +79,24 @@ fn build_corpus(
             .wrapping_add(1_442_695_040_888_963_407);
         let frac = (state >> 33) as f64 / (1u64 << 31) as f64;
         let target = (avg as f64 * (0.2 + 1.6 * frac)) as usize;
-        let (provider, sample) = &samples[i as usize % samples.len()];
-        let copies = (target / sample.len()).max(1);
-        let body = sample.repeat(copies);
-        raw += body.len() as u64;
+        let sample = &samples[i as usize % samples.len()];
+        let copies = (target / sample.len).max(1);
+        raw += (sample.len * copies) as u64;
         let name = format!("gen-{i:05}");
-        let path = toolnorm::corpus::fixture_path(corpus, provider, &name);
+        let path = toolnorm::corpus::fixture_path(corpus, &sample.provider, &name);
         // The real fixture format (header, line records, trailer), as `record` and `import` write it.
-        let lines = body
-            .split(|b| *b == b'\n')
-            .filter(|l| !l.is_empty())
+        let lines = std::iter::repeat_n(&sample.lines, copies)
+            .flatten()
             .enumerate()
-            .map(|(t, l)| (t as u64, Direction::Agent, l, true));
-        write_fixture(&path, new_header(provider, &name), lines, redactor, true).unwrap();
+            .map(|(t, (dir, l))| (t as u64, *dir, l.as_slice(), true));
+        write_fixture(
+            &path,
+            new_header(&sample.provider, &name),
+            lines,
+            redactor,
+            true,
+        )
+        .unwrap();
         files.push(path);
     }
     (files, raw)
@@ -169,12 +183,13 @@ fn main() {
     {
         return;
     }
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    let samples = samples(&shared);
-    if samples.is_empty() {
-        eprintln!("skipping: no samples under {}", shared.display());
-        return;
-    }
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let samples = samples(&shipped);
+    assert!(
+        !samples.is_empty(),
+        "no fixture under {}",
+        shipped.display()
+    );
     let count = env_num("TOOLNORM_BENCH_FIXTURES", 2000);
     let total = env_num("TOOLNORM_BENCH_MB", 500) * 1_000_000;
     let tmp = tempfile::tempdir().expect("temp dir");

@@ -1,14 +1,19 @@
 #!/bin/sh
 # Install what the test suite and the live scenarios need beyond Rust, from Debian's packages:
-# - chromium: the headless browser test of the HTML report (tests/cli/html_browser.rs);
+# - chromium: the headless browser tests of the HTML report (tests/cli/html_browser.rs);
+# - perl: the agent that counts signals in the recorder's Ctrl-C test (tests/cli/record.rs);
 # - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline).
 # Idempotent (installs only what is missing). Safe on CI as root; uses sudo when run as another
-# user and sudo exists. Tests whose tool is still missing skip with a printed reason.
+# user and sudo exists. The tests that need these tools are ignored by a plain `cargo test`; run
+# them with `cargo test -- --ignored` after this script (they fail when their tool is missing).
 set -eu
 
 missing=""
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
     missing="$missing chromium fonts-dejavu-core"
+fi
+if ! command -v perl >/dev/null 2>&1; then
+    missing="$missing perl"
 fi
 if ! command -v rg >/dev/null 2>&1; then
     missing="$missing ripgrep"

@@ -1,7 +1,8 @@
 //! The HTML report in a real browser: headless Chromium opens it with no console output at all
 //! (CSP violations and script errors are console errors), the payloads injected in provider data
-//! never run, the page works with JavaScript off, and screenshots are saved for review. Skips with
-//! a printed reason where Chromium is absent (`scripts/install-test-deps.sh` installs it).
+//! never run, the page works with JavaScript off, and screenshots are saved for review. Ignored by a
+//! plain `cargo test`, since it needs Chromium: `scripts/install-test-deps.sh` installs it, then
+//! `cargo test -- --ignored` runs these tests, and they fail when Chromium is still missing.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -10,12 +11,13 @@ use std::time::{Duration, Instant};
 use toolnorm::report::html;
 use toolnorm::report::sample::sample_report;
 
-/// `TOOLNORM_CHROMIUM`, else the first Chromium on `PATH`.
-fn chromium() -> Option<PathBuf> {
+/// `TOOLNORM_CHROMIUM`, else the first Chromium on `PATH`; panics when there is none, so that a
+/// run that asked for these tests cannot pass without a browser.
+fn chromium() -> PathBuf {
     if let Some(p) = std::env::var_os("TOOLNORM_CHROMIUM") {
-        return Some(PathBuf::from(p));
+        return PathBuf::from(p);
     }
-    let path = std::env::var_os("PATH")?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
         for name in [
             "chromium",
@@ -25,14 +27,11 @@ fn chromium() -> Option<PathBuf> {
         ] {
             let candidate = dir.join(name);
             if candidate.is_file() {
-                return Some(candidate);
+                return candidate;
             }
         }
     }
-    eprintln!(
-        "skipping: no chromium on PATH (run scripts/install-test-deps.sh, or set TOOLNORM_CHROMIUM)"
-    );
-    None
+    panic!("no chromium on PATH (run scripts/install-test-deps.sh, or set TOOLNORM_CHROMIUM)");
 }
 
 /// Where this test's files go: under `target/`, kept after the run so the screenshots can be looked at.
@@ -113,8 +112,9 @@ fn write_report(dir: &Path) -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
 fn report_opens_with_no_console_errors_and_payloads_inert() {
-    let Some(bin) = chromium() else { return };
+    let bin = chromium();
     let dir = out_dir();
     let page = write_report(&dir);
     let run = run_chromium(&bin, &page, &["--dump-dom"]);
@@ -161,8 +161,9 @@ fn report_opens_with_no_console_errors_and_payloads_inert() {
 }
 
 #[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
 fn report_reads_with_javascript_disabled() {
-    let Some(bin) = chromium() else { return };
+    let bin = chromium();
     let dir = out_dir().join("nojs");
     std::fs::create_dir_all(&dir).expect("mkdir");
     let page = write_report(&dir);
@@ -193,8 +194,9 @@ fn report_reads_with_javascript_disabled() {
 }
 
 #[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
 fn screenshots_light_and_dark() {
-    let Some(bin) = chromium() else { return };
+    let bin = chromium();
     let dir = out_dir();
     let page = write_report(&dir);
     for (name, extra) in [
@@ -229,8 +231,9 @@ fn screenshots_light_and_dark() {
 /// The detector itself: a page whose inline script is not in the policy must produce a console
 /// error, or "no console errors" above would prove nothing.
 #[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
 fn console_capture_sees_a_blocked_script() {
-    let Some(bin) = chromium() else { return };
+    let bin = chromium();
     let dir = out_dir();
     let page = dir.join("canary.html");
     std::fs::write(

@@ -5,6 +5,7 @@ mod implementation;
 mod import;
 mod normalize;
 mod record;
+mod record_sse;
 mod rules;
 mod scenario;
 mod util;

@@ -1,5 +1,6 @@
 //! `toolnorm record` end to end, with real processes: byte-identical passthrough in every mode,
-//! exit codes, SIGKILL then `cat`, an unwritable corpus, redaction, names, proxy order, SSE.
+//! exit codes, SIGKILL then `cat`, an unwritable corpus, redaction, names, proxy order, Ctrl-C at a
+//! terminal. Recording an SSE stream is in `record_sse`.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -9,7 +10,7 @@ use std::time::Duration;
 use toolnorm::corpus::read_fixture;
 use toolnorm::stream::Direction;
 
-use crate::util::{run_in, stderr, stdout, tempdir, toolnorm};
+use crate::util::{cat, run_in, stderr, stdout, tempdir, toolnorm, unsafe_kill};
 
 /// Run `toolnorm args` feeding `input` on stdin; returns (exit code, stdout, stderr).
 fn run_with_input(dir: &Path, args: &[&str], input: Vec<u8>) -> (Option<i32>, Vec<u8>, String) {
@@ -32,13 +33,6 @@ fn run_with_input(dir: &Path, args: &[&str], input: Vec<u8>) -> (Option<i32>, Ve
         out.stdout,
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn cat(dir: &Path, fixture: &str, extra: &[&str]) -> std::process::Output {
-    let mut args = vec!["cat"];
-    args.extend_from_slice(extra);
-    args.push(fixture);
-    toolnorm().args(&args).current_dir(dir).output().unwrap()
 }
 
 fn tricky_stream() -> Vec<u8> {
@@ -177,15 +171,6 @@ fn wrap_forwards_sigterm_to_the_agent() {
         stdout(&cat(dir.path(), "corpus/claude/sig.jsonl.zst", &[])),
         "ready\ngot-term\n"
     );
-}
-
-fn unsafe_kill(pid: u32, sig: i32) {
-    let ok = Command::new("kill")
-        .arg(format!("-{sig}"))
-        .arg(pid.to_string())
-        .status()
-        .unwrap();
-    assert!(ok.success());
 }
 
 #[test]
@@ -591,161 +576,13 @@ fn proxy_records_both_directions_in_order() {
     assert_eq!(fx.header.cwd.as_deref(), cwd.to_str());
 }
 
-/// A one-shot SSE server on 127.0.0.1: `body`, then an open connection if `hold`, else a close.
-/// Plain TCP, so every byte is on the wire at once (no chunk buffering in between).
-fn sse_server(body: &'static str, hold: bool) -> (String, std::thread::JoinHandle<()>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/event", listener.local_addr().unwrap());
-    let handle = std::thread::spawn(move || {
-        let Ok((mut conn, _)) = listener.accept() else {
-            return;
-        };
-        let mut req = Vec::new();
-        let mut byte = [0u8; 1];
-        while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
-            req.push(byte[0]);
-        }
-        assert!(
-            req.starts_with(b"GET /event "),
-            "{}",
-            String::from_utf8_lossy(&req)
-        );
-        let _ = conn.write_all(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
-        );
-        let _ = conn.write_all(body.as_bytes());
-        let _ = conn.flush();
-        if hold {
-            std::thread::sleep(Duration::from_secs(30));
-        }
-    });
-    (url, handle)
-}
-
-const EVENTS: &str = "event: message\r\ndata: {\"type\":\"server.connected\",\"properties\":{}}\r\n\r\n\
-    : keep-alive comment\n\n\
-    data: {\"type\":\"session.updated\",\"properties\":{\"info\":{\"version\":\"1.18.33\"}}}\n\n\
-    data: {\"type\":\"message.part.updated\",\n\
-    data: \"properties\":{}}\n\n\
-    data: {\"type\":\"session.idle\",\"properties\":{\"sessionID\":\"s\"}}\n\n\
-    data: {\"type\":\"after.idle\",\"properties\":{}}\n\n";
-
-#[test]
-fn sse_records_each_event_until_the_given_type() {
-    let dir = tempdir();
-    let (url, server) = sse_server(EVENTS, true);
-    let o = run_in(
-        dir.path(),
-        &[
-            "record",
-            "--provider",
-            "opencode",
-            "--name",
-            "ev",
-            "--sse",
-            &url,
-            "--until",
-            "session.idle",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let expected = "{\"type\":\"server.connected\",\"properties\":{}}\n\
-        {\"type\":\"session.updated\",\"properties\":{\"info\":{\"version\":\"1.18.33\"}}}\n\
-        {\"type\":\"message.part.updated\",\n\"properties\":{}}\n\
-        {\"type\":\"session.idle\",\"properties\":{\"sessionID\":\"s\"}}\n";
-    assert_eq!(stdout(&o), expected);
-    assert_eq!(
-        stdout(&cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &[])),
-        expected
-    );
-    let h: serde_json::Value = serde_json::from_slice(
-        &cat(dir.path(), "corpus/opencode/ev.jsonl.zst", &["--header"]).stdout,
-    )
-    .unwrap();
-    assert_eq!(h["mode"], "sse");
-    assert_eq!(h["cliVersion"], "1.18.33");
-    assert_eq!(h["dialect"], "events");
-    drop(server);
-}
-
-#[test]
-fn sse_ends_cleanly_on_interrupt_and_on_close() {
-    let dir = tempdir();
-    let (url, _server) = sse_server(
-        "data: {\"type\":\"server.connected\",\"properties\":{}}\n\n",
-        true,
-    );
-    let mut child = toolnorm()
-        .args([
-            "record",
-            "--provider",
-            "opencode",
-            "--name",
-            "int",
-            "--sse",
-            &url,
-        ])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut first = [0u8; 10];
-    out.read_exact(&mut first).unwrap();
-    unsafe_kill(child.id(), 2);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    let h: serde_json::Value = serde_json::from_slice(
-        &cat(dir.path(), "corpus/opencode/int.jsonl.zst", &["--header"]).stdout,
-    )
-    .unwrap();
-    assert_eq!(h["complete"], true);
-    assert_eq!(h["lines"], 1);
-
-    let (url, _server) = sse_server(
-        "data: {\"type\":\"a.b\"}\n\ndata: {\"type\":\"c.d\"}",
-        false,
-    );
-    let o = run_in(
-        dir.path(),
-        &[
-            "record",
-            "--provider",
-            "opencode",
-            "--name",
-            "closed",
-            "--sse",
-            &url,
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "{\"type\":\"a.b\"}\n{\"type\":\"c.d\"}\n");
-
-    let o = run_in(
-        dir.path(),
-        &[
-            "record",
-            "--provider",
-            "opencode",
-            "--name",
-            "refused",
-            "--sse",
-            "http://127.0.0.1:9/event",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        !dir.path()
-            .join("corpus/opencode/refused.jsonl.zst")
-            .exists()
-    );
-}
-
 /// Ctrl-C at a terminal: the kernel sends SIGINT to the whole foreground process group, the
 /// wrapped agent included. The recorder must not pass it on a second time (agents read a second
-/// Ctrl-C as "quit now"); a SIGINT sent to the recorder alone is still passed on.
+/// Ctrl-C as "quit now"); a SIGINT sent to the recorder alone is still passed on. The agent is a
+/// perl one-liner, so the test needs perl.
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "needs perl: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
 fn terminal_ctrl_c_reaches_the_agent_once() {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::process::CommandExt;
@@ -755,10 +592,10 @@ fn terminal_ctrl_c_reaches_the_agent_once() {
     // The agent counts every SIGINT delivered to it (perl counts deliveries, where a shell's trap
     // would fold two close ones into one): it waits up to 60 s for the first, so a loaded machine
     // cannot make it give up early, then a second more for a duplicate, and writes the count.
-    if Command::new("perl").arg("-v").output().is_err() {
-        eprintln!("skipped: perl is not installed (it counts the agent's signals)");
-        return;
-    }
+    assert!(
+        Command::new("perl").arg("-v").output().is_ok(),
+        "perl is not installed (it counts the agent's signals): run scripts/install-test-deps.sh"
+    );
     let counter = r#"$| = 1; my $n = 0; $SIG{INT} = sub { $n++ };
         print qq({"ready":1}\n);
         my $t = time; while (!$n && time - $t < 60) { select(undef, undef, undef, 0.05) }
@@ -836,77 +673,5 @@ fn terminal_ctrl_c_reaches_the_agent_once() {
     let ints = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(ints.lines().count(), 1, "SIGINTs the agent got: {ints:?}");
     let fx = read_fixture(&dir.path().join("c/codex/tty.jsonl.zst")).unwrap();
-    assert!(fx.is_complete(), "{:?}", fx.notes);
-}
-
-/// An SSE server that serves `bodies` to successive connections (each closed after its body),
-/// then stops listening; returns the request heads it got.
-fn sse_server_seq(bodies: Vec<&'static str>) -> (String, std::thread::JoinHandle<Vec<String>>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/event", listener.local_addr().unwrap());
-    let handle = std::thread::spawn(move || {
-        let mut heads = Vec::new();
-        for body in bodies {
-            let Ok((mut conn, _)) = listener.accept() else {
-                break;
-            };
-            let mut req = Vec::new();
-            let mut byte = [0u8; 1];
-            while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
-                req.push(byte[0]);
-            }
-            heads.push(String::from_utf8_lossy(&req).into_owned());
-            let _ = conn.write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
-            );
-            let _ = conn.write_all(body.as_bytes());
-        }
-        heads
-    });
-    (url, handle)
-}
-
-#[test]
-fn sse_subscribes_again_when_the_stream_drops() {
-    let dir = tempdir();
-    let (url, server) = sse_server_seq(vec![
-        "id: 7\ndata: {\"type\":\"a.b\"}\n\n",
-        "data: {\"type\":\"c.d\"}\n\n",
-    ]);
-    let o = run_in(
-        dir.path(),
-        &[
-            "record",
-            "--provider",
-            "opencode",
-            "--name",
-            "drop",
-            "--sse",
-            &url,
-            "--reconnect",
-            "1",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "{\"type\":\"a.b\"}\n{\"type\":\"c.d\"}\n");
-    assert_eq!(
-        stderr(&o).matches("subscribed again").count(),
-        1,
-        "{}",
-        stderr(&o)
-    );
-    let heads = server.join().unwrap();
-    assert_eq!(heads.len(), 2);
-    assert!(
-        heads[1].to_ascii_lowercase().contains("last-event-id: 7"),
-        "{}",
-        heads[1]
-    );
-    let fx = read_fixture(&dir.path().join("corpus/opencode/drop.jsonl.zst")).unwrap();
-    let dirs: Vec<Direction> = fx.lines.iter().map(|l| l.dir).collect();
-    assert_eq!(
-        dirs,
-        [Direction::Agent, Direction::Stderr, Direction::Agent]
-    );
     assert!(fx.is_complete(), "{:?}", fx.notes);
 }

@@ -1,4 +1,4 @@
-//! Shared helpers: the binary under test, a temp dir, the shared sample folder.
+//! Helpers of the end-to-end tests: the binary under test, its output, the project root, a temp dir.
 
 #![allow(dead_code)]
 
@@ -33,16 +33,22 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/fixtures` beside the project, if present. Tests that need the reference-only samples
-/// skip with a printed reason when it is absent.
-pub fn shared_fixtures() -> Option<PathBuf> {
-    let p = root().join("../shared/fixtures");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: ../shared/fixtures is absent");
-        None
-    }
+/// `toolnorm cat [extra] fixture` in `dir`.
+pub fn cat(dir: &Path, fixture: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["cat"];
+    args.extend_from_slice(extra);
+    args.push(fixture);
+    toolnorm().args(&args).current_dir(dir).output().unwrap()
+}
+
+/// Send signal `sig` to process `pid` with kill(1).
+pub fn unsafe_kill(pid: u32, sig: i32) {
+    let ok = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(ok.success());
 }
 
 pub fn tempdir() -> tempfile::TempDir {

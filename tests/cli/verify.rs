@@ -301,13 +301,6 @@ fn orphans_both_ways_fail_the_gate() {
     assert_eq!(subjects, ["codex/nothing-* TN001"], "{}", stdout(&o));
 }
 
-/// A rule code the registry knows (expectations validate codes), if any.
-fn some_rule_code() -> Option<String> {
-    toolnorm::rules::registry()
-        .first()
-        .map(|r| r.code().to_owned())
-}
-
 #[test]
 fn a_listed_failure_that_passes_is_xpass_and_fails_only_when_strict() {
     let dir = tempdir();
@@ -316,25 +309,18 @@ fn a_listed_failure_that_passes_is_xpass_and_fails_only_when_strict() {
     let o = run_in(d, &["verify"]);
     let report = report_json(d, "reports");
     assert_eq!(o.status.code(), Some(0));
-    // A rule this fixture does not violate: listing it is stale.
     let violated: Vec<&str> = fixture(&report, "codex/exec.jsonl.zst")["violations"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v["rule"].as_str().unwrap())
         .collect();
-    let codes: Vec<String> = toolnorm::rules::registry()
+    // A rule this fixture keeps: listing it is stale.
+    let code = toolnorm::rules::registry()
         .iter()
-        .map(|r| r.code().to_owned())
-        .collect();
-    let Some(code) = (if codes.is_empty() {
-        Some("TN001".to_owned())
-    } else {
-        codes.into_iter().find(|c| !violated.contains(&c.as_str()))
-    }) else {
-        eprintln!("skipping: codex/exec violates every rule");
-        return;
-    };
+        .map(|r| r.code())
+        .find(|c| !violated.contains(c))
+        .expect("codex/exec breaks every rule; the test needs a fixture that keeps one");
     write(
         &d.join("expectations.toml"),
         format!("[[known]]\nfixture = \"codex/exec\"\nrule = \"{code}\"\nreason = \"r\"\n")
@@ -393,13 +379,8 @@ fn listed_violations_are_known_failures() {
             .first()
             .map(|v| (f["provider"].clone(), f["name"].clone(), v["rule"].clone()))
     });
-    let Some((provider, name, rule)) = found else {
-        eprintln!(
-            "skipping: no rule violation in the synthetic corpus (registry has {:?})",
-            some_rule_code()
-        );
-        return;
-    };
+    let (provider, name, rule) =
+        found.expect("the synthetic corpus breaks no rule; the test needs a fixture that does");
     let (provider, name, rule) = (
         provider.as_str().unwrap(),
         name.as_str().unwrap(),

@@ -1,0 +1,11 @@
+//! The normalizers, as one test binary. The output on the repository's corpus is frozen in one
+//! place only, `expected/` (checked by `toolnorm verify`); here the corpus (`corpus/<provider>/`,
+//! read with the library) is held to properties that freeze nothing, and small hand-written
+//! streams pin the edge cases of each wire format.
+
+mod claude;
+mod codex;
+mod corpus;
+mod opencode;
+mod prefixes;
+mod samples;
