@@ -2,6 +2,7 @@
 # Install what the test suite and the live scenarios need beyond Rust, from Debian's packages:
 # - chromium: the headless browser tests of the HTML report (tests/cli/html_browser.rs);
 # - perl: the agent that counts signals in the recorder's Ctrl-C test (tests/cli/record.rs);
+# - node and python3: the example implementations judged by `verify --impl` (tests/cli/implementation.rs);
 # - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline).
 # Idempotent (installs only what is missing). Safe on CI as root; uses sudo when run as another
 # user and sudo exists. The tests that need these tools are ignored by a plain `cargo test`; run
@@ -14,6 +15,12 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 fi
 if ! command -v perl >/dev/null 2>&1; then
     missing="$missing perl"
+fi
+if ! command -v node >/dev/null 2>&1; then
+    missing="$missing nodejs"
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    missing="$missing python3"
 fi
 if ! command -v rg >/dev/null 2>&1; then
     missing="$missing ripgrep"

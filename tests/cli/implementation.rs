@@ -36,27 +36,25 @@ fn verify(args: &[&str], env: &[(&str, &str)]) -> (Output, Value) {
     (out, report)
 }
 
-/// Python 3 runs the wrong implementation; without it the test says why it did not run (and
-/// fails on CI, where it must run).
-fn python() -> Option<&'static str> {
-    let ok = Command::new("python3")
+/// A tool the test cannot do without: a missing one fails the test with what to install, never
+/// passes it unseen.
+fn require(tool: &'static str, why: &str) -> &'static str {
+    let ok = Command::new(tool)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some("python3");
-    }
     assert!(
-        std::env::var_os("CI").is_none(),
-        "python3 is needed for the wrong implementation's tests and CI is set"
+        ok,
+        "{tool} is needed for {why}: run scripts/install-test-deps.sh"
     );
-    eprintln!("skipping: python3 is absent (needed by examples/wrong-impl/wrong.py)");
-    None
+    tool
 }
 
-fn wrong(mode: &str) -> Option<String> {
+/// The wrong implementation in one of its modes (Python 3, which every supported machine has).
+fn wrong(mode: &str) -> String {
     let script = root().join("examples/wrong-impl/wrong.py");
-    Some(format!("{} {} {mode}", python()?, script.display()))
+    let python = require("python3", "the wrong implementation (examples/wrong-impl)");
+    format!("{python} {} {mode}", script.display())
 }
 
 fn fixtures(report: &Value) -> &Vec<Value> {
@@ -78,14 +76,14 @@ fn messages(report: &Value) -> Vec<String> {
 }
 
 /// Run the wrong implementation in `mode` on the two fixtures with a short timeout.
-fn run_wrong(mode: &str, extra: &[&str], env: &[(&str, &str)]) -> Option<(Output, Value)> {
-    let cmd = wrong(mode)?;
+fn run_wrong(mode: &str, extra: &[&str], env: &[(&str, &str)]) -> (Output, Value) {
+    let cmd = wrong(mode);
     let mut args = vec!["--impl", &cmd, "--filter", TWO_CLAUDE];
     if !extra.contains(&"--timeout") {
         args.extend(["--timeout", "2"]);
     }
     args.extend_from_slice(extra);
-    Some(verify(&args, env))
+    verify(&args, env)
 }
 
 /// The verdict of each fixture: everything but durations.
@@ -128,9 +126,7 @@ fn built_in_through_the_protocol_gives_the_built_in_verdicts() {
 
 #[test]
 fn wrong_parts_are_diffs_and_rule_violations() {
-    let Some((out, report)) = run_wrong("empty", &[], &[]) else {
-        return;
-    };
+    let (out, report) = run_wrong("empty", &[], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(statuses(&report), ["fail", "fail"]);
     for f in fixtures(&report) {
@@ -149,7 +145,7 @@ fn wrong_parts_are_diffs_and_rule_violations() {
     assert_eq!(report["implementation"]["name"], "wrong-impl");
     assert_eq!(report["implementation"]["version"], "0.0.1");
 
-    let (_, report) = run_wrong("bad-part", &["--impl-name", "broken"], &[]).unwrap();
+    let (_, report) = run_wrong("bad-part", &["--impl-name", "broken"], &[]);
     assert_eq!(statuses(&report), ["fail", "fail"]);
     assert_eq!(report["implementation"]["name"], "broken");
     let rules: Vec<&str> = fixtures(&report)[0]["violations"]
@@ -166,9 +162,7 @@ fn wrong_parts_are_diffs_and_rule_violations() {
 
 #[test]
 fn a_wrong_legacy_view_is_a_failure() {
-    let Some((out, report)) = run_wrong("bad-legacy", &[], &[]) else {
-        return;
-    };
+    let (out, report) = run_wrong("bad-legacy", &[], &[]);
     assert_eq!(out.status.code(), Some(1));
     for f in fixtures(&report) {
         assert!(f["legacyDiff"].is_object(), "{f}");
@@ -187,24 +181,20 @@ fn error_answers_crashes_garbage_and_disorder_are_errors_with_reasons() {
         ("out-of-order", "out of order"),
     ];
     for (mode, needle) in cases {
-        let Some((out, report)) = run_wrong(mode, &[], &[]) else {
-            return;
-        };
+        let (out, report) = run_wrong(mode, &[], &[]);
         assert_eq!(out.status.code(), Some(1), "{mode}: {}", stderr(&out));
         assert_eq!(statuses(&report), ["error", "error"], "{mode}");
         let msgs = messages(&report);
         assert!(msgs[0].contains(needle), "{mode}: {msgs:?}");
         assert!(stdout(&out).contains("ERROR"), "{mode}");
     }
-    let (_, report) = run_wrong("crash", &[], &[]).unwrap();
+    let (_, report) = run_wrong("crash", &[], &[]);
     assert!(messages(&report)[0].contains("exited (exit status: 3)"));
 }
 
 #[test]
 fn a_crashed_worker_is_restarted() {
-    let Some(cmd) = wrong("crash-second") else {
-        return;
-    };
+    let cmd = wrong("crash-second");
     let (_, report) = verify(
         &[
             "--impl",
@@ -223,9 +213,7 @@ fn a_crashed_worker_is_restarted() {
 #[test]
 fn hangs_and_slow_answers_time_out_and_fast_enough_ones_do_not() {
     let started = Instant::now();
-    let Some((out, report)) = run_wrong("hang", &["--timeout", "1"], &[]) else {
-        return;
-    };
+    let (out, report) = run_wrong("hang", &["--timeout", "1"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(statuses(&report), ["error", "error"]);
     let msgs = messages(&report);
@@ -234,7 +222,7 @@ fn hangs_and_slow_answers_time_out_and_fast_enough_ones_do_not() {
         "{msgs:?}"
     );
 
-    let (_, report) = run_wrong("slow", &["--timeout", "1"], &[("WRONG_DELAY", "3")]).unwrap();
+    let (_, report) = run_wrong("slow", &["--timeout", "1"], &[("WRONG_DELAY", "3")]);
     assert_eq!(statuses(&report), ["error", "error"]);
     assert!(messages(&report)[0].contains("within 1 s (timeout)"));
     assert!(
@@ -243,7 +231,7 @@ fn hangs_and_slow_answers_time_out_and_fast_enough_ones_do_not() {
         started.elapsed()
     );
 
-    let (_, report) = run_wrong("slow", &["--timeout", "5"], &[("WRONG_DELAY", "0.1")]).unwrap();
+    let (_, report) = run_wrong("slow", &["--timeout", "5"], &[("WRONG_DELAY", "0.1")]);
     assert_eq!(
         statuses(&report),
         ["fail", "fail"],
@@ -254,22 +242,18 @@ fn hangs_and_slow_answers_time_out_and_fast_enough_ones_do_not() {
 #[test]
 fn unclaimed_dialects_are_unsupported_and_fail_only_with_require_all() {
     let env = [("WRONG_DIALECTS", "codex/exec,opencode/*")];
-    let Some((out, report)) = run_wrong("empty", &[], &env) else {
-        return;
-    };
+    let (out, report) = run_wrong("empty", &[], &env);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert_eq!(statuses(&report), ["unsupported", "unsupported"]);
     assert_eq!(report["summary"]["unsupported"], 2);
-    let (out, report) = run_wrong("empty", &["--require-all"], &env).unwrap();
+    let (out, report) = run_wrong("empty", &["--require-all"], &env);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(report["summary"]["requireAll"], true);
 }
 
 #[test]
 fn an_implementation_that_cannot_say_hello_is_a_usage_error() {
-    let Some((out, _)) = run_wrong("bad-hello", &[], &[]) else {
-        return;
-    };
+    let (out, _) = run_wrong("bad-hello", &[], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("protocol 99"), "{}", stderr(&out));
     let (out, _) = verify(&["--impl", "exit 7"], &[]);
@@ -277,29 +261,10 @@ fn an_implementation_that_cannot_say_hello_is_a_usage_error() {
     assert!(stderr(&out).contains("exited"), "{}", stderr(&out));
 }
 
-/// Node runs the JavaScript example; without it the test prints why it did not run, and fails
-/// when `CI` is set (where it must run).
-fn node() -> Option<&'static str> {
-    let ok = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some("node");
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "node is needed for examples/js-claude and CI is set"
-    );
-    eprintln!("skipping: node is absent (needed by examples/js-claude/normalize.mjs)");
-    None
-}
-
 #[test]
+#[ignore = "needs node: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
 fn the_javascript_example_passes_claude_stream_json_and_is_unsupported_elsewhere() {
-    let Some(node) = node() else {
-        return;
-    };
+    let node = require("node", "the JavaScript example (examples/js-claude)");
     let script = root().join("examples/js-claude/normalize.mjs");
     let cmd = format!("{node} {}", script.display());
     let (out, report) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);
@@ -330,9 +295,7 @@ fn the_javascript_example_passes_claude_stream_json_and_is_unsupported_elsewhere
 
 #[test]
 fn merging_several_implementations_gives_the_compliance_matrix() {
-    let Some(cmd) = wrong("empty") else {
-        return;
-    };
+    let cmd = wrong("empty");
     let dir = tempdir();
     let run = |sub: &str, extra: &[&str]| {
         let out = toolnorm()
