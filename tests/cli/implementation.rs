@@ -86,6 +86,16 @@ fn run_wrong(mode: &str, extra: &[&str], env: &[(&str, &str)]) -> (Output, Value
     verify(&args, env)
 }
 
+/// The codes of the rules a fixture's result breaks.
+fn rules_of(fixture: &Value) -> Vec<&str> {
+    fixture["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["rule"].as_str().unwrap())
+        .collect()
+}
+
 /// The verdict of each fixture: everything but durations.
 fn verdicts(report: &Value) -> Vec<Value> {
     fixtures(report)
@@ -131,12 +141,7 @@ fn wrong_parts_are_diffs_and_rule_violations() {
     assert_eq!(statuses(&report), ["fail", "fail"]);
     for f in fixtures(&report) {
         assert!(f["diff"].is_object(), "{f}");
-        let rules: Vec<&str> = f["violations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v["rule"].as_str().unwrap())
-            .collect();
+        let rules = rules_of(f);
         assert!(
             rules.contains(&"TN010"),
             "lost calls are violations: {rules:?}"
@@ -148,12 +153,7 @@ fn wrong_parts_are_diffs_and_rule_violations() {
     let (_, report) = run_wrong("bad-part", &["--impl-name", "broken"], &[]);
     assert_eq!(statuses(&report), ["fail", "fail"]);
     assert_eq!(report["implementation"]["name"], "broken");
-    let rules: Vec<&str> = fixtures(&report)[0]["violations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["rule"].as_str().unwrap())
-        .collect();
+    let rules = rules_of(&fixtures(&report)[0]);
     assert!(
         rules.iter().any(|r| *r != "TN010"),
         "the invented part breaks rules: {rules:?}"

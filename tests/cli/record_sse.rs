@@ -12,6 +12,16 @@ use toolnorm::stream::Direction;
 use crate::util::{cat, run_in, stderr, stdout, tempdir, toolnorm, unsafe_kill};
 
 /// A one-shot SSE server on 127.0.0.1: `body`, then an open connection if `hold`, else a close.
+/// The request line and headers a client sent, byte by byte up to the blank line.
+fn request_head(conn: &mut impl Read) -> Vec<u8> {
+    let mut req = Vec::new();
+    let mut byte = [0u8; 1];
+    while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+        req.push(byte[0]);
+    }
+    req
+}
+
 /// Plain TCP, so every byte is on the wire at once (no chunk buffering in between).
 fn sse_server(body: &'static str, hold: bool) -> (String, std::thread::JoinHandle<()>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -20,11 +30,7 @@ fn sse_server(body: &'static str, hold: bool) -> (String, std::thread::JoinHandl
         let Ok((mut conn, _)) = listener.accept() else {
             return;
         };
-        let mut req = Vec::new();
-        let mut byte = [0u8; 1];
-        while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
-            req.push(byte[0]);
-        }
+        let req = request_head(&mut conn);
         assert!(
             req.starts_with(b"GET /event "),
             "{}",
@@ -172,11 +178,7 @@ fn sse_server_seq(bodies: Vec<&'static str>) -> (String, std::thread::JoinHandle
             let Ok((mut conn, _)) = listener.accept() else {
                 break;
             };
-            let mut req = Vec::new();
-            let mut byte = [0u8; 1];
-            while !req.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
-                req.push(byte[0]);
-            }
+            let req = request_head(&mut conn);
             heads.push(String::from_utf8_lossy(&req).into_owned());
             let _ = conn.write_all(
                 b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
