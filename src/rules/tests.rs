@@ -57,6 +57,16 @@ const CLAUDE_TRANSCRIPT_RESULT_FIRST: &str = concat!(
     "\n"
 );
 
+/// Stream-json with the tool_result before its tool_use, then the turn end.
+const CLAUDE_RESULT_FIRST_THEN_END: &str = concat!(
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"a.txt\nb.txt"}]}}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la","description":"List files"}}]}}"#,
+    "\n",
+    r#"{"type":"result","subtype":"success"}"#,
+    "\n"
+);
+
 /// Codex exec: a web search (the item id appears twice) and a command, then the turn end.
 const CODEX_EXEC: &str = concat!(
     r#"{"type":"item.started","item":{"id":"item_0","type":"web_search","id":"ws_1","query":"","action":{"type":"other"}}}"#,
@@ -455,6 +465,17 @@ fn cases() -> Vec<Case> {
         ),
         case("TN012", "forward only", false, CLAUDE_OK, ok()),
         case(
+            "TN012",
+            "result written before its call",
+            false,
+            CLAUDE_TRANSCRIPT_RESULT_FIRST,
+            doc(
+                Dialect::ClaudeTranscript,
+                vec![bash_part()],
+                json!([{"line": 3, "partId": "t1", "state": "running"}, {"line": 2, "partId": "t1", "state": "complete"}]),
+            ),
+        ),
+        case(
             "TN013",
             "still running at the result line",
             true,
@@ -480,6 +501,17 @@ fn cases() -> Vec<Case> {
                     json!({"error": {"message": "Interrupted", "code": "interrupted"}}),
                 )],
                 json!([{"line": 1, "partId": "t1", "state": "running"}, {"line": 2, "partId": "t1", "state": "error"}]),
+            ),
+        ),
+        case(
+            "TN013",
+            "result written before its call, closed at the turn end",
+            false,
+            CLAUDE_RESULT_FIRST_THEN_END,
+            doc(
+                Dialect::ClaudeStreamJson,
+                vec![bash_part()],
+                json!([{"line": 2, "partId": "t1", "state": "running"}, {"line": 1, "partId": "t1", "state": "complete"}]),
             ),
         ),
         case(
