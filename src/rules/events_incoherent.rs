@@ -2,12 +2,20 @@
 
 use std::collections::HashSet;
 
+use crate::model::PartEvent;
+
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
     /// ## What it checks
     /// Every event names a part that exists; every part has at least one event; every event's
     /// line is a line of the raw stream (1 … number of lines); events are in stream order.
+    ///
+    /// One exception to the order: a stream may write a call's result before the call itself
+    /// (Claude transcripts do), and a normalizer can only apply the result once the call has
+    /// appeared. An event may point back at an earlier line when the raw stream first shows the
+    /// part's call after that line and the line names the part's id (the held-back result);
+    /// any other event pointing back is out of order.
     ///
     /// ## Why
     /// Events are how a violation, a diff or a report points back at the raw line that caused a
@@ -16,7 +24,9 @@ declare_rule! {
     ///
     /// ## Example
     /// Violation: `events: [{"line": 40, "partId": "toolu_1", ...}]` on a 12-line stream.
-    /// Conforming: the event points at the line that carried the `tool_use`.
+    /// Conforming: the event points at the line that carried the `tool_use`; with the
+    /// `tool_result` on line 2 and the `tool_use` on line 3, `running` on line 3 and then
+    /// `complete` on line 2.
     pub(crate) struct EventsIncoherent {
         code: "TN019",
         summary: "every event names an existing part and a raw line; every part has an event",
@@ -47,7 +57,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                     e.line
                 ),
             ));
-        } else if e.line < prev_line {
+        } else if e.line < prev_line && !held_back(cx, e) {
             out.push(Finding::new(
                 Some(e.line),
                 Some(&e.part_id),
@@ -66,4 +76,22 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// An event pointing at a line written before its part's call: allowed when the rules' own scan
+/// first sees the call after that line and the line names the part's id (a result the stream
+/// wrote before its call, applied once the call appeared).
+fn held_back(cx: &RuleContext<'_>, e: &PartEvent) -> bool {
+    let Some(call) = cx.raw().get(&e.part_id) else {
+        return false;
+    };
+    if call.line <= e.line || e.part_id.is_empty() {
+        return false;
+    }
+    let lines = &cx.input.lines;
+    lines
+        .binary_search_by_key(&e.line, |l| l.number)
+        .ok()
+        .and_then(|i| lines.get(i))
+        .is_some_and(|l| memchr::memmem::find(l.bytes, e.part_id.as_bytes()).is_some())
 }

@@ -46,6 +46,27 @@ const CLAUDE_MCP: &str = concat!(
     "\n"
 );
 
+/// A Claude transcript whose tool_result line is written before its tool_use line (real
+/// transcripts do this): a prompt, the result, then the call.
+const CLAUDE_TRANSCRIPT_RESULT_FIRST: &str = concat!(
+    r#"{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"list files"}}"#,
+    "\n",
+    r#"{"type":"user","uuid":"u3","parentUuid":"a2","sessionId":"s1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.txt\nb.txt"}]}}"#,
+    "\n",
+    r#"{"type":"assistant","uuid":"a2","parentUuid":"u1","sessionId":"s1","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la","description":"List files"}}]}}"#,
+    "\n"
+);
+
+/// Stream-json with the tool_result before its tool_use, then the turn end.
+const CLAUDE_RESULT_FIRST_THEN_END: &str = concat!(
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"a.txt\nb.txt"}]}}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la","description":"List files"}}]}}"#,
+    "\n",
+    r#"{"type":"result","subtype":"success"}"#,
+    "\n"
+);
+
 /// Codex exec: a web search (the item id appears twice) and a command, then the turn end.
 const CODEX_EXEC: &str = concat!(
     r#"{"type":"item.started","item":{"id":"item_0","type":"web_search","id":"ws_1","query":"","action":{"type":"other"}}}"#,
@@ -176,6 +197,7 @@ fn case(
     let dialect = match doc.dialect.as_str() {
         "exec" => Dialect::CodexExec,
         "events" => Dialect::OpencodeEvents,
+        "transcript" => Dialect::ClaudeTranscript,
         _ => Dialect::ClaudeStreamJson,
     };
     Case {
@@ -443,6 +465,17 @@ fn cases() -> Vec<Case> {
         ),
         case("TN012", "forward only", false, CLAUDE_OK, ok()),
         case(
+            "TN012",
+            "result written before its call",
+            false,
+            CLAUDE_TRANSCRIPT_RESULT_FIRST,
+            doc(
+                Dialect::ClaudeTranscript,
+                vec![bash_part()],
+                json!([{"line": 3, "partId": "t1", "state": "running"}, {"line": 2, "partId": "t1", "state": "complete"}]),
+            ),
+        ),
+        case(
             "TN013",
             "still running at the result line",
             true,
@@ -468,6 +501,17 @@ fn cases() -> Vec<Case> {
                     json!({"error": {"message": "Interrupted", "code": "interrupted"}}),
                 )],
                 json!([{"line": 1, "partId": "t1", "state": "running"}, {"line": 2, "partId": "t1", "state": "error"}]),
+            ),
+        ),
+        case(
+            "TN013",
+            "result written before its call, closed at the turn end",
+            false,
+            CLAUDE_RESULT_FIRST_THEN_END,
+            doc(
+                Dialect::ClaudeStreamJson,
+                vec![bash_part()],
+                json!([{"line": 2, "partId": "t1", "state": "running"}, {"line": 1, "partId": "t1", "state": "complete"}]),
             ),
         ),
         case(
@@ -551,7 +595,44 @@ fn cases() -> Vec<Case> {
             CLAUDE_OK,
             bash_doc(with(bash_part(), json!({"title": "  "}))),
         ),
+        case(
+            "TN016",
+            "JSON array title",
+            true,
+            CLAUDE_MCP,
+            mcp_part(json!({"title": "[{\"type\":\"text\",\"text\":\"PROJ-1\"}]"})),
+        ),
+        case(
+            "TN016",
+            "shortened JSON dump",
+            true,
+            CLAUDE_OK,
+            bash_doc(with(
+                bash_part(),
+                json!({"title": "{\"command\":\"ls -la\",\"description\":\"List…"}),
+            )),
+        ),
         case("TN016", "good title", false, CLAUDE_OK, ok()),
+        case(
+            "TN016",
+            "command with JSON-like quoting",
+            false,
+            CLAUDE_OK,
+            bash_doc(with(
+                bash_part(),
+                json!({"title": "Running rg '\"role\":\"assistant\"' logs/"}),
+            )),
+        ),
+        case(
+            "TN016",
+            "bracketed title",
+            false,
+            CLAUDE_OK,
+            bash_doc(with(
+                bash_part(),
+                json!({"title": "[ -f a.txt ] && cat a.txt"}),
+            )),
+        ),
         case(
             "TN017",
             "prefixed name, no MCP metadata",
@@ -615,7 +696,40 @@ fn cases() -> Vec<Case> {
                 json!([{"line": 40, "partId": "ghost", "state": "running"}, {"line": 2, "partId": "ghost", "state": "complete"}]),
             ),
         ),
+        case(
+            "TN019",
+            "events out of order on a stream in order",
+            true,
+            CLAUDE_OK,
+            doc(
+                Dialect::ClaudeStreamJson,
+                vec![bash_part()],
+                json!([{"line": 2, "partId": "t1", "state": "running"}, {"line": 1, "partId": "t1", "state": "complete"}]),
+            ),
+        ),
+        case(
+            "TN019",
+            "result before its call, event on a line without the part",
+            true,
+            CLAUDE_TRANSCRIPT_RESULT_FIRST,
+            doc(
+                Dialect::ClaudeTranscript,
+                vec![bash_part()],
+                json!([{"line": 3, "partId": "t1", "state": "running"}, {"line": 1, "partId": "t1", "state": "complete"}]),
+            ),
+        ),
         case("TN019", "events coherent", false, CLAUDE_OK, ok()),
+        case(
+            "TN019",
+            "result written before its call",
+            false,
+            CLAUDE_TRANSCRIPT_RESULT_FIRST,
+            doc(
+                Dialect::ClaudeTranscript,
+                vec![bash_part()],
+                json!([{"line": 3, "partId": "t1", "state": "running"}, {"line": 2, "partId": "t1", "state": "complete"}]),
+            ),
+        ),
     ]
 }
 
