@@ -48,8 +48,8 @@ fn samples(root: &Path) -> Vec<Sample> {
             let lines: Vec<(Direction, Vec<u8>)> = stream
                 .spans
                 .iter()
-                .filter(|(start, end, _, _)| end > start)
-                .map(|&(start, end, dir, _)| (dir, stream.bytes[start..end].to_vec()))
+                .filter(|(start, end, _, _, _)| end > start)
+                .map(|&(start, end, dir, _, _)| (dir, stream.bytes[start..end].to_vec()))
                 .collect();
             let len = lines.iter().map(|(_, l)| l.len() + 1).sum();
             Sample {

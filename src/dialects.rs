@@ -100,6 +100,9 @@ pub fn entry(dialect: Dialect) -> &'static DialectEntry {
 pub enum NormalizeError {
     #[error("could not detect the dialect: {0}")]
     Undetectable(String),
+    /// Nothing to detect from: no line, or only blank ones.
+    #[error("empty input: {0}")]
+    Empty(&'static str),
     #[error("dialect `{dialect}` belongs to {actual}, not {requested}")]
     Mismatch {
         dialect: &'static str,
@@ -160,6 +163,13 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
         if e.sniff_document.is_some_and(|sniff| sniff(input.bytes)) {
             return Ok(e.dialect);
         }
+    }
+    if input.lines.iter().all(|l| l.is_blank()) {
+        return Err(NormalizeError::Empty(if input.lines.is_empty() {
+            "no lines"
+        } else {
+            "only blank lines"
+        }));
     }
     let mut votes: Vec<(Dialect, usize)> = Vec::new();
     for line in input

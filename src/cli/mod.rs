@@ -114,10 +114,27 @@ pub fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::from(exit::SUCCESS);
             }
-            let _ = writeln!(io::stderr(), "error: {e:#}");
+            let _ = writeln!(io::stderr(), "error: {}", error_chain(&e));
             ExitCode::from(exit::ERROR)
         }
     }
+}
+
+/// An error and its causes as `context: cause: …`, each said once: a cause whose text its
+/// context already quotes (`failed to read X: {source}` with `source` also the cause) is not
+/// repeated.
+pub fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
 }
 
 /// A closed stdout (`toolnorm … | head`) is not an error.

@@ -19,13 +19,15 @@ use crate::stream::{Direction, Input, RawLine};
 pub use format::{FORMAT_VERSION, Header, LineRecord, Trailer};
 pub use reader::{Fixture, FixtureError, Line, read_fixture};
 
-/// A raw stream loaded into memory, ready to normalize: the bytes as `toolnorm cat` prints them and
-/// where each line starts.
+/// A raw stream loaded into memory, ready to normalize: the lines that hold something (blank
+/// lines are counted, never stored: a stream of blank lines costs nothing) and where each starts.
 #[derive(Debug, Default)]
 pub struct LoadedStream {
+    /// The stream's non-blank lines, each followed by its `\n` when it had one.
     pub bytes: Vec<u8>,
-    /// (start, end without terminator, direction, had a newline)
-    pub spans: Vec<(usize, usize, Direction, bool)>,
+    /// (start, end without terminator, direction, had a newline, 1-based line number as `toolnorm
+    /// cat` prints it), for non-blank lines only.
+    pub spans: Vec<(usize, usize, Direction, bool, u32)>,
     /// Provider and dialect named by a fixture header, if any.
     pub provider: Option<String>,
     pub dialect: Option<String>,
@@ -33,32 +35,67 @@ pub struct LoadedStream {
     pub cwd: Option<String>,
     /// Problems with the container itself (a fixture cut short by a crash), reported as diagnostics.
     pub notes: Vec<String>,
+    /// How many lines the stream has, blank ones included.
+    pub line_count: u32,
 }
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl LoadedStream {
     /// A plain buffer: every line from the agent.
     pub fn from_plain(bytes: Vec<u8>) -> Self {
-        let spans = crate::stream::split_lines(&bytes)
-            .iter()
-            .map(|l| {
-                let start = l.bytes.as_ptr() as usize - bytes.as_ptr() as usize;
-                (start, start + l.bytes.len(), l.direction, !l.unterminated)
-            })
-            .collect();
-        LoadedStream {
-            bytes,
-            spans,
-            ..LoadedStream::default()
+        let mut s = LoadedStream::default();
+        s.read_plain(&mut bytes.as_slice())
+            .expect("reading from memory cannot fail");
+        s
+    }
+
+    /// Read a plain stream line by line, keeping only the lines that are not blank.
+    fn read_plain(&mut self, r: &mut impl io::BufRead) -> io::Result<()> {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if r.read_until(b'\n', &mut line)? == 0 {
+                return Ok(());
+            }
+            let terminated = line.last() == Some(&b'\n');
+            if terminated {
+                line.pop();
+            }
+            self.push_line(&line, Direction::Agent, terminated);
         }
+    }
+
+    /// Append one line (without its `\n`): blank lines only take a number. The same trimming as
+    /// [`crate::stream::split_lines`] (a trailing `\r`, a leading BOM), so a plain file and its
+    /// fixture normalize alike.
+    fn push_line(&mut self, line: &[u8], direction: Direction, terminated: bool) {
+        self.line_count = self.line_count.saturating_add(1);
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            return;
+        }
+        let mut start = self.bytes.len();
+        self.bytes.extend_from_slice(line);
+        let mut end = self.bytes.len();
+        if end > start && self.bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if self.bytes[start..end].starts_with(BOM) {
+            start += BOM.len();
+        }
+        if terminated {
+            self.bytes.push(b'\n');
+        }
+        self.spans
+            .push((start, end, direction, terminated, self.line_count));
     }
 
     pub fn input(&self) -> Input<'_> {
         let lines = self
             .spans
             .iter()
-            .enumerate()
-            .map(|(i, &(s, e, direction, terminated))| RawLine {
-                number: i as u32 + 1,
+            .map(|&(s, e, direction, terminated, number)| RawLine {
+                number,
                 bytes: &self.bytes[s..e],
                 direction,
                 unterminated: !terminated,
@@ -66,73 +103,72 @@ impl LoadedStream {
             .collect();
         Input::from_lines(&self.bytes, lines)
     }
+
+    /// True when the stream has no line at all (an empty file).
+    pub fn is_empty(&self) -> bool {
+        self.line_count == 0
+    }
 }
 
-/// Load a raw `.jsonl` / `.json` file, a corpus fixture (`.jsonl.zst`), or `-` for stdin.
+/// Load a raw `.jsonl` / `.json` file, a corpus fixture (`.jsonl.zst`), or `-` for stdin. A plain
+/// stream is read line by line and a fixture record by record, so what is held is the non-blank
+/// lines, never the file and a copy of it.
 pub fn load_stream(path: &Path) -> anyhow::Result<LoadedStream> {
     if path == Path::new("-") {
-        let mut buf = Vec::new();
-        io::stdin()
-            .read_to_end(&mut buf)
+        let mut s = LoadedStream::default();
+        s.read_plain(&mut io::stdin().lock())
             .context("failed to read stdin")?;
-        return Ok(LoadedStream::from_plain(buf));
+        return Ok(s);
     }
-    let bytes = fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
-    if bytes.starts_with(&reader::ZSTD_MAGIC) {
-        let fixture = reader::read_fixture_bytes(&bytes).map_err(|kind| FixtureError {
+    let fail =
+        |e: io::Error| anyhow::Error::new(e).context(format!("failed to read {}", path.display()));
+    let file = fs::File::open(path).map_err(fail)?;
+    let mut r = io::BufReader::with_capacity(1 << 16, file);
+    let named_fixture = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().ends_with(format::FIXTURE_SUFFIX));
+    let head = io::BufRead::fill_buf(&mut r).map_err(fail)?;
+    if head.starts_with(&reader::ZSTD_MAGIC) {
+        // Compressed fixtures are small; their decompressed stream is decoded frame by frame.
+        let mut bytes = Vec::new();
+        r.read_to_end(&mut bytes).map_err(fail)?;
+        return LoadedStream::from_fixture_bytes(&bytes).map_err(|kind| {
+            anyhow::Error::new(FixtureError {
+                path: path.to_owned(),
+                kind,
+            })
+        });
+    }
+    if named_fixture {
+        return Err(anyhow::Error::new(FixtureError {
             path: path.to_owned(),
-            kind,
-        })?;
-        return Ok(LoadedStream::from_fixture(fixture));
+            kind: reader::not_zstd(head),
+        }));
     }
-    Ok(LoadedStream::from_plain(bytes))
+    let mut s = LoadedStream::default();
+    s.read_plain(&mut r).map_err(fail)?;
+    Ok(s)
 }
 
 impl LoadedStream {
-    /// The stream of a fixture: its lines from and to the agent in recorded order (stderr lines are
-    /// left out), provider and dialect from its header (or trailer), and a note when it was cut
-    /// short.
-    pub fn from_fixture(fixture: Fixture) -> Self {
-        let Fixture {
-            header,
-            lines,
-            trailer,
-            notes,
-        } = fixture;
-        let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.bytes.len() + 1).sum());
-        let mut spans = Vec::with_capacity(lines.len());
-        for line in lines {
-            let direction = line.dir;
-            if direction == Direction::Stderr {
-                continue;
+    /// The stream of a fixture held in memory: its lines from and to the agent in recorded order
+    /// (stderr lines are left out), provider and dialect from its header (or trailer), and a note
+    /// when it was cut short. Lines go straight from the decoder into the stream.
+    pub fn from_fixture_bytes(bytes: &[u8]) -> Result<Self, reader::FixtureErrorKind> {
+        let mut s = LoadedStream::default();
+        let (header, trailer, notes) = reader::read_fixture_with(bytes, |line| {
+            if line.dir != Direction::Stderr {
+                s.push_line(&line.bytes, line.dir, line.terminated);
             }
-            let mut start = bytes.len();
-            bytes.extend_from_slice(&line.bytes);
-            let mut end = bytes.len();
-            // The same trimming as `split_lines`, so a plain file and its fixture normalize alike.
-            if bytes[start..end].starts_with(b"\xEF\xBB\xBF") {
-                start += 3;
-            }
-            if end > start && bytes[end - 1] == b'\r' {
-                end -= 1;
-            }
-            if line.terminated {
-                bytes.push(b'\n');
-            }
-            spans.push((start, end, direction, line.terminated));
-        }
-        let dialect = header
+        })?;
+        s.dialect = header
             .dialect
             .clone()
             .or_else(|| trailer.as_ref().and_then(|t| t.dialect.clone()));
-        LoadedStream {
-            bytes,
-            spans,
-            provider: Some(header.provider),
-            dialect,
-            cwd: header.cwd,
-            notes,
-        }
+        s.provider = Some(header.provider);
+        s.cwd = header.cwd;
+        s.notes = notes;
+        Ok(s)
     }
 }
 
@@ -298,4 +334,27 @@ pub fn learn_cli_version(line: &[u8]) -> Option<String> {
     let caps = re.captures(line)?;
     let m = caps.get(1).or(caps.get(2))?;
     Some(String::from_utf8_lossy(m.as_bytes()).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_lines_take_a_number_and_nothing_else() {
+        let s = LoadedStream::from_plain(b"\xEF\xBB\xBF{\"a\":1}\r\n\n  \n\n{\"b\":2}".to_vec());
+        assert_eq!(s.line_count, 5);
+        assert_eq!(s.bytes, b"\xEF\xBB\xBF{\"a\":1}\r\n{\"b\":2}");
+        let input = s.input();
+        let lines: Vec<(u32, &[u8], bool)> = input
+            .lines
+            .iter()
+            .map(|l| (l.number, l.bytes, l.unterminated))
+            .collect();
+        assert_eq!(
+            lines,
+            [(1, &b"{\"a\":1}"[..], false), (5, &b"{\"b\":2}"[..], true)]
+        );
+        assert!(LoadedStream::from_plain(Vec::new()).is_empty());
+    }
 }

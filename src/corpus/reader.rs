@@ -19,7 +19,7 @@ pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 #[error("{}: {kind}", path.display())]
 pub struct FixtureError {
     pub path: PathBuf,
-    #[source]
+    /// Said in the message, so not also a `source` (an error chain would say it twice).
     pub kind: FixtureErrorKind,
 }
 
@@ -27,14 +27,44 @@ pub struct FixtureError {
 pub enum FixtureErrorKind {
     #[error("failed to read the file")]
     Io(#[from] std::io::Error),
-    #[error("not a zstd fixture (no zstd frame at the start)")]
-    NotZstd,
+    /// The file does not start with a zstd frame; what it holds instead (see [`not_zstd`]).
+    #[error("not a zstd fixture: {0}")]
+    NotZstd(String),
     #[error("the fixture has no complete header line")]
     NoHeader,
     #[error("the first line is not a fixture header: {0}")]
     BadHeader(String),
     #[error("fixture format {found} is newer than this toolnorm reads (up to {FORMAT_VERSION})")]
     TooNew { found: u32 },
+}
+
+/// The error for a file named like a fixture that holds no zstd frame, saying what it holds
+/// instead, from its first bytes.
+pub fn not_zstd(start: &[u8]) -> FixtureErrorKind {
+    let head = &start[..start.len().min(16)];
+    // Text cut at 16 bytes may end inside a character: up to 3 bytes of it are forgiven.
+    let valid = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    let text_like = valid.len() + 3 >= head.len()
+        && !valid.chars().any(|c| c.is_control() && !c.is_whitespace());
+    let what = if start.is_empty() {
+        "the file is empty".to_owned()
+    } else if text_like {
+        let text = valid.lines().next().unwrap_or("");
+        format!(
+            "the file holds plain text (it starts with `{}`); a raw stream is read from a `.jsonl` file",
+            text.trim_end()
+        )
+    } else {
+        let hex: Vec<String> = head.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        format!(
+            "no zstd frame at the start (the file starts with bytes {}, not 28 b5 2f fd)",
+            hex.join(" ")
+        )
+    };
+    FixtureErrorKind::NotZstd(what)
 }
 
 /// One received line as stored.
@@ -98,36 +128,60 @@ pub fn read_fixture(path: &Path) -> Result<Fixture, FixtureError> {
 
 /// Read a fixture held in memory.
 pub fn read_fixture_bytes(bytes: &[u8]) -> Result<Fixture, FixtureErrorKind> {
-    let mut header = None;
     let mut lines = Vec::new();
-    let mut trailer = None;
-    let mut notes = Vec::new();
-    let end = for_each_record(bytes, |rec| match rec {
-        Record::Header(h) => header = Some(*h),
-        Record::Line(l) => lines.push(l),
-        Record::Trailer(t) => trailer = Some(t),
-        Record::Bad { record, message } => {
-            notes.push(format!("fixture record {record}: {message}"))
-        }
-    })?;
-    let header = header.ok_or(FixtureErrorKind::NoHeader)?;
-    if let Some(why) = end.damage {
-        notes.push(format!(
-            "fixture was cut short after line {} ({why})",
-            lines.len()
-        ));
-    } else if trailer.is_none() {
-        notes.push(format!(
-            "fixture was cut short after line {} (no trailer: the recording did not finish)",
-            lines.len()
-        ));
-    }
+    let (header, trailer, notes) = read_fixture_with(bytes, |l| lines.push(l))?;
     Ok(Fixture {
         header,
         lines,
         trailer,
         notes,
     })
+}
+
+/// Notes about unreadable records kept with their record number; the rest are counted.
+const BAD_RECORD_NOTES: usize = 10;
+
+/// Read a fixture held in memory, handing each line to `on_line` as soon as it is decoded (nothing
+/// but the current frame's undecoded rest is held): its header, trailer and notes (at most
+/// [`BAD_RECORD_NOTES`] about bad records, then one count, then where it was cut short).
+pub fn read_fixture_with(
+    bytes: &[u8],
+    mut on_line: impl FnMut(Line),
+) -> Result<(Header, Option<Trailer>, Vec<String>), FixtureErrorKind> {
+    let mut header = None;
+    let mut trailer = None;
+    let mut notes = Vec::new();
+    let mut lines = 0u64;
+    let mut bad = 0u64;
+    let end = for_each_record(bytes, |rec| match rec {
+        Record::Header(h) => header = Some(*h),
+        Record::Line(l) => {
+            lines += 1;
+            on_line(l)
+        }
+        Record::Trailer(t) => trailer = Some(t),
+        Record::Bad { record, message } => {
+            bad += 1;
+            if bad as usize <= BAD_RECORD_NOTES {
+                notes.push(format!("fixture record {record}: {message}"))
+            }
+        }
+    })?;
+    let header = header.ok_or(FixtureErrorKind::NoHeader)?;
+    if bad as usize > BAD_RECORD_NOTES {
+        notes.push(format!(
+            "… and {} more fixture records that could not be read",
+            bad - BAD_RECORD_NOTES as u64
+        ));
+    }
+    if let Some(why) = end.damage {
+        notes.push(format!("fixture was cut short after line {lines} ({why})"));
+    } else if trailer.is_none() {
+        notes.push(format!(
+            "fixture was cut short after line {lines} (no trailer: the recording did not finish)"
+        ));
+    }
+    Ok((header, trailer, notes))
 }
 
 /// How the content ended.
@@ -141,7 +195,7 @@ pub struct End {
 /// a large fixture can be streamed (`toolnorm cat`). Errors only when there is no header at all.
 pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, FixtureErrorKind> {
     if !bytes.starts_with(&ZSTD_MAGIC) {
-        return Err(FixtureErrorKind::NotZstd);
+        return Err(not_zstd(bytes));
     }
     let mut parser = Parser {
         carry: Vec::new(),
@@ -154,29 +208,25 @@ pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, F
     while !rest.is_empty() {
         match zstd::zstd_safe::find_frame_compressed_size(rest) {
             Ok(n) if n <= rest.len() => {
-                let mut out = Vec::new();
                 let frame = &rest[..n];
                 rest = &rest[n..];
                 match zstd::stream::read::Decoder::with_buffer(frame).map(|d| d.single_frame()) {
                     Ok(mut d) => {
-                        if let Err(e) = d.read_to_end(&mut out) {
+                        if let Err(e) = feed_decoded(&mut d, &mut parser, &mut f)? {
                             damage = Some(format!("corrupt zstd frame: {e}"));
                         }
                     }
                     Err(e) => damage = Some(format!("corrupt zstd frame: {e}")),
                 }
-                parser.feed(&out, &mut f)?;
                 if damage.is_some() {
                     break;
                 }
             }
             _ => {
                 // A frame cut short: decode the blocks that made it to disk.
-                let mut out = Vec::new();
                 if let Ok(d) = zstd::stream::read::Decoder::with_buffer(rest) {
-                    let _ = d.single_frame().read_to_end(&mut out);
+                    let _ = feed_decoded(&mut d.single_frame(), &mut parser, &mut f)?;
                 }
-                parser.feed(&out, &mut f)?;
                 damage = Some("the last zstd frame is incomplete".to_owned());
                 break;
             }
@@ -192,6 +242,25 @@ pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, F
         damage = Some("the last record has no newline".to_owned());
     }
     Ok(End { damage })
+}
+
+/// Decode `d` a chunk at a time into the parser, so a frame that decompresses to far more than
+/// its size is never held whole. The outer error is the parser's (a bad header), the inner one
+/// the decoder's.
+fn feed_decoded(
+    d: &mut impl Read,
+    parser: &mut Parser,
+    f: &mut impl FnMut(Record),
+) -> Result<Result<(), std::io::Error>, FixtureErrorKind> {
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        match d.read(&mut chunk) {
+            Ok(0) => return Ok(Ok(())),
+            Ok(n) => parser.feed(&chunk[..n], f)?,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Ok(Err(e)),
+        }
+    }
 }
 
 struct Parser {
@@ -327,7 +396,7 @@ mod tests {
                         fx.notes
                     );
                 }
-                Err(FixtureErrorKind::NoHeader | FixtureErrorKind::NotZstd) => {}
+                Err(FixtureErrorKind::NoHeader | FixtureErrorKind::NotZstd(_)) => {}
                 Err(e) => panic!("cut at {cut}: {e}"),
             }
         }
@@ -352,10 +421,37 @@ mod tests {
     }
 
     #[test]
+    fn not_zstd_says_what_the_file_is() {
+        let say = |b: &[u8]| not_zstd(b).to_string();
+        assert_eq!(say(b""), "not a zstd fixture: the file is empty");
+        assert!(
+            say(b"{\"type\":\"x\"}\n").contains("plain text (it starts with `{\"type\":\"x\"}`)"),
+            "{}",
+            say(b"{\"type\":\"x\"}\n")
+        );
+        assert!(say(b"\x1f\x8b\x08\0").contains("bytes 1f 8b 08 00"));
+    }
+
+    #[test]
+    fn bad_records_are_noted_ten_times_then_counted() {
+        let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
+        w.push_line(0, Direction::Agent, b"one", true).unwrap();
+        let mut bytes = w.finish(Trailer::default()).unwrap();
+        let junk: Vec<u8> = b"not a record\n".repeat(1000);
+        bytes.extend(zstd::encode_all(junk.as_slice(), 3).unwrap());
+        let fx = read_fixture_bytes(&bytes).unwrap();
+        assert_eq!(fx.notes.len(), 11, "{:?}", fx.notes);
+        assert_eq!(
+            fx.notes[10],
+            "… and 990 more fixture records that could not be read"
+        );
+    }
+
+    #[test]
     fn garbage_is_not_a_fixture() {
         assert!(matches!(
             read_fixture_bytes(b"{\"a\":1}\n"),
-            Err(FixtureErrorKind::NotZstd)
+            Err(FixtureErrorKind::NotZstd(_))
         ));
     }
 }

@@ -193,11 +193,7 @@ impl Normalize {
             provider: dialect.provider().as_str().to_owned(),
             dialect: dialect.as_str().to_owned(),
             cwd,
-            lines: input
-                .lines
-                .iter()
-                .map(|l| WireLine::encode(l.bytes, l.direction))
-                .collect(),
+            lines: wire_lines(input),
             unterminated: input
                 .lines
                 .last()
@@ -205,6 +201,19 @@ impl Normalize {
                 .then_some(true),
         }
     }
+}
+
+/// Every line of the stream, numbered by position: lines the input leaves out (a loaded stream keeps
+/// no blank lines) are sent empty, so line `n` of the request is line `n` of the stream.
+fn wire_lines(input: &Input<'_>) -> Vec<WireLine> {
+    let mut out = Vec::with_capacity(input.lines.len());
+    for l in &input.lines {
+        while out.len() + 1 < l.number as usize {
+            out.push(WireLine::encode(b"", crate::stream::Direction::Agent));
+        }
+        out.push(WireLine::encode(l.bytes, l.direction));
+    }
+    out
 }
 
 /// implementation → toolnorm: the answer to one [`Normalize`]: `parts` (with optional `legacy`,

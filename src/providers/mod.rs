@@ -66,6 +66,16 @@ pub(crate) fn parse_json<'t, T: serde::Deserialize<'t>>(
 ) -> Option<T> {
     match serde_json::from_str(text) {
         Ok(v) => Some(v),
+        // Valid JSON of the wrong shape: say what it is rather than "not JSON".
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            let message = if e.to_string().starts_with("missing field `type`") {
+                "a JSON object without `type`; skipped".to_owned()
+            } else {
+                format!("JSON, but not an event of this dialect: {e}")
+            };
+            store.warn(line.number, message);
+            None
+        }
         Err(e) => {
             report_bad_json(line, &e, store);
             None

@@ -54,6 +54,69 @@ pub struct PartStore {
     index: HashMap<String, usize>,
     events: Vec<PartEvent>,
     diagnostics: Vec<Diagnostic>,
+    /// How many diagnostics of each kind were seen (see [`diagnostic_kind`]), and where the first
+    /// one left out was: a stream of a million bad lines keeps [`DIAGNOSTICS_PER_KIND`] of them.
+    kinds: HashMap<String, KindCount>,
+}
+
+/// Diagnostics of one kind kept with their exact line; the rest are counted in one summary.
+pub const DIAGNOSTICS_PER_KIND: usize = 10;
+/// Distinct kinds kept apart; beyond that every new kind is counted under one shared summary, so
+/// even a stream whose every line says something different costs a bounded amount.
+pub const MAX_DIAGNOSTIC_KINDS: usize = 64;
+const OTHER_KINDS: &str = "other diagnostics";
+
+#[derive(Debug)]
+struct KindCount {
+    seen: u64,
+    /// The first diagnostic of this kind that was left out: its line and level.
+    first_left_out: Option<(u32, DiagnosticLevel)>,
+}
+
+/// What makes two diagnostics "alike": the message before its first `: ` (the detail after it
+/// names the parser's complaint), with numbers and `quoted` names blanked out.
+fn diagnostic_kind(message: &str) -> String {
+    let head = message.split(": ").next().unwrap_or(message);
+    let mut out = String::with_capacity(head.len().min(80));
+    let mut quoted = false;
+    let mut digits = false;
+    for c in head.chars() {
+        if c == '`' {
+            if !quoted {
+                out.push_str("`…`");
+            }
+            quoted = !quoted;
+            continue;
+        }
+        if quoted {
+            continue;
+        }
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+            continue;
+        }
+        digits = false;
+        if out.len() < 120 {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn set<T: PartialEq>(slot: &mut T, value: T) -> bool {
@@ -252,12 +315,28 @@ impl PartStore {
         }
     }
 
+    /// Record a diagnostic. The first [`DIAGNOSTICS_PER_KIND`] of a kind are kept with their
+    /// line; the rest are only counted, and [`finish`](Self::finish) adds one summary per kind.
     pub fn diagnostic(&mut self, line: u32, level: DiagnosticLevel, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic {
-            line,
-            level,
-            message: message.into(),
+        let message = message.into();
+        let mut kind = diagnostic_kind(&message);
+        if !self.kinds.contains_key(&kind) && self.kinds.len() >= MAX_DIAGNOSTIC_KINDS {
+            kind = OTHER_KINDS.to_owned();
+        }
+        let count = self.kinds.entry(kind).or_insert(KindCount {
+            seen: 0,
+            first_left_out: None,
         });
+        count.seen += 1;
+        if count.seen as usize <= DIAGNOSTICS_PER_KIND {
+            self.diagnostics.push(Diagnostic {
+                line,
+                level,
+                message,
+            });
+        } else if count.first_left_out.is_none() {
+            count.first_left_out = Some((line, level));
+        }
     }
 
     pub fn warn(&mut self, line: u32, message: impl Into<String>) {
@@ -269,13 +348,46 @@ impl PartStore {
     }
 
     pub fn finish(self, provider: &str, dialect: &str) -> NormalizedDocument {
+        let mut diagnostics = self.diagnostics;
+        let mut summaries: Vec<(u32, DiagnosticLevel, String)> = self
+            .kinds
+            .into_iter()
+            .filter_map(|(kind, c)| {
+                let (line, level) = c.first_left_out?;
+                let more = c.seen - DIAGNOSTICS_PER_KIND as u64;
+                let like = if kind == OTHER_KINDS {
+                    "of other kinds (too many kinds to list them apart)".to_owned()
+                } else {
+                    format!("like this: {kind}")
+                };
+                let lines = if more == 1 { "line" } else { "lines" };
+                Some((
+                    line,
+                    level,
+                    format!(
+                        "… and {} more {lines} {like} (from line {line} on)",
+                        thousands(more)
+                    ),
+                ))
+            })
+            .collect();
+        summaries.sort_by_key(|s| s.0);
+        diagnostics.extend(
+            summaries
+                .into_iter()
+                .map(|(line, level, message)| Diagnostic {
+                    line,
+                    level,
+                    message,
+                }),
+        );
         NormalizedDocument {
             schema_version: SCHEMA_VERSION,
             provider: provider.to_owned(),
             dialect: dialect.to_owned(),
             parts: self.parts,
             events: self.events,
-            diagnostics: self.diagnostics,
+            diagnostics,
         }
     }
 }
@@ -321,6 +433,54 @@ mod tests {
         assert_eq!(p.state, ToolState::Complete);
         assert!(p.error.is_none());
         assert_eq!(s.events.len(), 2);
+    }
+
+    #[test]
+    fn diagnostics_keep_ten_of_a_kind_and_count_the_rest() {
+        let mut s = PartStore::new();
+        for line in 1..=1_000_000 {
+            s.warn(
+                line,
+                format!("not JSON: expected value at line 1 column {line}"),
+            );
+        }
+        s.warn(7, "invalid UTF-8 at byte 3; replaced with U+FFFD");
+        let doc = s.finish("codex", "exec");
+        assert_eq!(doc.diagnostics.len(), 12, "{:#?}", doc.diagnostics);
+        assert_eq!(doc.diagnostics[9].line, 10);
+        assert!(doc.diagnostics[10].message.starts_with("invalid UTF-8"));
+        let last = &doc.diagnostics[11];
+        assert_eq!(last.line, 11);
+        assert_eq!(
+            last.message,
+            "… and 999,990 more lines like this: not JSON (from line 11 on)"
+        );
+    }
+
+    #[test]
+    fn distinct_kinds_are_bounded_too() {
+        let mut s = PartStore::new();
+        for line in 1..=100_000u32 {
+            // Ids of letters only, so every message is its own kind.
+            let id: String = (0..4)
+                .map(|i| char::from(b'a' + (line / 26u32.pow(i) % 26) as u8))
+                .collect();
+            s.warn(
+                line,
+                format!("tool_result for {id} has no matching tool_use"),
+            );
+        }
+        let doc = s.finish("claude", "transcript");
+        assert!(doc.diagnostics.len() <= MAX_DIAGNOSTIC_KINDS * DIAGNOSTICS_PER_KIND + 1);
+        assert!(
+            doc.diagnostics
+                .last()
+                .unwrap()
+                .message
+                .contains("of other kinds"),
+            "{:?}",
+            doc.diagnostics.last()
+        );
     }
 
     #[test]

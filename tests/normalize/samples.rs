@@ -107,10 +107,9 @@ impl Sample {
             .stream
             .spans
             .iter()
-            .enumerate()
-            .take_while(|(_, s)| s.0 < bytes.len())
-            .map(|(i, &(start, end, direction, terminated))| RawLine {
-                number: i as u32 + 1,
+            .take_while(|s| s.0 < bytes.len())
+            .map(|&(start, end, direction, terminated, number)| RawLine {
+                number,
                 bytes: &bytes[start..end.min(bytes.len())],
                 direction,
                 unterminated: !terminated || end >= bytes.len(),
