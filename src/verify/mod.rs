@@ -67,12 +67,22 @@ impl Selection {
 
     /// The selected fixtures of a full listing, in listing order.
     pub fn apply(&self, all: &[FixtureEntry]) -> Result<Vec<FixtureEntry>, VerifyError> {
+        Ok(self.apply_counted(all)?.0)
+    }
+
+    /// [`Selection::apply`], with how many fixtures `--filter` and `--provider` matched before
+    /// `--shard` took its part.
+    pub fn apply_counted(
+        &self,
+        all: &[FixtureEntry],
+    ) -> Result<(Vec<FixtureEntry>, usize), VerifyError> {
         let glob = self.matcher()?;
         let mut picked: Vec<FixtureEntry> = all
             .iter()
             .filter(|f| self.selects(glob.as_ref(), f.key()))
             .cloned()
             .collect();
+        let matching = picked.len();
         if let Some(shard) = self.shard {
             let sizes: Vec<(&str, u64)> = picked.iter().map(|f| (f.rel.as_str(), f.size)).collect();
             let assigned = shard::assign(&sizes, shard.count);
@@ -83,8 +93,20 @@ impl Selection {
                 keep
             });
         }
-        Ok(picked)
+        Ok((picked, matching))
     }
+}
+
+/// How many fixtures a run found at each step of its selection: the command line judges a run
+/// that checked nothing by these.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Selected {
+    /// Fixtures in the corpus.
+    pub corpus: usize,
+    /// Of those, matched by `--filter` and `--provider`.
+    pub matching: usize,
+    /// Of those, in this `--shard`: the fixtures checked.
+    pub checked: usize,
 }
 
 #[derive(Clone)]
@@ -136,10 +158,24 @@ pub fn verify(
     total: &dyn Fn(usize),
     tick: &(dyn Fn(&FixtureResult) + Sync),
 ) -> Result<Report, VerifyError> {
+    verify_counted(opts, total, tick).map(|(report, _)| report)
+}
+
+/// [`verify`], with how many fixtures the selection found at each step.
+pub fn verify_counted(
+    opts: &VerifyOptions,
+    total: &dyn Fn(usize),
+    tick: &(dyn Fn(&FixtureResult) + Sync),
+) -> Result<(Report, Selected), VerifyError> {
     let started = Instant::now();
     let all = list_fixtures(&opts.corpus)?;
     let expectations = load_expectations(&opts.expectations, opts.expectations_required)?;
-    let selected = opts.selection.apply(&all)?;
+    let (selected, matching) = opts.selection.apply_counted(&all)?;
+    let counts = Selected {
+        corpus: all.len(),
+        matching,
+        checked: selected.len(),
+    };
     total(selected.len());
 
     // Orphans are judged against the whole corpus, so a filtered or sharded run never calls an
@@ -205,7 +241,7 @@ pub fn verify(
     report.summary.require_all = opts.require_all;
     report.implementation = Some(opts.implementation.info());
     report.summary.duration_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    Ok((report, counts))
 }
 
 /// `CI` set to anything but empty, `0` or `false` turns strict mode on by default.

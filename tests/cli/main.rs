@@ -1,5 +1,6 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
+mod empty_gate;
 mod html_browser;
 mod implementation;
 mod import;
