@@ -9,5 +9,6 @@ mod record;
 mod record_sse;
 mod rules;
 mod scenario;
+mod symlinks;
 mod util;
 mod verify;

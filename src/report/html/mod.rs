@@ -57,6 +57,7 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     violation_lists(report, &mut w)?;
     stale(report, &mut w)?;
     orphans(report, &mut w)?;
+    skipped(report, &mut w)?;
     fixtures(report, &mut w)?;
     w.write_all(b"</main>\n")?;
     write!(
@@ -525,6 +526,32 @@ fn orphans(report: &Report, w: &mut impl Write) -> io::Result<()> {
             "<tr><td><span class=\"badge st-orphan\">{kind}</span></td><td><code>{}</code></td><td>{}</td></tr>",
             esc_clip(&o.subject, 500),
             esc_clip(&o.message, MAX_TEXT_CHARS)
+        )?;
+    }
+    w.write_all(b"</tbody></table></section>\n")
+}
+
+/// Entries left alone (symlinks, FIFOs, directories named like fixtures): shown only when any.
+fn skipped(report: &Report, w: &mut impl Write) -> io::Result<()> {
+    if report.skipped.is_empty() {
+        return Ok(());
+    }
+    let effect = if report.summary.strict {
+        "They fail the gate (strict)."
+    } else {
+        "Warnings: they fail the gate under <code>--strict</code>."
+    };
+    write!(
+        w,
+        "<section id=\"skipped\"><h2>Skipped entries</h2>\n<p>Left alone: toolnorm reads and writes nothing through a link, nor anything but regular files. {effect}</p>\
+         <table class=\"list\"><thead><tr><th>entry</th><th>problem</th></tr></thead><tbody>"
+    )?;
+    for e in &report.skipped {
+        write!(
+            w,
+            "<tr><td><code>{}</code></td><td>{}</td></tr>",
+            esc_clip(&e.path, 500),
+            esc_clip(&e.message, MAX_TEXT_CHARS)
         )?;
     }
     w.write_all(b"</tbody></table></section>\n")
