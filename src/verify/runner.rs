@@ -520,7 +520,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
             }
         } else {
             // A pending output from an earlier run is stale once the fixture matches.
-            remove_pending(f, reports)?;
+            skipped.extend(remove_pending(f, reports)?);
         }
     }
     result.duration_ms = started.elapsed().as_millis() as u64;
@@ -588,13 +588,23 @@ pub fn write_pending(
     }
 }
 
-/// Remove a fixture's pending output under `reports`, if any, through no link.
-pub fn remove_pending(f: &FixtureEntry, reports: &Path) -> Result<(), VerifyError> {
+/// Remove a fixture's pending output under `reports`, if any, through no link. A linked folder
+/// in its way is left alone and returned, to be reported.
+pub fn remove_pending(f: &FixtureEntry, reports: &Path) -> Result<Option<Skipped>, VerifyError> {
     let rel = pending_rel(f);
-    confined::remove(reports, &rel).map_err(|source| VerifyError::Write {
-        path: reports.join(rel),
-        source,
-    })
+    match confined::remove(reports, &rel) {
+        Ok(()) => Ok(None),
+        Err(e) => match confined::refused(&e) {
+            Some(r) => Ok(Some(Skipped {
+                path: r.path.clone(),
+                what: format!("{} (a stale pending output was not removed)", r.what),
+            })),
+            None => Err(VerifyError::Write {
+                path: reports.join(rel),
+                source: e,
+            }),
+        },
+    }
 }
 
 /// Write `root/rel`, creating its folders, through no link below `root` (a link or another

@@ -267,4 +267,24 @@ fn a_symlinked_pending_output_is_never_written_through() {
         skipped_paths(&report_json(d, "reports")),
         ["reports/pending/claude/a.json"]
     );
+
+    // A linked pending folder: a passing fixture's stale output is not removed through it.
+    fs::create_dir_all(d.join("outside/pending-claude")).unwrap();
+    fs::write(d.join("outside/pending-claude/b.json"), SECRET).unwrap();
+    fs::remove_dir_all(d.join("reports/pending/claude")).unwrap();
+    symlink(
+        d.join("outside/pending-claude"),
+        d.join("reports/pending/claude"),
+    )
+    .unwrap();
+    let o = run(d, &["verify", "--filter", "claude/b"], false);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        fs::read_to_string(d.join("outside/pending-claude/b.json")).unwrap(),
+        SECRET
+    );
+    assert_eq!(
+        skipped_paths(&report_json(d, "reports")),
+        ["reports/pending/claude"]
+    );
 }
