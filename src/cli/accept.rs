@@ -57,6 +57,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         done.errors.len()
     )?;
     let mut err = io::stderr().lock();
+    for s in &done.skipped {
+        writeln!(err, "warning: {}", s.message())?;
+    }
     for (path, why) in &done.errors {
         writeln!(err, "error: {path}: {why} (expected file left alone)")?;
     }

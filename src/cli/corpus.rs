@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use crate::cli::exit;
 use crate::corpus::lint::lint_corpus;
-use crate::corpus::list_fixtures;
 use crate::corpus::redact::{RedactOptions, Redactor};
+use crate::corpus::scan_fixtures;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -41,6 +41,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 ..RedactOptions::default()
             })?;
             let report = lint_corpus(&corpus, &detector);
+            for s in scan_fixtures(&corpus).skipped {
+                eprintln!("warning: {}", s.message());
+            }
             for (path, note) in &report.problems {
                 eprintln!("warning: {}: {note}", path.display());
             }
@@ -64,7 +67,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             })
         }
         CorpusCommand::List { corpus } => {
-            for e in list_fixtures(&corpus) {
+            let listing = scan_fixtures(&corpus);
+            for s in &listing.skipped {
+                eprintln!("warning: {}", s.message());
+            }
+            for e in listing.fixtures {
                 println!("{}\t{}\t{}", e.provider, e.name, e.size);
             }
             Ok(exit::SUCCESS)

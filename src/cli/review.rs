@@ -19,12 +19,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let pending = list_pending(&args.reports).with_context(|| {
+    let (pending, skipped) = list_pending(&args.reports).with_context(|| {
         format!(
             "failed to list pending outputs under {}",
             args.reports.join("pending").display()
         )
     })?;
+    for s in &skipped {
+        writeln!(io::stderr(), "warning: {}", s.message())?;
+    }
     if pending.is_empty() {
         writeln!(
             io::stdout(),

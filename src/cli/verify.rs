@@ -11,7 +11,7 @@ use crate::report::{self, terminal};
 use crate::stream::Provider;
 use crate::verify::implementation::{External, Implementation};
 use crate::verify::shard::Shard;
-use crate::verify::{Selection, VerifyOptions, strict_from_env, verify};
+use crate::verify::{Selected, Selection, VerifyOptions, strict_from_env, verify_counted};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -68,6 +68,11 @@ pub struct Args {
     /// Fail fixtures whose dialect the implementation does not claim (default: `unsupported`).
     #[arg(long)]
     pub require_all: bool,
+    /// Pass when the corpus, `--filter` or `--provider` select no fixture at all (by default that
+    /// fails: a typo in a CI filter must not turn the gate off). An empty `--shard` of a
+    /// selection that is not empty always passes: the other shards check its fixtures.
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -111,13 +116,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         strict,
         write_pending: true,
     };
+    let corpus = opts.corpus.display().to_string();
+    let selection = opts.selection.clone();
     let bar = progress_bar();
-    let report = verify(&opts, &|n| bar.set_length(n as u64), &|f| {
+    let report = verify_counted(&opts, &|n| bar.set_length(n as u64), &|f| {
         bar.set_message(format!("{}/{}", f.provider, f.name));
         bar.inc(1);
     });
     implementation.finish();
-    let report = report?;
+    let (report, counts) = report?;
     bar.finish_and_clear();
     report::write_all(&report, &args.reports)?;
     let mut out = anstream::stdout().lock();
@@ -128,7 +135,76 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Some(&args.reports.display().to_string()),
     )
     .context("failed to print the report")?;
-    Ok(gate_exit(&report))
+    drop(out);
+    match empty_selection(&selection, counts, &corpus, args.allow_empty) {
+        Some(Empty::Fails(why)) => {
+            eprintln!("error: {why}");
+            Ok(super::exit::FAILURE)
+        }
+        Some(Empty::Note(why)) => {
+            eprintln!("note: {why}");
+            Ok(gate_exit(&report))
+        }
+        None => Ok(gate_exit(&report)),
+    }
+}
+
+/// What to say about a run that checked no fixture.
+#[derive(Debug, PartialEq, Eq)]
+enum Empty {
+    /// Nothing was selected and `--allow-empty` was not given: the gate fails.
+    Fails(String),
+    /// Nothing was checked, and that is fine (allowed, or an empty shard of a selection).
+    Note(String),
+}
+
+/// A gate that checked nothing says nothing: it fails unless `allow_empty`. Emptiness is judged
+/// before `--shard`: a CI matrix of N shards over a corpus of fewer than N fixtures has empty
+/// shards by design (the other shards check every fixture), while a filter that matches nothing
+/// empties every shard, and fails each of them.
+fn empty_selection(
+    selection: &Selection,
+    counts: Selected,
+    corpus: &str,
+    allow_empty: bool,
+) -> Option<Empty> {
+    if counts.checked > 0 {
+        return None;
+    }
+    if counts.matching > 0 {
+        let shard = selection.shard.map(|s| s.to_string()).unwrap_or_default();
+        return Some(Empty::Note(format!(
+            "shard {shard} holds none of the {} selected fixtures: the other shards check them",
+            counts.matching
+        )));
+    }
+    let mut by = Vec::new();
+    if let Some(f) = &selection.filter {
+        by.push(format!("--filter '{f}'"));
+    }
+    if let Some(p) = selection.provider {
+        by.push(format!("--provider {p}"));
+    }
+    let what = if counts.corpus == 0 {
+        format!("the corpus {corpus} holds no fixture (<provider>/<name>.jsonl.zst)")
+    } else {
+        format!(
+            "{} selects none of the {} fixtures in {corpus}",
+            by.join(" "),
+            counts.corpus
+        )
+    };
+    let shard = selection
+        .shard
+        .map(|s| format!(" (so shard {s} is empty too)"))
+        .unwrap_or_default();
+    Some(if allow_empty {
+        Empty::Note(format!("no fixture checked: {what}{shard}"))
+    } else {
+        Empty::Fails(format!(
+            "no fixture checked: {what}{shard}; a gate that checks nothing fails (pass --allow-empty if that is intended)"
+        ))
+    })
 }
 
 /// A progress bar on stderr when a person is watching; hidden otherwise (CI logs stay clean).
@@ -151,5 +227,65 @@ pub(crate) fn gate_exit(report: &crate::report::Report) -> u8 {
         super::exit::FAILURE
     } else {
         super::exit::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(corpus: usize, matching: usize, checked: usize) -> Selected {
+        Selected {
+            corpus,
+            matching,
+            checked,
+        }
+    }
+
+    #[test]
+    fn a_selection_of_nothing_fails_unless_allowed() {
+        let typo = Selection {
+            filter: Some("claude/typo-*".to_owned()),
+            provider: Some(Provider::Claude),
+            shard: None,
+        };
+        let Some(Empty::Fails(why)) = empty_selection(&typo, counts(3, 0, 0), "corpus", false)
+        else {
+            panic!("an empty selection must fail")
+        };
+        assert!(
+            why.contains("--filter 'claude/typo-*' --provider claude selects none of the 3 fixtures in corpus"),
+            "{why}"
+        );
+        assert!(why.contains("--allow-empty"), "{why}");
+        assert!(matches!(
+            empty_selection(&typo, counts(3, 0, 0), "corpus", true),
+            Some(Empty::Note(_))
+        ));
+        let all = Selection::default();
+        let Some(Empty::Fails(why)) = empty_selection(&all, counts(0, 0, 0), "c", false) else {
+            panic!("an empty corpus must fail")
+        };
+        assert!(why.contains("the corpus c holds no fixture"), "{why}");
+        assert_eq!(empty_selection(&all, counts(3, 3, 3), "c", false), None);
+    }
+
+    #[test]
+    fn an_empty_shard_of_a_selection_passes_and_of_nothing_fails() {
+        let shard = Selection {
+            shard: Some("5/5".parse().expect("a shard")),
+            ..Selection::default()
+        };
+        let Some(Empty::Note(why)) = empty_selection(&shard, counts(3, 3, 0), "c", false) else {
+            panic!("an empty shard of 3 fixtures is a note")
+        };
+        assert!(
+            why.contains("shard 5/5 holds none of the 3 selected fixtures"),
+            "{why}"
+        );
+        let Some(Empty::Fails(why)) = empty_selection(&shard, counts(0, 0, 0), "c", false) else {
+            panic!("an empty shard of nothing fails")
+        };
+        assert!(why.contains("(so shard 5/5 is empty too)"), "{why}");
     }
 }

@@ -1,6 +1,7 @@
 //! The corpus: the versioned fixture format (zstd JSONL), its reader and writer, the recorder,
 //! redaction and import. This is a shell around the pure core: it does the file and process I/O.
 
+pub mod confined;
 pub mod format;
 pub mod import;
 pub mod lint;
@@ -188,27 +189,77 @@ pub struct FixtureEntry {
 }
 
 /// Every fixture under a corpus root (`<root>/<provider>/<name>.jsonl.zst`), sorted by provider and
-/// name. A missing root yields nothing.
+/// name. A missing root yields nothing. What [`scan_fixtures`] skipped is left out.
 pub fn list_fixtures(root: &Path) -> Vec<FixtureEntry> {
-    let mut out = Vec::new();
+    scan_fixtures(root).fixtures
+}
+
+/// A corpus listing: its fixtures, and the entries that looked like part of it but were skipped.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub fixtures: Vec<FixtureEntry>,
+    /// Sorted by path.
+    pub skipped: Vec<confined::Skipped>,
+}
+
+/// Every fixture under a corpus root, and every entry skipped: a provider folder that is a
+/// symlink (or cannot be read), a `<name>.jsonl.zst` that is a symlink, a directory, a FIFO or
+/// anything but a regular file. Nothing is followed: the types come from the directory entries
+/// (`lstat`), and the commands that read a fixture open it again through [`confined`]. Files at
+/// the root are not part of the corpus and not listed.
+pub fn scan_fixtures(root: &Path) -> Listing {
+    let mut out = Listing::default();
     let Ok(providers) = fs::read_dir(root) else {
         return out;
     };
     for dir in providers.flatten() {
-        let Ok(files) = fs::read_dir(dir.path()) else {
-            continue;
-        };
         let provider = dir.file_name().to_string_lossy().into_owned();
+        let skip = |what: String| confined::Skipped {
+            path: dir.path(),
+            what,
+        };
+        match dir.file_type() {
+            Ok(t) if t.is_dir() => {}
+            Ok(t) if t.is_symlink() => {
+                out.skipped.push(skip("a symlink".to_owned()));
+                continue;
+            }
+            Ok(_) => continue,
+            Err(e) => {
+                out.skipped.push(skip(format!("unreadable: {e}")));
+                continue;
+            }
+        }
+        let files = match fs::read_dir(dir.path()) {
+            Ok(f) => f,
+            Err(e) => {
+                out.skipped.push(skip(format!("unreadable: {e}")));
+                continue;
+            }
+        };
         for file in files.flatten() {
             let file_name = file.file_name().to_string_lossy().into_owned();
             let Some(name) = file_name.strip_suffix(format::FIXTURE_SUFFIX) else {
                 continue;
             };
-            let Ok(meta) = file.metadata() else { continue };
+            let skip = |what: String| confined::Skipped {
+                path: file.path(),
+                what,
+            };
+            // `DirEntry::metadata` does not follow a link.
+            let meta = match file.metadata() {
+                Ok(m) => m,
+                Err(e) => {
+                    out.skipped.push(skip(format!("unreadable: {e}")));
+                    continue;
+                }
+            };
             if !meta.is_file() {
+                out.skipped
+                    .push(skip(confined::describe(meta.file_type()).to_owned()));
                 continue;
             }
-            out.push(FixtureEntry {
+            out.fixtures.push(FixtureEntry {
                 rel: format!("{provider}/{file_name}"),
                 provider: provider.clone(),
                 name: name.to_owned(),
@@ -217,7 +268,8 @@ pub fn list_fixtures(root: &Path) -> Vec<FixtureEntry> {
             });
         }
     }
-    out.sort();
+    out.fixtures.sort();
+    out.skipped.sort();
     out
 }
 

@@ -14,6 +14,9 @@
 //! - `xpass` → under `--strict`, `<failure type="xpass">` ("fixed: remove the entry"), because it
 //!   fails the gate; otherwise success with the note in `system-out` (pytest does the same).
 //! - Every orphan is a failed testcase in the `orphans` suite, since orphans fail the gate.
+//! - Every skipped entry (a symlink, a FIFO in the corpus…) is a testcase of the `skipped-entries`
+//!   suite: `<failure type="skipped-entry">` under `--strict` (it fails the gate), else
+//!   `<skipped type="skipped-entry">`.
 //!
 //! quick-junit strips characters XML cannot hold (ANSI escapes, control characters) and escapes
 //! the rest, so provider data cannot break the document.
@@ -70,6 +73,25 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
                 .set_message(format!("{what}: {}", o.message));
             let mut case = TestCase::new(o.subject.as_str(), status);
             case.set_classname("orphans");
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
+    if !report.skipped.is_empty() {
+        let mut suite = TestSuite::new("skipped-entries");
+        for e in &report.skipped {
+            // An error under --strict (it fails the gate), a skipped test case otherwise.
+            let status = if report.summary.strict {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                s.set_type("skipped-entry").set_message(e.message.as_str());
+                s
+            } else {
+                let mut s = TestCaseStatus::skipped();
+                s.set_type("skipped-entry").set_message(e.message.as_str());
+                s
+            };
+            let mut case = TestCase::new(e.path.as_str(), status);
+            case.set_classname("skipped-entries");
             suite.add_test_case(case);
         }
         junit.add_test_suite(suite);

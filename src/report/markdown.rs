@@ -62,6 +62,9 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
         if s.strict { "strict" } else { "not strict" },
         duration(s.duration_ms),
     ));
+    if s.skipped > 0 {
+        totals.push_str(&format!(" · {} skipped entries", s.skipped));
+    }
     totals.push_str(&format!(" · toolnorm {}", text(&report.toolnorm_version)));
     if let Some(shard) = &report.shard {
         totals.push_str(&format!(" · shard {}", text(shard)));
@@ -84,6 +87,34 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     stale(report, out)?;
     known(report, out)?;
     orphans(report, out)?;
+    skipped(report, out)?;
+    Ok(())
+}
+
+fn skipped(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    if report.skipped.is_empty() {
+        return Ok(());
+    }
+    let effect = if report.summary.strict {
+        "they fail the gate (strict)"
+    } else {
+        "warnings (they fail the gate under --strict)"
+    };
+    writeln!(
+        out,
+        "### Skipped entries ({}): {effect}",
+        report.skipped.len()
+    )?;
+    writeln!(out)?;
+    writeln!(out, "| Entry | Problem |")?;
+    writeln!(out, "| :-- | :-- |")?;
+    for e in report.skipped.iter().take(MAX_ROWS) {
+        writeln!(out, "| {} | {} |", code(&e.path, true), text(&e.message))?;
+    }
+    if report.skipped.len() > MAX_ROWS {
+        writeln!(out, "| … {} more | |", report.skipped.len() - MAX_ROWS)?;
+    }
+    writeln!(out)?;
     Ok(())
 }
 

@@ -16,7 +16,10 @@ pub use crate::compare::{DiffRow, DiffTag, FixtureDiff};
 /// - 3: `implementation` names who normalized the fixtures (`verify --impl`); a fixture may be
 ///   `unsupported` (its dialect not claimed) and carry a `legacyDiff`; the summary may count
 ///   `unsupported` and say `requireAll`. Versions 1 and 2 are still read.
-pub const REPORT_VERSION: u32 = 3;
+/// - 4: `skipped` lists the entries of the corpus, expected and pending folders left alone (a
+///   symlink, a FIFO, a directory named like a fixture), counted in the summary's `skipped`;
+///   under `--strict` they fail the gate. Versions 1 to 3 are still read (with none skipped).
+pub const REPORT_VERSION: u32 = 4;
 
 /// Who normalized the fixtures of a report.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -164,6 +167,18 @@ pub struct Orphan {
     pub message: String,
 }
 
+/// An entry of the corpus, expected or pending folder that was left alone: toolnorm reads and
+/// writes nothing through a link, nor anything but regular files. A warning, an error under
+/// `--strict`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedEntry {
+    /// The entry's path as the run named it (`corpus/claude/x.jsonl.zst`).
+    pub path: String,
+    /// What it is and what was left undone.
+    pub message: String,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
@@ -179,6 +194,9 @@ pub struct Summary {
     /// Fixtures whose dialect the implementation does not claim.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unsupported: u32,
+    /// Entries left alone (see [`SkippedEntry`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u32,
     pub strict: bool,
     /// `--require-all`: an unsupported fixture fails the gate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -192,12 +210,13 @@ fn is_zero(n: &u32) -> bool {
 
 impl Summary {
     /// The gate's verdict: failures, errors and orphans always fail it, a stale known failure
-    /// (`xpass`) only under `--strict`. (The exit code that follows is the command line's business.)
+    /// (`xpass`) or a skipped entry only under `--strict`. (The exit code that follows is the
+    /// command line's business.)
     pub fn fails_gate(&self) -> bool {
         self.failed > 0
             || self.errored > 0
             || self.orphans > 0
-            || (self.strict && self.xpassed > 0)
+            || (self.strict && (self.xpassed > 0 || self.skipped > 0))
             || (self.require_all && self.unsupported > 0)
     }
 }
@@ -219,6 +238,9 @@ pub struct Report {
     /// Sorted by provider, then rule code.
     pub matrix: Vec<MatrixCell>,
     pub orphans: Vec<Orphan>,
+    /// Entries left alone, sorted by path (absent before version 4: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedEntry>,
     pub summary: Summary,
 }
 
@@ -273,8 +295,19 @@ impl Report {
             fixtures,
             matrix,
             orphans,
+            skipped: Vec::new(),
             summary,
         }
+    }
+
+    /// The report with `skipped` entries (sorted, each once: shards list the same ones) and
+    /// their count in the summary.
+    pub fn with_skipped(mut self, mut skipped: Vec<SkippedEntry>) -> Report {
+        skipped.sort();
+        skipped.dedup();
+        self.summary.skipped = skipped.len() as u32;
+        self.skipped = skipped;
+        self
     }
 
     /// Fixtures with a listed known failure that no longer fails ("fixed: remove the entry").

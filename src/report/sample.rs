@@ -343,5 +343,6 @@ pub fn sample_report() -> Report {
         rules,
         fixtures,
         orphans,
+        skipped: Vec::new(),
     }
 }

@@ -130,6 +130,22 @@ pub fn render(
         }
         writeln!(out)?;
     }
+    if !report.skipped.is_empty() {
+        let (label, style) = if report.summary.strict {
+            ("ERROR", Style::new().red().bold())
+        } else {
+            ("WARNING", Style::new().yellow().bold())
+        };
+        writeln!(
+            out,
+            "{}",
+            p.paint("Skipped entries", Style::new().bold().underline())
+        )?;
+        for e in &report.skipped {
+            writeln!(out, "{} {}", p.paint(label, style), e.message)?;
+        }
+        writeln!(out)?;
+    }
     render_summary(report, out, &p)?;
     if let Some(dir) = reports_dir {
         writeln!(
@@ -383,9 +399,14 @@ fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Res
     } else {
         String::new()
     };
+    let skipped = if s.skipped > 0 {
+        format!(", {} skipped entries", s.skipped)
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{verdict}: {} fixtures{shard}: {} passed, {} failed, {} errors{unsupported}, {} known failures, {} fixed; {} violations (+{} known), {} orphans{}",
+        "{verdict}: {} fixtures{shard}: {} passed, {} failed, {} errors{unsupported}, {} known failures, {} fixed; {} violations (+{} known), {} orphans{skipped}{}",
         s.fixtures,
         s.passed,
         s.failed,
@@ -467,6 +488,7 @@ mod tests {
         };
         Report {
             report_version: 1,
+            skipped: Vec::new(),
             toolnorm_version: "0.1.0".to_owned(),
             implementation: None,
             shard: None,

@@ -1,15 +1,17 @@
 //! `accept`: write fixtures' actual outputs over their expected files (creating missing ones), after
 //! a person reviewed the diff.
 
-use std::fs;
 use std::io;
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::runner::{list_fixtures, normalize_fixture, write_file};
+use super::runner::{
+    check_fixture_file, list_fixtures, normalize_fixture, remove_pending, write_file,
+};
 use super::{Selection, VerifyError};
 use crate::corpus::FixtureEntry;
+use crate::corpus::confined::{self, Skipped};
 
 /// What `accept` did to each selected fixture.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -19,8 +21,11 @@ pub struct Accepted {
     /// Expected files overwritten with a different output.
     pub updated: Vec<String>,
     pub unchanged: usize,
-    /// Fixtures that could not be normalized: (path, why). Their expected files are left alone.
+    /// Fixtures that could not be normalized, or whose expected file is a link or not a regular
+    /// file: (path, why). Their expected files are left alone.
     pub errors: Vec<(String, String)>,
+    /// Corpus entries skipped (a symlink, a directory named like a fixture, a FIFO).
+    pub skipped: Vec<Skipped>,
 }
 
 enum One {
@@ -39,7 +44,8 @@ pub fn accept(
     selection: &Selection,
     jobs: usize,
 ) -> Result<Accepted, VerifyError> {
-    let fixtures = selection.apply(&list_fixtures(corpus)?)?;
+    let (all, skipped) = list_fixtures(corpus)?;
+    let fixtures = selection.apply(&all)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -50,7 +56,10 @@ pub fn accept(
             .map(|f| accept_one(f, expected, reports))
             .collect()
     });
-    let mut out = Accepted::default();
+    let mut out = Accepted {
+        skipped,
+        ..Accepted::default()
+    };
     for r in results? {
         match r {
             One::Created(p) => out.created.push(p),
@@ -70,33 +79,34 @@ fn accept_one(
     expected: &Path,
     reports: Option<&Path>,
 ) -> Result<One, VerifyError> {
-    let n = match normalize_fixture(f, false) {
+    let n = match check_fixture_file(f).and_then(|()| normalize_fixture(f, false)) {
         Ok(n) => n,
         Err(m) => return Ok(One::Error(f.rel.clone(), m)),
     };
     let path = f.expected_path(expected);
     let label = format!("{}/{}.json", f.provider, f.name);
-    let outcome = match fs::read(&path) {
+    let rel = Path::new(&f.provider).join(format!("{}.json", f.name));
+    // Read and written through no link: a link in expected/ is never followed out of it.
+    let outcome = match confined::read(expected, &rel) {
         Ok(old) if old == n.canonical.as_bytes() => One::Unchanged,
         Ok(_) => One::Updated(label),
         Err(e) if e.kind() == io::ErrorKind::NotFound => One::Created(label),
+        Err(e) if confined::refused(&e).is_some() => {
+            return Ok(One::Error(f.rel.clone(), e.to_string()));
+        }
         Err(source) => return Err(VerifyError::Expected { path, source }),
     };
     if !matches!(outcome, One::Unchanged) {
-        write_file(&path, n.canonical.as_bytes())?;
+        match write_file(expected, &rel, n.canonical.as_bytes()) {
+            Err(VerifyError::Write { source, .. }) if confined::refused(&source).is_some() => {
+                return Ok(One::Error(f.rel.clone(), source.to_string()));
+            }
+            other => other?,
+        }
     }
     if let Some(reports) = reports {
-        let pending = f.pending_path(reports);
-        match fs::remove_file(&pending) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(source) => {
-                return Err(VerifyError::Write {
-                    path: pending,
-                    source,
-                });
-            }
-        }
+        // A linked folder in the way is reported by the next verify; accept's work is done.
+        let _ = remove_pending(f, reports)?;
     }
     Ok(outcome)
 }

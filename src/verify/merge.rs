@@ -121,6 +121,7 @@ fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
     let mut fixtures = Vec::new();
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut orphans = Vec::new();
+    let mut skipped = Vec::new();
     let mut strict = false;
     let mut require_all = false;
     let mut duration_ms = 0;
@@ -142,6 +143,7 @@ fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
             fixtures.push(f);
         }
         orphans.extend(report.orphans);
+        skipped.extend(report.skipped);
         strict |= report.summary.strict;
         require_all |= report.summary.require_all;
         implementation = implementation.or(report.implementation);
@@ -149,7 +151,8 @@ fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
         duration_ms = duration_ms.max(report.summary.duration_ms);
     }
     rules.sort_by(|a, b| a.code.cmp(&b.code));
-    let mut report = crate::report::Report::build(rules, fixtures, orphans, strict, None);
+    let mut report =
+        crate::report::Report::build(rules, fixtures, orphans, strict, None).with_skipped(skipped);
     report.summary.require_all = require_all;
     report.implementation = implementation;
     report.summary.duration_ms = duration_ms;

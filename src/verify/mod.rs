@@ -19,7 +19,8 @@ use std::time::Instant;
 use globset::GlobMatcher;
 
 use crate::corpus::FixtureEntry;
-use crate::report::{FixtureResult, Orphan, OrphanKind, Report, RuleInfo};
+use crate::corpus::confined::Skipped;
+use crate::report::{FixtureResult, Orphan, OrphanKind, Report, RuleInfo, SkippedEntry};
 use crate::stream::Provider;
 use expectations::{Expectations, ExpectationsError, FixtureKey, fixture_glob, glob_selects};
 use runner::{CheckContext, Checked, list_expected, list_fixtures, run_all};
@@ -67,12 +68,22 @@ impl Selection {
 
     /// The selected fixtures of a full listing, in listing order.
     pub fn apply(&self, all: &[FixtureEntry]) -> Result<Vec<FixtureEntry>, VerifyError> {
+        Ok(self.apply_counted(all)?.0)
+    }
+
+    /// [`Selection::apply`], with how many fixtures `--filter` and `--provider` matched before
+    /// `--shard` took its part.
+    pub fn apply_counted(
+        &self,
+        all: &[FixtureEntry],
+    ) -> Result<(Vec<FixtureEntry>, usize), VerifyError> {
         let glob = self.matcher()?;
         let mut picked: Vec<FixtureEntry> = all
             .iter()
             .filter(|f| self.selects(glob.as_ref(), f.key()))
             .cloned()
             .collect();
+        let matching = picked.len();
         if let Some(shard) = self.shard {
             let sizes: Vec<(&str, u64)> = picked.iter().map(|f| (f.rel.as_str(), f.size)).collect();
             let assigned = shard::assign(&sizes, shard.count);
@@ -83,8 +94,20 @@ impl Selection {
                 keep
             });
         }
-        Ok(picked)
+        Ok((picked, matching))
     }
+}
+
+/// How many fixtures a run found at each step of its selection: the command line judges a run
+/// that checked nothing by these.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Selected {
+    /// Fixtures in the corpus.
+    pub corpus: usize,
+    /// Of those, matched by `--filter` and `--provider`.
+    pub matching: usize,
+    /// Of those, in this `--shard`: the fixtures checked.
+    pub checked: usize,
 }
 
 #[derive(Clone)]
@@ -136,10 +159,24 @@ pub fn verify(
     total: &dyn Fn(usize),
     tick: &(dyn Fn(&FixtureResult) + Sync),
 ) -> Result<Report, VerifyError> {
+    verify_counted(opts, total, tick).map(|(report, _)| report)
+}
+
+/// [`verify`], with how many fixtures the selection found at each step.
+pub fn verify_counted(
+    opts: &VerifyOptions,
+    total: &dyn Fn(usize),
+    tick: &(dyn Fn(&FixtureResult) + Sync),
+) -> Result<(Report, Selected), VerifyError> {
     let started = Instant::now();
-    let all = list_fixtures(&opts.corpus)?;
+    let (all, mut skipped) = list_fixtures(&opts.corpus)?;
     let expectations = load_expectations(&opts.expectations, opts.expectations_required)?;
-    let selected = opts.selection.apply(&all)?;
+    let (selected, matching) = opts.selection.apply_counted(&all)?;
+    let counts = Selected {
+        corpus: all.len(),
+        matching,
+        checked: selected.len(),
+    };
     total(selected.len());
 
     // Orphans are judged against the whole corpus, so a filtered or sharded run never calls an
@@ -150,7 +187,9 @@ pub fn verify(
         .iter()
         .map(|f| (f.provider.as_str(), f.name.as_str()))
         .collect();
-    for (provider, name, rel) in list_expected(&opts.expected)? {
+    let (expected_files, expected_skipped) = list_expected(&opts.expected)?;
+    skipped.extend(expected_skipped);
+    for (provider, name, rel) in expected_files {
         let key = FixtureKey {
             provider: &provider,
             name: &name,
@@ -175,7 +214,10 @@ pub fn verify(
         expectations: &expectations,
         implementation: &opts.implementation,
     };
-    let checked = run_all(&selected, &cx, opts.jobs, opts.fail_fast, tick)?;
+    let mut checked = run_all(&selected, &cx, opts.jobs, opts.fail_fast, tick)?;
+    for c in &mut checked {
+        skipped.append(&mut c.skipped);
+    }
     for Checked { result: f, .. } in checked.iter().filter(|c| c.expected_missing) {
         orphans.push(Orphan {
             kind: OrphanKind::MissingExpected,
@@ -195,17 +237,26 @@ pub fn verify(
             summary: r.summary().to_owned(),
         })
         .collect();
-    let mut report = Report::build(
+    let report = Report::build(
         rules,
         fixtures,
         orphans,
         opts.strict,
         opts.selection.shard.map(|s| s.to_string()),
     );
+    let mut report = report.with_skipped(skipped.iter().map(skipped_entry).collect());
     report.summary.require_all = opts.require_all;
     report.implementation = Some(opts.implementation.info());
     report.summary.duration_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    Ok((report, counts))
+}
+
+/// A skipped entry as reports show it.
+pub fn skipped_entry(s: &Skipped) -> SkippedEntry {
+    SkippedEntry {
+        path: s.path.display().to_string(),
+        message: s.message(),
+    }
 }
 
 /// `CI` set to anything but empty, `0` or `false` turns strict mode on by default.
@@ -359,6 +410,27 @@ mod tests {
             ".summary.durationMs" => "[duration]",
             ".toolnormVersion" => "[version]",
         });
+    }
+
+    #[test]
+    fn skipped_entries_fail_only_when_strict_and_old_reports_have_none() {
+        let skipped = vec![SkippedEntry {
+            path: "corpus/codex".to_owned(),
+            message: "corpus/codex is a symlink: skipped".to_owned(),
+        }];
+        let build = |strict| {
+            Report::build(rules(), vec![], vec![], strict, None).with_skipped(skipped.clone())
+        };
+        assert!(!build(false).summary.fails_gate());
+        assert!(build(true).summary.fails_gate());
+        assert_eq!(build(true).summary.skipped, 1);
+        let mut v3 =
+            serde_json::to_value(Report::build(rules(), vec![], vec![], true, None)).unwrap();
+        v3["reportVersion"] = 3.into();
+        assert!(v3.get("skipped").is_none());
+        let back: Report = serde_json::from_value(v3).unwrap();
+        assert!(back.skipped.is_empty());
+        assert_eq!(back.summary.skipped, 0);
     }
 
     #[test]

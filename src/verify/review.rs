@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use owo_colors::OwoColorize;
 
 use crate::compare::compare;
+use crate::corpus::confined::{self, Skipped, describe};
 
 /// One pending output: `<reports>/pending/<provider>/<name>.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,21 +17,54 @@ pub struct Pending {
     /// `provider/name.json`, relative to both the pending folder and the expected folder.
     pub rel: String,
     pub path: PathBuf,
+    /// The reports folder it is under: it is read through no link below it.
+    pub reports: PathBuf,
 }
 
-/// Every pending output under `reports`, sorted.
-pub fn list_pending(reports: &Path) -> io::Result<Vec<Pending>> {
+impl Pending {
+    /// `pending/provider/name.json`, relative to the reports folder.
+    fn rel_in_reports(&self) -> PathBuf {
+        Path::new("pending").join(&self.rel)
+    }
+
+    /// Its text, read through no link below the reports folder.
+    fn read(&self) -> io::Result<Vec<u8>> {
+        confined::read(&self.reports, &self.rel_in_reports())
+    }
+}
+
+/// Every pending output under `reports`, sorted, and the entries skipped: links (never
+/// followed, at any depth) and `.json` entries that are not regular files.
+pub fn list_pending(reports: &Path) -> io::Result<(Vec<Pending>, Vec<Skipped>)> {
     let root = reports.join("pending");
-    if !root.exists() {
-        return Ok(Vec::new());
+    let mut skipped = Vec::new();
+    match fs::symlink_metadata(&root) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), skipped)),
+        Ok(m) if !m.is_dir() => {
+            skipped.push(Skipped {
+                path: root,
+                what: describe(m.file_type()).to_owned(),
+            });
+            return Ok((Vec::new(), skipped));
+        }
+        _ => {}
     }
     let mut out = Vec::new();
     for entry in walkdir::WalkDir::new(&root)
-        .min_depth(2)
+        .min_depth(1)
         .sort_by_file_name()
     {
         let entry = entry.map_err(io::Error::from)?;
-        if !entry.file_type().is_file() || entry.path().extension().is_none_or(|e| e != "json") {
+        let t = entry.file_type();
+        let json = entry.path().extension().is_some_and(|e| e == "json");
+        if t.is_symlink() || (json && !t.is_file() && entry.depth() > 1) {
+            skipped.push(Skipped {
+                path: entry.path().to_owned(),
+                what: describe(t).to_owned(),
+            });
+            continue;
+        }
+        if entry.depth() < 2 || !t.is_file() || !json {
             continue;
         }
         let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
@@ -41,9 +75,10 @@ pub fn list_pending(reports: &Path) -> io::Result<Vec<Pending>> {
         out.push(Pending {
             rel: rel.join("/"),
             path: entry.path().to_owned(),
+            reports: reports.to_owned(),
         });
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,32 +96,30 @@ pub struct Tally {
     pub skipped: usize,
 }
 
-/// Accept: the pending output becomes the expected file. Reject: it is deleted.
+/// Accept: the pending output becomes the expected file. Reject: it is deleted. Both read and
+/// write through no link: a link in `expected/` or under `pending/` is refused, never followed.
 pub fn decide(p: &Pending, expected: &Path, decision: Decision) -> io::Result<()> {
     match decision {
         Decision::Accept => {
-            let target = expected.join(&p.rel);
-            if let Some(dir) = target.parent() {
-                fs::create_dir_all(dir)?;
-            }
-            fs::copy(&p.path, &target)?;
-            fs::remove_file(&p.path)
+            let bytes = p.read()?;
+            confined::write(expected, Path::new(&p.rel), &bytes)?;
+            confined::remove(&p.reports, &p.rel_in_reports())
         }
-        Decision::Reject => fs::remove_file(&p.path),
+        Decision::Reject => confined::remove(&p.reports, &p.rel_in_reports()),
         Decision::Skip => Ok(()),
     }
 }
 
 /// Print what a pending output changes.
 pub fn show(p: &Pending, expected: &Path, out: &mut impl Write, color: bool) -> io::Result<()> {
-    let actual = fs::read_to_string(&p.path)?;
+    let actual = String::from_utf8_lossy(&p.read()?).into_owned();
     let header = format!("── {} ──", p.rel);
     if color {
         writeln!(out, "{}", header.bold())?;
     } else {
         writeln!(out, "{header}")?;
     }
-    let old = match fs::read(expected.join(&p.rel)) {
+    let old = match confined::read(expected, Path::new(&p.rel)) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             writeln!(
@@ -210,7 +243,7 @@ mod tests {
         }
         fs::create_dir_all(expected.join("claude")).unwrap();
         fs::write(expected.join("claude/b.json"), "{\"n\": \"old\"}\n").unwrap();
-        let pending = list_pending(&reports).unwrap();
+        let (pending, _) = list_pending(&reports).unwrap();
         assert_eq!(pending.len(), 4);
         let mut out = Vec::new();
         let tally = review(
@@ -242,7 +275,7 @@ mod tests {
             "{\"n\": \"old\"}\n"
         );
         assert!(expected.join("claude/d.json").exists());
-        assert!(list_pending(&reports).unwrap().is_empty());
+        assert!(list_pending(&reports).unwrap().0.is_empty());
     }
 
     #[test]
@@ -251,7 +284,7 @@ mod tests {
         let p = dir.path().join("pending/codex/x.json");
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(&p, "{}\n").unwrap();
-        let pending = list_pending(dir.path()).unwrap();
+        let (pending, _) = list_pending(dir.path()).unwrap();
         let tally = review(
             &pending,
             &dir.path().join("e"),
@@ -262,5 +295,33 @@ mod tests {
         .unwrap();
         assert_eq!(tally.skipped, 1);
         assert!(p.exists());
+    }
+
+    #[test]
+    fn links_are_listed_as_skipped_and_never_written_through() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let reports = dir.path().join("reports");
+        let expected = dir.path().join("expected");
+        let secret = dir.path().join("secret");
+        fs::write(&secret, "secret").unwrap();
+        fs::create_dir_all(reports.join("pending/claude")).unwrap();
+        fs::create_dir_all(expected.join("claude")).unwrap();
+        fs::write(reports.join("pending/claude/a.json"), "{}\n").unwrap();
+        symlink(&secret, reports.join("pending/claude/link.json")).unwrap();
+        symlink(&secret, expected.join("claude/a.json")).unwrap();
+        let (pending, skipped) = list_pending(&reports).unwrap();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].path, reports.join("pending/claude/link.json"));
+        let mut out = Vec::new();
+        show(&pending[0], &expected, &mut out, false).unwrap_err();
+        let e = decide(&pending[0], &expected, Decision::Accept).unwrap_err();
+        assert!(confined::refused(&e).is_some(), "{e}");
+        assert_eq!(fs::read_to_string(&secret).unwrap(), "secret");
+        assert!(
+            reports.join("pending/claude/a.json").exists(),
+            "kept for later"
+        );
     }
 }

@@ -17,6 +17,7 @@ use super::VerifyError;
 use super::expectations::{Expectations, FixtureKey};
 use super::implementation::Implementation;
 use crate::compare::{canonical_json, compare};
+use crate::corpus::confined::{self, Skipped, describe};
 use crate::corpus::{FixtureEntry, load_stream};
 use crate::dialects::{detect, normalize};
 use crate::model::{
@@ -59,9 +60,9 @@ impl FixtureEntry {
 }
 
 /// Every fixture under `root` (`<provider>/<name>.jsonl.zst`), sorted by path, as the corpus lists
-/// them (one walker for every command). The root itself must be a readable folder: the gate cannot
-/// say anything about a corpus it cannot read.
-pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureEntry>, VerifyError> {
+/// them (one walker for every command), with the entries skipped. The root itself must be a
+/// readable folder: the gate cannot say anything about a corpus it cannot read.
+pub fn list_fixtures(root: &Path) -> Result<(Vec<FixtureEntry>, Vec<Skipped>), VerifyError> {
     let meta = fs::metadata(root).map_err(|source| VerifyError::Corpus {
         path: root.to_owned(),
         source,
@@ -76,22 +77,60 @@ pub fn list_fixtures(root: &Path) -> Result<Vec<FixtureEntry>, VerifyError> {
         path: root.to_owned(),
         source,
     })?;
-    let mut out: Vec<FixtureEntry> = crate::corpus::list_fixtures(root)
+    let hidden = |p: &Path| {
+        p.strip_prefix(root)
+            .ok()
+            .and_then(|r| r.components().next())
+            .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+    };
+    let listing = crate::corpus::scan_fixtures(root);
+    let mut out: Vec<FixtureEntry> = listing
+        .fixtures
         .into_iter()
         .filter(|e| !e.provider.starts_with('.'))
         .collect();
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(out)
+    let skipped = listing
+        .skipped
+        .into_iter()
+        .filter(|s| !hidden(&s.path))
+        .collect();
+    Ok((out, skipped))
 }
 
-/// Every expected file under `root` as (provider, name, relative path). A missing folder holds none.
-pub fn list_expected(root: &Path) -> Result<Vec<(String, String, String)>, VerifyError> {
+/// The corpus root a listed fixture sits in (`<root>/<provider>/<file>`).
+fn corpus_root(f: &FixtureEntry) -> &Path {
+    f.path
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."))
+}
+
+/// Check, right before it is read, that a listed fixture is still a regular file reached through
+/// no link below its corpus root. (The file is then opened again by path: a swap in between is
+/// the one window left, and it needs someone writing the corpus while verify runs.)
+pub fn check_fixture_file(f: &FixtureEntry) -> Result<(), String> {
+    let root = corpus_root(f);
+    let rel = f.path.strip_prefix(root).unwrap_or(&f.path);
+    confined::open(root, rel)
+        .map(drop)
+        .map_err(|e| format!("{}: {e}", f.rel))
+}
+
+/// An expected file: (provider, name, path relative to the expected folder).
+pub type ExpectedFile = (String, String, String);
+
+/// Every expected file under `root` as (provider, name, relative path), and the entries skipped
+/// (a symlinked provider folder, a `<name>.json` that is a link or not a regular file). Links are
+/// never followed. A missing folder holds none.
+pub fn list_expected(root: &Path) -> Result<(Vec<ExpectedFile>, Vec<Skipped>), VerifyError> {
+    let mut skipped = Vec::new();
     if !root.exists() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), skipped));
     }
     let mut out = Vec::new();
     let walker = walkdir::WalkDir::new(root)
-        .min_depth(2)
+        .min_depth(1)
         .sort_by_file_name()
         .into_iter();
     for entry in walker.filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.')) {
@@ -104,7 +143,23 @@ pub fn list_expected(root: &Path) -> Result<Vec<(String, String, String)>, Verif
                     .unwrap_or_else(|| io::Error::other("walk failed")),
             }
         })?;
-        if !entry.file_type().is_file() {
+        let t = entry.file_type();
+        if entry.depth() == 1 {
+            if t.is_symlink() {
+                skipped.push(Skipped {
+                    path: entry.path().to_owned(),
+                    what: describe(t).to_owned(),
+                });
+            }
+            continue;
+        }
+        if !t.is_file() {
+            if entry.file_name().to_string_lossy().ends_with(".json") {
+                skipped.push(Skipped {
+                    path: entry.path().to_owned(),
+                    what: describe(t).to_owned(),
+                });
+            }
             continue;
         }
         let rel_path = entry.path().strip_prefix(root).unwrap_or(entry.path());
@@ -121,7 +176,7 @@ pub fn list_expected(root: &Path) -> Result<Vec<(String, String, String)>, Verif
         };
         out.push((provider.to_owned(), name.to_owned(), rel.clone()));
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// A fixture's actual output, ready to compare or accept.
@@ -328,11 +383,13 @@ pub struct CheckContext<'a> {
     pub implementation: &'a Implementation,
 }
 
-/// One fixture checked: its result, and whether its expected file is missing (an orphan).
+/// One fixture checked: its result, whether its expected file is missing (an orphan), and the
+/// pending output left unwritten because a link or another non-file held its place.
 #[derive(Debug)]
 pub struct Checked {
     pub result: FixtureResult,
     pub expected_missing: bool,
+    pub skipped: Vec<Skipped>,
 }
 
 /// Check one fixture completely. I/O failures of toolnorm's own (writing a pending file) are
@@ -355,7 +412,8 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         raw_bytes: f.size,
         duration_ms: 0,
     };
-    let mut normalized = match normalize_with(f, cx.implementation, true) {
+    let checked = check_fixture_file(f).and_then(|()| normalize_with(f, cx.implementation, true));
+    let mut normalized = match checked {
         Ok(Outcome::Normalized(n)) => *n,
         Ok(Outcome::Unsupported(dialect)) => {
             result.dialect = Some(dialect.as_str().to_owned());
@@ -369,6 +427,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
             return Ok(Checked {
                 result,
                 expected_missing: false,
+                skipped: Vec::new(),
             });
         }
         Err(message) => {
@@ -378,6 +437,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
             return Ok(Checked {
                 result,
                 expected_missing: false,
+                skipped: Vec::new(),
             });
         }
     };
@@ -388,8 +448,9 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
     result.fixed = cx.expectations.apply(f.key(), &mut result.violations);
 
     let expected_path = f.expected_path(cx.expected);
+    let expected_rel = Path::new(&f.provider).join(format!("{}.json", f.name));
     let mut expected_missing = false;
-    let differs = match fs::read(&expected_path) {
+    let differs = match confined::read(cx.expected, &expected_rel) {
         Ok(bytes) => {
             let actual = with_unsent_from_expected(&normalized, &bytes);
             result.diff = compare(&bytes, &actual);
@@ -404,6 +465,15 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
                 f.provider, f.name
             ));
             expected_missing = true;
+            true
+        }
+        Err(e) if confined::refused(&e).is_some() => {
+            // Never read through: the fixture has nothing to be compared with, so it fails (the
+            // listing of the expected folder reports the entry too).
+            result.message = Some(format!(
+                "{e}; the fixture cannot be compared: make {}/{}.json a regular file",
+                f.provider, f.name
+            ));
             true
         }
         Err(e) => {
@@ -442,28 +512,22 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         });
     }
 
+    let mut skipped = Vec::new();
     if let Some(reports) = cx.reports {
-        let pending = f.pending_path(reports);
         if differs {
-            write_file(&pending, normalized.canonical.as_bytes())?;
+            if let Some(s) = write_pending(f, reports, normalized.canonical.as_bytes())? {
+                skipped.push(s);
+            }
         } else {
             // A pending output from an earlier run is stale once the fixture matches.
-            match fs::remove_file(&pending) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => {
-                    return Err(VerifyError::Write {
-                        path: pending,
-                        source,
-                    });
-                }
-            }
+            skipped.extend(remove_pending(f, reports)?);
         }
     }
     result.duration_ms = started.elapsed().as_millis() as u64;
     Ok(Checked {
         result,
         expected_missing,
+        skipped,
     })
 }
 
@@ -497,16 +561,57 @@ fn legacy_diff(expected: &[u8], legacy: &[LegacyToolPart]) -> Option<FixtureDiff
     compare(canonical_json(&want).as_bytes(), &canonical_json(&got))
 }
 
-/// Write a file, creating its folders.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), VerifyError> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|source| VerifyError::Write {
-            path: dir.to_owned(),
-            source,
-        })?;
+/// `pending/<provider>/<name>.json`, relative to the reports folder.
+fn pending_rel(f: &FixtureEntry) -> PathBuf {
+    Path::new("pending")
+        .join(&f.provider)
+        .join(format!("{}.json", f.name))
+}
+
+/// Write a fixture's pending output under `reports`, through no link. A link or another
+/// non-file in its place is left alone and returned, to be reported.
+pub fn write_pending(
+    f: &FixtureEntry,
+    reports: &Path,
+    bytes: &[u8],
+) -> Result<Option<Skipped>, VerifyError> {
+    match write_file(reports, &pending_rel(f), bytes) {
+        Ok(()) => Ok(None),
+        Err(VerifyError::Write { path, source }) => match confined::refused(&source) {
+            Some(r) => Ok(Some(Skipped {
+                path: r.path.clone(),
+                what: format!("{} (the pending output was not written)", r.what),
+            })),
+            None => Err(VerifyError::Write { path, source }),
+        },
+        Err(e) => Err(e),
     }
-    fs::write(path, bytes).map_err(|source| VerifyError::Write {
-        path: path.to_owned(),
+}
+
+/// Remove a fixture's pending output under `reports`, if any, through no link. A linked folder
+/// in its way is left alone and returned, to be reported.
+pub fn remove_pending(f: &FixtureEntry, reports: &Path) -> Result<Option<Skipped>, VerifyError> {
+    let rel = pending_rel(f);
+    match confined::remove(reports, &rel) {
+        Ok(()) => Ok(None),
+        Err(e) => match confined::refused(&e) {
+            Some(r) => Ok(Some(Skipped {
+                path: r.path.clone(),
+                what: format!("{} (a stale pending output was not removed)", r.what),
+            })),
+            None => Err(VerifyError::Write {
+                path: reports.join(rel),
+                source: e,
+            }),
+        },
+    }
+}
+
+/// Write `root/rel`, creating its folders, through no link below `root` (a link or another
+/// non-file in its place is refused: see [`confined::refused`]).
+pub fn write_file(root: &Path, rel: &Path, bytes: &[u8]) -> Result<(), VerifyError> {
+    confined::write(root, rel, bytes).map_err(|source| VerifyError::Write {
+        path: root.join(rel),
         source,
     })
 }

@@ -131,7 +131,7 @@ fn built_in_through_the_protocol_gives_the_built_in_verdicts() {
     assert_eq!(builtin["implementation"]["command"], Value::Null);
     assert_eq!(proto["implementation"]["name"], "toolnorm");
     assert_eq!(proto["implementation"]["command"], cmd.as_str());
-    assert_eq!(proto["reportVersion"], 3);
+    assert_eq!(proto["reportVersion"], toolnorm::report::REPORT_VERSION);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
+mod empty_gate;
 mod hostile_input;
 mod html_browser;
 mod implementation;
@@ -9,5 +10,6 @@ mod record;
 mod record_sse;
 mod rules;
 mod scenario;
+mod symlinks;
 mod util;
 mod verify;

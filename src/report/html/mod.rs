@@ -57,6 +57,7 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     violation_lists(report, &mut w)?;
     stale(report, &mut w)?;
     orphans(report, &mut w)?;
+    skipped(report, &mut w)?;
     fixtures(report, &mut w)?;
     w.write_all(b"</main>\n")?;
     write!(
@@ -120,13 +121,33 @@ fn slug(s: &str) -> String {
         .collect()
 }
 
-/// The deep-link anchor of a fixture: `fixture-<provider>-<name>`.
+/// The deep-link anchor of a fixture: `fixture-<provider>-<name>`, the same for every link that
+/// points at it (this page's lists and permalinks, the compliance page). See [`anchor`].
 pub fn fixture_anchor(provider: &str, name: &str) -> String {
-    format!("fixture-{}-{}", slug(provider), slug(name))
+    anchor("fixture", provider, name)
 }
 
 fn violations_anchor(provider: &str, rule: &str) -> String {
-    format!("violations-{}-{}", slug(provider), slug(rule))
+    anchor("violations", provider, rule)
+}
+
+/// `<kind>-<provider>-<item>`, unique for every (provider, item) and stable across runs. When
+/// the slug keeps both as they are and the provider holds no `-` (so the first dash after the
+/// kind ends it), that plain form is already one-to-one and is used (existing links keep
+/// working). Otherwise (`dup a`, `dup+a` and `dup_a` share a slug; `a-b`/`c` and `a`/`b-c` share
+/// a split) a `~` (which no slug holds) and 12 hex digits of the SHA-256 of the exact pair follow.
+fn anchor(kind: &str, provider: &str, item: &str) -> String {
+    let (p, i) = (slug(provider), slug(item));
+    if p == provider && i == item && !provider.contains('-') {
+        return format!("{kind}-{p}-{i}");
+    }
+    let mut h = Sha256::new();
+    h.update(provider.as_bytes());
+    h.update([0]);
+    h.update(item.as_bytes());
+    let digest = h.finalize();
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{kind}-{p}-{i}~{hex}")
 }
 
 fn thousands(n: u64) -> String {
@@ -505,6 +526,32 @@ fn orphans(report: &Report, w: &mut impl Write) -> io::Result<()> {
             "<tr><td><span class=\"badge st-orphan\">{kind}</span></td><td><code>{}</code></td><td>{}</td></tr>",
             esc_clip(&o.subject, 500),
             esc_clip(&o.message, MAX_TEXT_CHARS)
+        )?;
+    }
+    w.write_all(b"</tbody></table></section>\n")
+}
+
+/// Entries left alone (symlinks, FIFOs, directories named like fixtures): shown only when any.
+fn skipped(report: &Report, w: &mut impl Write) -> io::Result<()> {
+    if report.skipped.is_empty() {
+        return Ok(());
+    }
+    let effect = if report.summary.strict {
+        "They fail the gate (strict)."
+    } else {
+        "Warnings: they fail the gate under <code>--strict</code>."
+    };
+    write!(
+        w,
+        "<section id=\"skipped\"><h2>Skipped entries</h2>\n<p>Left alone: toolnorm reads and writes nothing through a link, nor anything but regular files. {effect}</p>\
+         <table class=\"list\"><thead><tr><th>entry</th><th>problem</th></tr></thead><tbody>"
+    )?;
+    for e in &report.skipped {
+        write!(
+            w,
+            "<tr><td><code>{}</code></td><td>{}</td></tr>",
+            esc_clip(&e.path, 500),
+            esc_clip(&e.message, MAX_TEXT_CHARS)
         )?;
     }
     w.write_all(b"</tbody></table></section>\n")

@@ -240,3 +240,80 @@ fn helpers() {
         "abc<span class=\"clip\">… 3 more characters</span>"
     );
 }
+
+/// Fixtures whose names differ only in characters the slug replaces (`dup a`, `dup_a`, `dup+a`),
+/// and providers whose dash would shift the split (`a-b`/`c` against `a`/`b-c`), each get their
+/// own id; every in-page link, from the violation lists, the stale list and the permalinks,
+/// points at an id that exists.
+#[test]
+fn fixture_ids_are_unique_and_every_link_resolves() {
+    let mut report = sample_report();
+    let mut extra = Vec::new();
+    for (provider, name) in [
+        ("claude", "dup a"),
+        ("claude", "dup_a"),
+        ("claude", "dup+a"),
+        ("a-b", "c"),
+        ("a", "b-c"),
+    ] {
+        let mut f = report.fixtures[0].clone();
+        f.provider = provider.to_owned();
+        f.name = name.to_owned();
+        f.path = format!("{provider}/{name}.jsonl.zst");
+        f.status = Status::Xpass;
+        f.fixed = vec!["TN013".to_owned()];
+        let mut v = report
+            .fixtures
+            .iter()
+            .flat_map(|f| &f.violations)
+            .next()
+            .expect("the sample has violations")
+            .clone();
+        v.provider = provider.to_owned();
+        v.fixture = format!("{provider}/{name}");
+        f.violations = vec![v];
+        f.status = Status::Fail;
+        extra.push(f);
+    }
+    report.fixtures.extend(extra);
+    let html = rendered(&report);
+
+    let ids: Vec<String> = html
+        .split(" id=\"")
+        .skip(1)
+        .map(|s| {
+            html_escape::decode_html_entities(&s[..s.find('"').expect("attribute end")])
+                .into_owned()
+        })
+        .collect();
+    let unique: std::collections::BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    assert_eq!(unique.len(), ids.len(), "duplicate ids in {ids:?}");
+    let anchors: std::collections::BTreeSet<String> = [
+        ("claude", "dup a"),
+        ("claude", "dup_a"),
+        ("claude", "dup+a"),
+        ("a-b", "c"),
+        ("a", "b-c"),
+    ]
+    .iter()
+    .map(|(p, n)| fixture_anchor(p, n))
+    .collect();
+    assert_eq!(anchors.len(), 5, "{anchors:?}");
+    for a in &anchors {
+        assert!(unique.contains(a.as_str()), "no element with id {a}");
+        assert!(html.contains(&format!("href=\"#{a}\"")), "no link to {a}");
+    }
+    // Names the slug keeps as they are keep their anchor (links into older reports still work).
+    assert_eq!(
+        fixture_anchor("claude", "live-coding"),
+        "fixture-claude-live-coding"
+    );
+    for href in html.split("href=\"#").skip(1) {
+        let target = &href[..href.find('"').expect("attribute end")];
+        let target = html_escape::decode_html_entities(target);
+        assert!(
+            unique.contains(target.as_ref()),
+            "href=\"#{target}\" points at no id"
+        );
+    }
+}
