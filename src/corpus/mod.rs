@@ -121,9 +121,16 @@ pub fn load_stream(path: &Path) -> anyhow::Result<LoadedStream> {
             .context("failed to read stdin")?;
         return Ok(s);
     }
+    let file = fs::File::open(path)
+        .map_err(|e| anyhow::Error::new(e).context(format!("failed to read {}", path.display())))?;
+    load_file(file, path)
+}
+
+/// [`load_stream`] of a file already open (a fixture opened through [`confined::open`], so what
+/// was checked is what is read); `path` names it in messages and tells a fixture by its suffix.
+pub fn load_file(file: fs::File, path: &Path) -> anyhow::Result<LoadedStream> {
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("failed to read {}", path.display()));
-    let file = fs::File::open(path).map_err(fail)?;
     let mut r = io::BufReader::with_capacity(1 << 16, file);
     let named_fixture = path
         .file_name()

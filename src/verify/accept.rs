@@ -6,9 +6,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::runner::{
-    check_fixture_file, list_fixtures, normalize_fixture, remove_pending, write_file,
-};
+use super::runner::{list_fixtures, normalize_fixture, remove_pending, write_file};
 use super::{Selection, VerifyError};
 use crate::corpus::FixtureEntry;
 use crate::corpus::confined::{self, Skipped};
@@ -79,7 +77,7 @@ fn accept_one(
     expected: &Path,
     reports: Option<&Path>,
 ) -> Result<One, VerifyError> {
-    let n = match check_fixture_file(f).and_then(|()| normalize_fixture(f, false)) {
+    let n = match normalize_fixture(f, false) {
         Ok(n) => n,
         Err(m) => return Ok(One::Error(f.rel.clone(), m)),
     };

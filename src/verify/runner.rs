@@ -18,7 +18,7 @@ use super::expectations::{Expectations, FixtureKey};
 use super::implementation::Implementation;
 use crate::compare::{canonical_json, compare};
 use crate::corpus::confined::{self, Skipped, describe};
-use crate::corpus::{FixtureEntry, load_stream};
+use crate::corpus::{FixtureEntry, load_file};
 use crate::dialects::{detect, normalize};
 use crate::model::{
     Diagnostic, DiagnosticLevel, LegacyToolPart, NormalizedDocument, NormalizedToolPart, PartEvent,
@@ -106,15 +106,12 @@ fn corpus_root(f: &FixtureEntry) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
-/// Check, right before it is read, that a listed fixture is still a regular file reached through
-/// no link below its corpus root. (The file is then opened again by path: a swap in between is
-/// the one window left, and it needs someone writing the corpus while verify runs.)
-pub fn check_fixture_file(f: &FixtureEntry) -> Result<(), String> {
+/// Open a listed fixture through no link below its corpus root, as the regular file it must
+/// still be: the file checked is the file read.
+fn open_fixture(f: &FixtureEntry) -> Result<std::fs::File, String> {
     let root = corpus_root(f);
     let rel = f.path.strip_prefix(root).unwrap_or(&f.path);
-    confined::open(root, rel)
-        .map(drop)
-        .map_err(|e| format!("{}: {e}", f.rel))
+    confined::open(root, rel).map_err(|e| format!("{}: {e}", f.rel))
 }
 
 /// An expected file: (provider, name, path relative to the expected folder).
@@ -236,7 +233,7 @@ fn normalize_inner(f: &FixtureEntry, imp: &Implementation, rules: bool) -> Resul
         .provider
         .parse()
         .map_err(|e| format!("{}: provider folder: {e}", f.rel))?;
-    let stream = load_stream(&f.path).map_err(|e| format!("{e:#}"))?;
+    let stream = load_file(open_fixture(f)?, &f.path).map_err(|e| format!("{e:#}"))?;
     let input = stream.input();
     // The folder names the provider; the header (or, failing that, the content) the dialect.
     let dialect = match stream
@@ -412,7 +409,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         raw_bytes: f.size,
         duration_ms: 0,
     };
-    let checked = check_fixture_file(f).and_then(|()| normalize_with(f, cx.implementation, true));
+    let checked = normalize_with(f, cx.implementation, true);
     let mut normalized = match checked {
         Ok(Outcome::Normalized(n)) => *n,
         Ok(Outcome::Unsupported(dialect)) => {
