@@ -243,6 +243,25 @@ fn a_missing_agent_is_an_error_and_leaves_no_fixture() {
     assert!(!dir.path().join("corpus/claude/m.jsonl.zst").exists());
 }
 
+/// Wait until the fixture at `path` (being recorded) holds `lines` line records on disk.
+fn wait_for_lines(path: &Path, lines: usize, limit: Duration) {
+    let start = std::time::Instant::now();
+    let mut seen = 0;
+    while start.elapsed() < limit {
+        if let Ok(fx) = read_fixture(path) {
+            seen = fx.lines.len();
+            if seen >= lines {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!(
+        "{} held {seen} of {lines} lines after {limit:?}",
+        path.display()
+    );
+}
+
 #[test]
 fn sigkill_leaves_a_fixture_readable_up_to_its_last_complete_line() {
     let dir = tempdir();
@@ -263,9 +282,11 @@ fn sigkill_leaves_a_fixture_readable_up_to_its_last_complete_line() {
         stdin.write_all(line.as_bytes()).unwrap();
         sent.extend_from_slice(line.as_bytes());
     }
-    // A line cut in the middle, then time for the 250 ms frame to close.
+    // A line cut in the middle; then wait until every complete line is on disk (the recorder
+    // flushes within 250 ms of a line; a loaded machine may take longer), never a fixed time.
     stdin.write_all(b"{\"partial\":").unwrap();
-    std::thread::sleep(Duration::from_millis(900));
+    let path = dir.path().join("corpus/claude/killed.jsonl.zst");
+    wait_for_lines(&path, 2000, Duration::from_secs(60));
     child.kill().unwrap();
     child.wait().unwrap();
     let c = cat(dir.path(), "corpus/claude/killed.jsonl.zst", &[]);
