@@ -320,6 +320,61 @@ fn sigkill_leaves_a_fixture_readable_up_to_its_last_complete_line() {
     );
 }
 
+/// A fast stream, SIGKILLed mid-stream: the fixture holds every line passed through but the last
+/// 1,024 (the recorder's lag bound, plus the 256-line block being written at the kill). It used
+/// to miss up to 45% of the stream, left queued behind the passthrough.
+#[test]
+fn a_killed_recording_of_a_fast_stream_lags_the_passthrough_by_a_bounded_number_of_lines() {
+    use std::io::BufRead;
+    let dir = tempdir();
+    let mut child = toolnorm()
+        .args(["record", "--provider", "claude", "--name", "fast"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let pump = std::thread::spawn(move || {
+        let mut block = Vec::new();
+        for i in 0..1_000_000u64 {
+            block.clear();
+            let pad = "q".repeat((i % 7 * 37) as usize);
+            writeln!(
+                block,
+                "{{\"type\":\"assistant\",\"i\":{i},\"pad\":\"{pad}\"}}"
+            )
+            .unwrap();
+            if stdin.write_all(&block).is_err() {
+                return;
+            }
+        }
+    });
+    let mut out = std::io::BufReader::new(stdout);
+    let mut line = String::new();
+    let mut received = 0u64;
+    while received < 60_000 {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "the passthrough ended early"
+        );
+        received += 1;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(out);
+    pump.join().unwrap();
+    let fx = read_fixture(&dir.path().join("corpus/claude/fast.jsonl.zst")).unwrap();
+    let recorded = fx.lines.len() as u64;
+    assert!(
+        received.saturating_sub(recorded) <= 1024 + 256,
+        "{received} lines passed through, {recorded} in the fixture"
+    );
+}
+
 #[test]
 fn an_unwritable_corpus_never_breaks_the_passthrough() {
     let dir = tempdir();
