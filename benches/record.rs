@@ -10,6 +10,12 @@
 //!    it comes out, at a live-like pace; the same harness through `cat` is the baseline.
 //! 3. Compression per provider: fixture size vs `zstd -3` of each raw stream, and what a trained
 //!    per-provider dictionary would save.
+//! 4. Lag at a kill: the input piped as fast as it goes through `toolnorm record`, SIGKILLed
+//!    mid-stream; lines passed through (read downstream) against lines in the fixture, and how
+//!    long ago the first missing line was passed through; median and max over `BENCH_KILLS` runs
+//!    (default 15).
+//!
+//! `BENCH_PART=kill` runs only part 4; `TOOLNORM_BIN=path` measures another build of the binary.
 
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Write};
@@ -18,6 +24,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolnorm");
+
+fn bin() -> String {
+    std::env::var("TOOLNORM_BIN").unwrap_or_else(|_| BIN.to_owned())
+}
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -37,9 +47,96 @@ fn main() {
         streams.len()
     );
 
+    if std::env::var("BENCH_PART").as_deref() == Ok("kill") {
+        kill_lag(&input, tmp.path());
+        return;
+    }
     throughput(&input, size, tmp.path());
     latency();
     compression(&streams);
+    kill_lag(&input, tmp.path());
+}
+
+/// Part 4: see the module's documentation.
+fn kill_lag(input: &Path, tmp: &Path) {
+    let runs: usize = std::env::var("BENCH_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15);
+    let mut missed = Vec::new();
+    let mut late = Vec::new();
+    let mut passed_total = Vec::new();
+    for run in 0..runs {
+        let corpus = tmp.join(format!("kill-{run}"));
+        let mut child = Command::new(bin())
+            .args(["record", "--provider", "claude", "--name", "k", "--corpus"])
+            .arg(&corpus)
+            .stdin(File::open(input).expect("input"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let stdout = child.stdout.take().expect("stdout");
+        let start = Instant::now();
+        // When each line arrived downstream.
+        let reader = std::thread::spawn(move || {
+            let mut at = Vec::new();
+            let mut r = BufReader::with_capacity(1 << 20, stdout);
+            let mut line = Vec::new();
+            while r
+                .read_until(b'\n', &mut line)
+                .map(|n| n > 0)
+                .unwrap_or(false)
+            {
+                if line.ends_with(b"\n") {
+                    at.push(start.elapsed());
+                }
+                line.clear();
+            }
+            at
+        });
+        // Somewhere in the first second of the stream: 100 ms to 1 s, spread over the runs.
+        let wait = Duration::from_millis(100 + (900 * run as u64) / runs.max(1) as u64);
+        std::thread::sleep(wait);
+        let _ = child.kill();
+        let killed = start.elapsed();
+        let _ = child.wait();
+        let at = reader.join().expect("reader");
+        // Every line read downstream was passed through before the kill.
+        let passed = at.len();
+        let recorded = toolnorm::corpus::read_fixture(&corpus.join("claude/k.jsonl.zst"))
+            .map(|f| f.lines.len())
+            .unwrap_or(0);
+        let miss = passed.saturating_sub(recorded);
+        missed.push(miss);
+        passed_total.push(passed);
+        late.push(if miss > 0 {
+            killed.saturating_sub(at[recorded]).as_millis()
+        } else {
+            0
+        });
+    }
+    let med = |v: &mut Vec<usize>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    let worst = missed.iter().zip(&passed_total).max_by_key(|(m, _)| **m);
+    let (wm, wp) = worst.map_or((0, 0), |(m, p)| (*m, *p));
+    let mut late_sorted = late.clone();
+    late_sorted.sort_unstable();
+    println!("\n## lag at a SIGKILL ({runs} runs, killed 0.1-1 s into a fast stream)");
+    println!(
+        "lines passed through but not in the fixture: median {}, max {} (of {} passed, {:.0}%)",
+        med(&mut missed.clone()),
+        wm,
+        wp,
+        100.0 * wm as f64 / wp.max(1) as f64
+    );
+    println!(
+        "age of the first missing line at the kill (from its arrival downstream): median {} ms, max {} ms",
+        late_sorted[late_sorted.len() / 2],
+        late_sorted[late_sorted.len() - 1]
+    );
 }
 
 /// (provider, raw stream as `toolnorm cat` prints it, fixture size)
@@ -117,7 +214,7 @@ fn throughput(input: &Path, size: usize, tmp: &Path) {
     let mut tee_size = 0;
     for _ in 0..3 {
         let rec = measure(
-            Command::new(BIN)
+            Command::new(bin())
                 .args([
                     "record",
                     "--provider",
@@ -227,7 +324,7 @@ fn latency() {
     let n = 20_000;
     let base = line_latency("cat", &[], n);
     let rec = line_latency(
-        BIN,
+        &bin(),
         &[
             "record",
             "--provider",

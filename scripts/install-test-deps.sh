@@ -3,7 +3,8 @@
 # - chromium: the headless browser tests of the HTML report (tests/cli/html_browser.rs);
 # - perl: the agent that counts signals in the recorder's Ctrl-C test (tests/cli/record.rs);
 # - node and python3: the example implementations judged by `verify --impl` (tests/cli/implementation.rs);
-# - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline).
+# - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline);
+# - zstd: the fixture writer's test that the plain `zstd -dc` reads a cut-short fixture to a whole line.
 # Idempotent (installs only what is missing). Safe on CI as root; uses sudo when run as another
 # user and sudo exists. The tests that need these tools are ignored by a plain `cargo test`; run
 # them with `cargo test -- --ignored` after this script (they fail when their tool is missing).
@@ -24,6 +25,9 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 if ! command -v rg >/dev/null 2>&1; then
     missing="$missing ripgrep"
+fi
+if ! command -v zstd >/dev/null 2>&1; then
+    missing="$missing zstd"
 fi
 if [ -z "$missing" ]; then
     echo "install-test-deps: everything is installed"

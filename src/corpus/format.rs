@@ -2,7 +2,7 @@
 //! hold. Reading and writing live in [`super::reader`] and [`super::writer`].
 //!
 //! A fixture is one or more zstd frames (a new one every 4 MiB of content; the stream is flushed
-//! every 64 KiB or 250 ms, see [`super::writer`]) whose concatenated content is JSONL, so
+//! every 64 KiB, 256 lines or 250 ms, see [`super::writer`]) whose concatenated content is JSONL, so
 //! `zstd -dc FIXTURE` alone shows it. No dictionary: a trained per-provider dictionary saved 0.2%
 //! on the seeded corpus and would make `zstd -dc` alone unable to read a fixture.
 //!
@@ -123,6 +123,10 @@ pub struct Trailer {
     /// passthrough went on, the fixture holds the lines before this point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording_failed: Option<String>,
+    /// Lines passed through but not in the fixture (the recording stopped, see
+    /// `recordingFailed`), when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_lines: Option<u64>,
     /// Exit code of a wrapped or proxied agent (128+signal when it was killed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
@@ -166,6 +170,9 @@ pub fn merged_header(header: &Header, trailer: Option<&Trailer>) -> serde_json::
             }
             if let Some(f) = &t.recording_failed {
                 obj.insert("recordingFailed".into(), f.clone().into());
+            }
+            if let Some(n) = t.dropped_lines {
+                obj.insert("droppedLines".into(), n.into());
             }
             if let Some(c) = t.exit_code {
                 obj.insert("exitCode".into(), c.into());

@@ -143,8 +143,12 @@ pub struct PatternError {
 enum Replace {
     /// `[REDACTED:<kind>]`
     Token,
-    /// A path prefix: replaced by this text when a path separator or the end of the name follows.
-    Path(String),
+    /// A path prefix: replaced by `to` where a path starts with it (see [`Redactor::fold_at`]).
+    Path {
+        to: String,
+        /// The prefix as it may be spelt: as is, and JSON-escaped when that differs.
+        spellings: Vec<Vec<u8>>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -213,14 +217,22 @@ impl Redactor {
             }
             // The JSON-escaped spelling too (Windows paths have backslashes).
             let escaped = from.replace('\\', "\\\\");
-            let pat = if escaped == from {
-                regex::escape(&from)
+            let (pat, spellings) = if escaped == from {
+                (regex::escape(&from), vec![from.into_bytes()])
             } else {
-                format!("{}|{}", regex::escape(&escaped), regex::escape(&from))
+                (
+                    format!("{}|{}", regex::escape(&escaped), regex::escape(&from)),
+                    vec![escaped.into_bytes(), from.into_bytes()],
+                )
             };
             literals.push(pat.clone());
             alternatives.push(format!("(?:{pat})"));
-            specs.push((kind.to_owned(), None, Replace::Path(to), false));
+            specs.push((
+                kind.to_owned(),
+                None,
+                Replace::Path { to, spellings },
+                false,
+            ));
         }
         for pat in &opts.extra {
             regex::bytes::Regex::new(pat).map_err(|e| PatternError {
@@ -339,27 +351,47 @@ impl Redactor {
         let mut out = Vec::with_capacity(line.len());
         let mut last = 0;
         let mut custom_hit = false;
-        for caps in self.combined.captures_iter(&line) {
-            let Some((ki, kind)) = self
+        let mut pos = 0;
+        let mut locs = self.combined.capture_locations();
+        while pos <= line.len() {
+            let Some(m) = self.combined.captures_read_at(&mut locs, &line, pos) else {
+                break;
+            };
+            // Resume after this match, or one byte on after an empty one.
+            pos = if m.end() > m.start() {
+                m.end()
+            } else {
+                m.end() + 1
+            };
+            let Some((mut ki, kind)) = self
                 .kinds
                 .iter()
                 .enumerate()
-                .find(|(_, k)| caps.get(k.whole).is_some())
+                .find(|(_, k)| locs.get(k.whole).is_some())
             else {
                 continue;
             };
-            let whole = caps.get(kind.whole).map_or(0..0, |m| m.range());
-            let target = kind
+            let mut whole = locs.get(kind.whole).map_or(0..0, |(a, b)| a..b);
+            let mut target = kind
                 .value
-                .and_then(|v| caps.get(v))
-                .map_or(whole.clone(), |m| m.range());
+                .and_then(|v| locs.get(v))
+                .map_or(whole.clone(), |(a, b)| a..b);
             let replacement: Cow<'_, [u8]> = match &kind.replace {
-                Replace::Path(to) => {
-                    let next = line.get(whole.end).copied();
-                    if next.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+                Replace::Path { .. } => {
+                    // The longest prefix that folds here, or none: then look again from the next
+                    // byte, so a shorter match inside this one is not lost.
+                    let Some((k, end)) = self.fold_at(&line, whole.start) else {
+                        pos = whole.start + 1;
                         continue;
+                    };
+                    ki = k;
+                    whole = whole.start..end;
+                    target = whole.clone();
+                    pos = end;
+                    match &self.kinds[k].replace {
+                        Replace::Path { to, .. } => Cow::Owned(to.as_bytes().to_vec()),
+                        Replace::Token => continue,
                     }
-                    Cow::Owned(to.as_bytes().to_vec())
                 }
                 Replace::Token => {
                     if !accept(&kind.name, &line[target.clone()]) {
@@ -368,6 +400,7 @@ impl Redactor {
                     Cow::Owned(format!("[REDACTED:{}]", kind.name).into_bytes())
                 }
             };
+            let kind = &self.kinds[ki];
             if kind.name == "private-key"
                 && !self.pem_end.is_match(&line[whole.clone()])
                 && whole.end == line.len()
@@ -403,7 +436,7 @@ impl Redactor {
             let Some(kind) = self.kinds.iter().find(|k| caps.get(k.whole).is_some()) else {
                 continue;
             };
-            if matches!(kind.replace, Replace::Path(_)) {
+            if matches!(kind.replace, Replace::Path { .. }) {
                 continue;
             }
             let whole = caps.get(kind.whole).map_or(0..0, |m| m.range());
@@ -420,6 +453,51 @@ impl Redactor {
         }
         found
     }
+}
+
+impl Redactor {
+    /// The path prefix that folds at `start` of `line`, longest first, and where it ends. A prefix
+    /// folds only where a path starts with it: a path separator (or the end of the name) must
+    /// follow, and it must not continue a path already begun (`/home/alice/tmp` never folds a
+    /// `/tmp` prefix, and a folded scratch folder's `…/tmp` subfolder stays itself), so a fold
+    /// never makes a path that did not exist.
+    fn fold_at(&self, line: &[u8], start: usize) -> Option<(usize, usize)> {
+        if continues_a_path(&line[..start]) {
+            return None;
+        }
+        self.kinds.iter().enumerate().find_map(|(i, k)| {
+            let Replace::Path { spellings, .. } = &k.replace else {
+                return None;
+            };
+            spellings.iter().find_map(|sp| {
+                let end = start + sp.len();
+                let next = line.get(end).copied();
+                (line[start..].starts_with(sp) && !next.is_some_and(is_name_byte))
+                    .then_some((i, end))
+            })
+        })
+    }
+}
+
+/// A byte that can be part of a file name (after a prefix, it means the name goes on).
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// True when `before` ends inside a path: a name (letters, digits, `._~-`) right after a path
+/// separator, as in `/home/alice` before `/tmp`. A separator alone (`file://` before `/home`) or a
+/// word without one (`-I` before `/home`) does not count.
+fn continues_a_path(before: &[u8]) -> bool {
+    let name = before
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'-'))
+        .count();
+    name > 0
+        && before
+            .len()
+            .checked_sub(name + 1)
+            .is_some_and(|i| matches!(before[i], b'/' | b'\\'))
 }
 
 fn group_index(re: &Regex, name: &str) -> usize {
@@ -643,5 +721,40 @@ mod tests {
             let out = r.redact(line.as_bytes(), &mut st);
             proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok(), "{}", String::from_utf8_lossy(&out));
         }
+    }
+
+    /// A fold applies where a path starts, never inside one: with the toolnorm binary in the
+    /// temporary folder (`/tmp` → `~/toolnorm-bin`), the scratch folder's own `tmp` subfolder
+    /// used to become `~/scratch~/toolnorm-bin/claude-0/…`.
+    #[test]
+    fn a_fold_never_applies_inside_a_path_and_the_longest_that_fits_wins() {
+        let r = Redactor::new(&RedactOptions {
+            home: Some("/home/alice".into()),
+            prefixes: vec![
+                ("/tmp/toolnorm-scenario-1".into(), "~/scratch".into()),
+                ("/tmp/toolnorm-scenario-1/work".into(), "~/work".into()),
+                ("/tmp".into(), "~/toolnorm-bin".into()),
+            ],
+            extra: vec![],
+        })
+        .unwrap();
+        let fold = |line: &str| {
+            let mut st = r.state();
+            String::from_utf8(r.redact(line.as_bytes(), &mut st).into_owned()).unwrap()
+        };
+        assert_eq!(
+            fold(r#"{"p":"/tmp/toolnorm-scenario-1/tmp/claude-0/x","q":"/home/alice/tmp/y"}"#),
+            r#"{"p":"~/scratch/tmp/claude-0/x","q":"~/tmp/y"}"#
+        );
+        // The longest prefix that ends at a separator: `…/workspace` is not `…/work`.
+        assert_eq!(
+            fold("cd /tmp/toolnorm-scenario-1/workspace /tmp/toolnorm-scenario-1/work/a"),
+            "cd ~/scratch/workspace ~/work/a"
+        );
+        // A name that is not the prefix is left alone, and a path begins after `//` or a flag.
+        assert_eq!(
+            fold("/tmpfoo file:///tmp/a -I/home/alice/inc"),
+            "/tmpfoo file://~/toolnorm-bin/a -I~/inc"
+        );
     }
 }

@@ -246,11 +246,8 @@ impl Launch<'_> {
                 "~/.cache/toolnorm/clis".to_owned(),
             ));
         }
-        if let Some(dir) = std::env::current_exe()
-            .ok()
-            .and_then(|e| e.parent().map(Path::to_path_buf))
-        {
-            maps.push((dir.display().to_string(), "~/toolnorm-bin".to_owned()));
+        if let Ok(exe) = std::env::current_exe() {
+            maps.extend(exe_fold(&exe, &[&scratch.root, &std::env::temp_dir()]));
         }
         maps.push((
             format!("127.0.0.1:{}", self.model_port),
@@ -263,5 +260,35 @@ impl Launch<'_> {
             ));
         }
         maps
+    }
+}
+
+/// How the toolnorm binary's path folds (`~/toolnorm-bin/…`): its folder, unless that folder
+/// holds one of `shared` (the scratch folder, the system's temporary folder), where folding it
+/// would rename paths that are not the binary's; then only the binary itself.
+fn exe_fold(exe: &Path, shared: &[&Path]) -> Option<(String, String)> {
+    let dir = exe.parent()?;
+    if shared.iter().any(|s| s.starts_with(dir)) {
+        let name = exe.file_name()?.to_string_lossy();
+        return Some((exe.display().to_string(), format!("~/toolnorm-bin/{name}")));
+    }
+    Some((dir.display().to_string(), "~/toolnorm-bin".to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_binary_in_the_temporary_folder_folds_alone() {
+        let (tmp, scratch) = (Path::new("/tmp"), Path::new("/tmp/toolnorm-scenario-1"));
+        assert_eq!(
+            exe_fold(Path::new("/tmp/toolnorm"), &[scratch, tmp]),
+            Some(("/tmp/toolnorm".into(), "~/toolnorm-bin/toolnorm".into()))
+        );
+        assert_eq!(
+            exe_fold(Path::new("/tmpx/bin/toolnorm"), &[scratch, tmp]),
+            Some(("/tmpx/bin".into(), "~/toolnorm-bin".into()))
+        );
     }
 }

@@ -1,7 +1,10 @@
-//! The recorder: the passthrough hands raw chunks to a writer thread through a bounded queue and
-//! never waits for it. The writer thread splits lines, redacts, and writes the fixture frame by
-//! frame. If it falls behind or fails (full disk), it says so once on stderr and the passthrough
-//! goes on.
+//! The recorder: the passthrough hands raw chunks to a writer thread through a queue. The writer
+//! thread splits lines, redacts, and writes the fixture frame by frame. The lag is bounded: a
+//! chunk is passed on only while at most [`MAX_LAG_LINES`] lines, none older than
+//! [`MAX_LAG_TIME`], are passed through but not yet on disk; past that the passthrough waits for
+//! the writer, at most [`MAX_WAIT`]. A writer that still has not caught up by then (a stuck disk),
+//! or that fails (full disk), stops recording: it says so once on stderr, the passthrough goes on,
+//! and the trailer counts the lines dropped.
 //!
 //! [`Recording`] is the typed entry point (`toolnorm record` and the scenario runner both call
 //! it): what to record, then one of the modes with the caller's passthrough ends. One file per
@@ -17,13 +20,14 @@ pub use recording::Recording;
 pub use sse::{SseEnd, SseOptions, Subscription};
 pub use wrap::{AgentEnds, Exit, StderrEnd, StdinEnd, WrappedAgent};
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 
@@ -39,7 +43,17 @@ pub const DEFAULT_MAX_LAG_BYTES: usize = 256 << 20;
 /// Lines the writer keeps to detect the dialect and learn the CLI version.
 const SNIFF_LINES: usize = 64;
 /// How often a quiet writer wakes to flush a line that has waited `writer::FLUSH_INTERVAL`.
-const WAKE: std::time::Duration = std::time::Duration::from_millis(20);
+const WAKE: Duration = Duration::from_millis(20);
+/// At most this many lines are passed through and not yet on disk (readable after a SIGKILL)…
+pub const MAX_LAG_LINES: u64 = 1024;
+/// …and none of them was passed through longer ago than this…
+pub const MAX_LAG_TIME: Duration = Duration::from_millis(500);
+/// …else the passthrough waits for the writer, at most this long before the recording is
+/// given up (lines dropped, counted in the trailer) so that the session goes on.
+pub const MAX_WAIT: Duration = Duration::from_secs(1);
+/// The passthrough hands on a chunk in pieces of at most this many lines, so that a chunk of
+/// short lines never takes the lag past [`MAX_LAG_LINES`].
+pub const PIECE_LINES: usize = 256;
 
 enum Msg {
     Chunk {
@@ -58,9 +72,46 @@ struct Shared {
     in_flight: AtomicUsize,
     max_lag: usize,
     path: PathBuf,
+    lag: Mutex<Lag>,
+    /// Signalled by the writer when lines reach the disk.
+    on_disk: Condvar,
+    /// The writer thread, woken by a passthrough that waits for it.
+    writer: OnceLock<std::thread::Thread>,
+}
+
+/// Lines passed through against lines on disk.
+#[derive(Default)]
+struct Lag {
+    /// Lines (newlines) the passthrough was given, recorded or not.
+    sent: u64,
+    /// Line records the writer has made decodable on disk.
+    on_disk: u64,
+    /// For chunks whose lines are not all on disk: `sent` after the chunk, and when it came.
+    marks: VecDeque<(u64, Instant)>,
+    /// Lines passed through unrecorded after the recording stopped.
+    dropped: u64,
+    /// Per direction: the last chunk ended inside a line.
+    open: [bool; 3],
 }
 
 impl Shared {
+    fn new(max_lag: usize, path: PathBuf) -> Shared {
+        Shared {
+            failed: AtomicBool::new(false),
+            warned: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
+            max_lag,
+            path,
+            lag: Mutex::new(Lag::default()),
+            on_disk: Condvar::new(),
+            writer: OnceLock::new(),
+        }
+    }
+
+    fn lag(&self) -> MutexGuard<'_, Lag> {
+        self.lag.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Stop recording and say so, once.
     fn fail(&self, why: &str) {
         self.failed.store(true, Ordering::SeqCst);
@@ -87,42 +138,91 @@ impl Tap {
     pub fn none() -> Tap {
         Tap {
             tx: None,
-            shared: Arc::new(Shared {
-                failed: AtomicBool::new(false),
-                warned: AtomicBool::new(false),
-                in_flight: AtomicUsize::new(0),
-                max_lag: usize::MAX,
-                path: PathBuf::new(),
-            }),
+            shared: Arc::new(Shared::new(usize::MAX, PathBuf::new())),
             start: Instant::now(),
         }
     }
 
-    /// Record a chunk received in direction `dir` (any size, any boundaries).
+    /// Record a chunk received in direction `dir` (any size, any boundaries), before it is passed
+    /// on. Waits while the recording lags too far behind (see the module's documentation).
     pub fn record(&self, dir: Direction, data: &[u8]) {
         let Some(tx) = &self.tx else { return };
-        if data.is_empty() || self.shared.failed.load(Ordering::Relaxed) {
+        if data.is_empty() {
             return;
         }
-        let lag = self
-            .shared
-            .in_flight
-            .fetch_add(data.len(), Ordering::Relaxed)
-            + data.len();
-        if lag > self.shared.max_lag {
-            self.shared.fail("the recorder fell behind");
+        let lines = memchr::memchr_iter(b'\n', data).count() as u64;
+        let shared = &*self.shared;
+        let mut lag = shared.lag();
+        lag.open[dir as usize] = data.last() != Some(&b'\n');
+        if !shared.failed.load(Ordering::Relaxed) {
+            lag = self.wait_for_room(lag, lines, data.len());
+        }
+        lag.sent += lines;
+        if shared.failed.load(Ordering::Relaxed) {
+            lag.dropped += lines;
             return;
         }
-        let t = self.start.elapsed().as_millis() as u64;
+        shared.in_flight.fetch_add(data.len(), Ordering::Relaxed);
+        let now = Instant::now();
+        let t = now.duration_since(self.start).as_millis() as u64;
+        // Sent under the lock, so that the queue and the marks keep one order.
         match tx.try_send(Msg::Chunk {
             t,
             dir,
             data: data.to_vec(),
         }) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => self.shared.fail("the recorder fell behind"),
+            Ok(()) => {
+                let sent = lag.sent;
+                if lines > 0 {
+                    lag.marks.push_back((sent, now));
+                }
+            }
+            Err(TrySendError::Full(_)) => {
+                lag.dropped += lines;
+                drop(lag);
+                shared.fail("the recorder fell behind");
+            }
             // The recording already ended (a straggling proxy thread): nothing to do.
             Err(TrySendError::Disconnected(_)) => {}
+        }
+    }
+
+    /// Wait until `lines` more lines (`bytes` bytes) keep the lag within its bounds, at most
+    /// [`MAX_WAIT`]; past that the recording stops.
+    fn wait_for_room<'a>(
+        &'a self,
+        mut lag: MutexGuard<'a, Lag>,
+        lines: u64,
+        bytes: usize,
+    ) -> MutexGuard<'a, Lag> {
+        let shared = &*self.shared;
+        let mut deadline = None;
+        loop {
+            let behind = lag.sent - lag.on_disk;
+            let in_flight = shared.in_flight.load(Ordering::Relaxed);
+            let over = (behind > 0 && behind + lines > MAX_LAG_LINES)
+                || lag
+                    .marks
+                    .front()
+                    .is_some_and(|(_, at)| at.elapsed() >= MAX_LAG_TIME)
+                || (in_flight > 0 && in_flight + bytes > shared.max_lag);
+            if !over || shared.failed.load(Ordering::Relaxed) {
+                return lag;
+            }
+            let now = Instant::now();
+            let until = *deadline.get_or_insert(now + MAX_WAIT);
+            if now >= until {
+                drop(lag);
+                shared.fail("the recorder fell behind");
+                return shared.lag();
+            }
+            if let Some(w) = shared.writer.get() {
+                w.unpark();
+            }
+            lag = shared
+                .on_disk
+                .wait_timeout(lag, (until - now).min(WAKE))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
     }
 }
@@ -158,13 +258,16 @@ impl Recorder {
     /// error (nothing has been passed through yet); a directory that cannot be created or written
     /// is not: the recorder warns and the session runs unrecorded.
     pub fn start(cfg: RecorderConfig) -> anyhow::Result<Recorder> {
-        let shared = Arc::new(Shared {
-            failed: AtomicBool::new(false),
-            warned: AtomicBool::new(false),
-            in_flight: AtomicUsize::new(0),
-            max_lag: cfg.max_lag_bytes,
-            path: cfg.path.clone(),
-        });
+        Self::start_on(cfg, |f| Box::new(f))
+    }
+
+    /// [`start`](Self::start), writing the fixture's bytes through `sink` (tests inject
+    /// failures there).
+    fn start_on(
+        cfg: RecorderConfig,
+        sink: impl FnOnce(File) -> Box<dyn Write + Send>,
+    ) -> anyhow::Result<Recorder> {
+        let shared = Arc::new(Shared::new(cfg.max_lag_bytes, cfg.path.clone()));
         let start = Instant::now();
         let file = match open(&cfg.path, cfg.force) {
             Ok(f) => f,
@@ -181,21 +284,26 @@ impl Recorder {
                 });
             }
         };
-        let writer =
-            match FixtureWriter::new(BufWriter::with_capacity(256 << 10, file), &cfg.header) {
-                Ok(w) => w,
-                Err(e) => {
-                    shared.fail(&format!("failed to write {}: {e}", cfg.path.display()));
-                    return Ok(Recorder {
-                        tap: Tap {
-                            tx: None,
-                            shared,
-                            start,
-                        },
-                        handle: None,
-                    });
-                }
-            };
+        let writer = match FixtureWriter::new(
+            BufWriter::with_capacity(256 << 10, sink(file)),
+            &cfg.header,
+        ) {
+            Ok(w) => w,
+            Err(e) => {
+                // Not even the header is on disk (a full disk): leave no fixture, so that
+                // the next recording under this name is not refused.
+                let _ = std::fs::remove_file(&cfg.path);
+                shared.fail(&format!("failed to write {}: {e}", cfg.path.display()));
+                return Ok(Recorder {
+                    tap: Tap {
+                        tx: None,
+                        shared,
+                        start,
+                    },
+                    handle: None,
+                });
+            }
+        };
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_CHUNKS);
         let thread_shared = shared.clone();
         let provider = cfg.header.provider.parse::<Provider>().ok();
@@ -207,6 +315,7 @@ impl Recorder {
             .name("toolnorm-recorder".into())
             .spawn(move || {
                 lower_priority();
+                let _ = thread_shared.writer.set(std::thread::current());
                 let mut w = WriterLoop {
                     writer: Some(writer),
                     redactor,
@@ -220,6 +329,7 @@ impl Recorder {
                     want_cli: !known_cli,
                     provider,
                     shared: thread_shared,
+                    on_disk: 0,
                 };
                 w.state = w.redactor.state();
                 w.run(rx)
@@ -289,7 +399,7 @@ fn open(path: &Path, force: bool) -> Result<File, OpenError> {
 }
 
 struct WriterLoop {
-    writer: Option<FixtureWriter<BufWriter<File>>>,
+    writer: Option<FixtureWriter<BufWriter<Box<dyn Write + Send>>>>,
     redactor: Redactor,
     state: RedactState,
     /// The unfinished last line of each direction.
@@ -302,6 +412,8 @@ struct WriterLoop {
     want_cli: bool,
     provider: Option<Provider>,
     shared: Arc<Shared>,
+    /// Lines on disk, as last published.
+    on_disk: u64,
 }
 
 impl WriterLoop {
@@ -317,6 +429,7 @@ impl WriterLoop {
                             .in_flight
                             .fetch_sub(data.len(), Ordering::Relaxed);
                         self.chunk(t, dir, &data);
+                        self.publish();
                     }
                     Ok(Msg::Finish { exit_code }) => return self.finish(exit_code),
                     Err(TryRecvError::Empty) => break,
@@ -328,8 +441,28 @@ impl WriterLoop {
                     self.io_failed(&e);
                 }
             }
-            std::thread::sleep(WAKE);
+            self.publish();
+            std::thread::park_timeout(WAKE);
         }
+    }
+
+    /// Tell a waiting passthrough how many lines are on disk.
+    fn publish(&mut self) {
+        let Some(on_disk) = self.writer.as_ref().map(FixtureWriter::flushed_lines) else {
+            return;
+        };
+        if on_disk == self.on_disk {
+            return;
+        }
+        self.on_disk = on_disk;
+        let mut lag = self.shared.lag();
+        // Lines written count against lines sent; lines dropped before the writer are not written.
+        lag.on_disk = on_disk.min(lag.sent);
+        while lag.marks.front().is_some_and(|(sent, _)| *sent <= on_disk) {
+            lag.marks.pop_front();
+        }
+        drop(lag);
+        self.shared.on_disk.notify_all();
     }
 
     fn chunk(&mut self, t: u64, dir: Direction, data: &[u8]) {
@@ -371,7 +504,11 @@ impl WriterLoop {
     }
 
     fn io_failed(&mut self, e: &io::Error) {
-        self.writer = None;
+        // A fixture without a single line on disk is worth nothing and would refuse the next
+        // recording under its name.
+        if self.writer.take().is_some_and(|w| w.flushed_lines() == 0) {
+            let _ = std::fs::remove_file(&self.shared.path);
+        }
         self.shared.fail(&format!(
             "failed to write {}: {e}",
             self.shared.path.display()
@@ -380,6 +517,7 @@ impl WriterLoop {
 
     fn finish(&mut self, exit_code: Option<i32>) -> u64 {
         let failed = self.shared.failed.load(Ordering::SeqCst);
+        let terminated = self.writer.as_ref().map_or(0, FixtureWriter::lines);
         if !failed {
             // The stream ended without a newline: keep what came, flagged as unterminated.
             for dir in [Direction::Agent, Direction::Client, Direction::Stderr] {
@@ -394,6 +532,17 @@ impl WriterLoop {
         };
         let lines = w.lines();
         let dialect = self.detect();
+        // Lines passed through and not in the fixture: lines sent and never written, and the
+        // unfinished last line of a direction when the recording had stopped.
+        let dropped = {
+            let lag = self.shared.lag();
+            let open = if failed {
+                lag.open.iter().filter(|o| **o).count() as u64
+            } else {
+                0
+            };
+            lag.sent.saturating_sub(terminated) + open
+        };
         let trailer = Trailer {
             redactions: self.redactor.summary(&self.state),
             ended_at: now_rfc3339(),
@@ -401,6 +550,7 @@ impl WriterLoop {
             dialect,
             recording_failed: failed
                 .then(|| "the recorder fell behind; later lines are missing".to_owned()),
+            dropped_lines: (dropped > 0).then_some(dropped),
             exit_code,
             ..Trailer::default()
         };
@@ -438,5 +588,123 @@ fn lower_priority() {
     unsafe {
         let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
         libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+    use crate::corpus::format::new_header;
+    use crate::corpus::read_fixture;
+
+    fn config(dir: &Path) -> RecorderConfig {
+        RecorderConfig {
+            path: dir.join("claude/full.jsonl.zst"),
+            header: new_header("claude", "full"),
+            force: false,
+            redactor: Redactor::for_user(Vec::new(), Vec::new()).unwrap(),
+            max_lag_bytes: DEFAULT_MAX_LAG_BYTES,
+            detect: None,
+        }
+    }
+
+    /// A disk that takes `room` writes, then is full.
+    struct Full {
+        file: File,
+        room: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+            }
+            self.room -= 1;
+            self.file.write(buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.file.flush()
+        }
+    }
+
+    #[test]
+    fn a_full_disk_leaves_no_fixture_to_refuse_the_next_recording() {
+        let dir = tempfile::tempdir().unwrap();
+        // No room at all (not even the header), then room for the header only.
+        for room in [0, 1] {
+            let rec = Recorder::start_on(config(dir.path()), move |file| {
+                Box::new(Full { file, room })
+            })
+            .unwrap();
+            let tap = rec.tap();
+            for i in 0..2000 {
+                tap.record(Direction::Agent, format!("{{\"i\":{i}}}\n").as_bytes());
+            }
+            let outcome = rec.finish(None);
+            assert!(!outcome.complete);
+            assert!(
+                !outcome.path.exists(),
+                "room {room}: a fixture of {} bytes is left",
+                std::fs::metadata(&outcome.path).map_or(0, |m| m.len())
+            );
+        }
+        let rec = Recorder::start(config(dir.path())).unwrap();
+        rec.tap().record(Direction::Agent, b"{\"again\":1}\n");
+        assert!(rec.finish(None).complete);
+    }
+
+    /// A disk that hangs after the header until told to go on.
+    struct Stuck {
+        file: File,
+        writes: usize,
+        go: mpsc::Receiver<()>,
+    }
+
+    impl Write for Stuck {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.writes += 1;
+            if self.writes == 2 {
+                let _ = self.go.recv();
+            }
+            self.file.write(buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.file.flush()
+        }
+    }
+
+    #[test]
+    fn a_stuck_disk_stops_the_recording_after_a_bounded_wait_and_the_trailer_counts_the_lines_dropped()
+     {
+        let dir = tempfile::tempdir().unwrap();
+        let (go, wait) = mpsc::channel();
+        let rec = Recorder::start_on(config(dir.path()), move |file| {
+            Box::new(Stuck {
+                file,
+                writes: 0,
+                go: wait,
+            })
+        })
+        .unwrap();
+        let tap = rec.tap();
+        let started = Instant::now();
+        let total = 5000;
+        for i in 0..total {
+            tap.record(Direction::Agent, format!("{{\"i\":{i}}}\n").as_bytes());
+        }
+        let waited = started.elapsed();
+        assert!(waited >= MAX_WAIT, "the passthrough waited {waited:?}");
+        assert!(waited < MAX_WAIT * 5, "the passthrough waited {waited:?}");
+        go.send(()).unwrap();
+        let outcome = rec.finish(None);
+        assert!(!outcome.complete);
+        let fx = read_fixture(&outcome.path).unwrap();
+        let trailer = fx.trailer.expect("a trailer");
+        let recorded = fx.lines.len() as u64;
+        assert!(recorded <= MAX_LAG_LINES, "{recorded} lines recorded");
+        assert_eq!(trailer.dropped_lines, Some(total - recorded));
+        assert!(trailer.recording_failed.is_some());
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{self, Read, Write};
 
-use super::Tap;
+use super::{PIECE_LINES, Tap};
 use crate::stream::Direction;
 
 /// Read size of the passthrough.
@@ -32,8 +32,21 @@ pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Direct
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => return CopyEnd::Eof,
         };
-        tap.record(dir, &buf[..n]);
-        if let Err(e) = output.write_all(&buf[..n]).and_then(|()| output.flush()) {
+        // In pieces of at most PIECE_LINES lines, so that the recorder's lag stays bounded by
+        // lines however short they are (one piece, one write, for a chunk of long lines).
+        let mut rest = &buf[..n];
+        while !rest.is_empty() {
+            let cut = memchr::memchr_iter(b'\n', rest)
+                .nth(PIECE_LINES - 1)
+                .map_or(rest.len(), |i| i + 1);
+            let (piece, after) = rest.split_at(cut);
+            rest = after;
+            tap.record(dir, piece);
+            if let Err(e) = output.write_all(piece) {
+                return CopyEnd::OutputClosed(e);
+            }
+        }
+        if let Err(e) = output.flush() {
             return CopyEnd::OutputClosed(e);
         }
     }
