@@ -124,8 +124,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         bar.inc(1);
     });
     implementation.finish();
-    let (report, counts) = report?;
+    let (mut report, counts) = report?;
     bar.finish_and_clear();
+    let empty = empty_selection(&selection, counts, &corpus, args.allow_empty);
+    // The verdict lives in the report, so report.json, JUnit and the job summary say what the exit
+    // code says.
+    report.summary.nothing_selected = matches!(empty, Some(Empty::Fails(_)));
     report::write_all(&report, &args.reports)?;
     let mut out = anstream::stdout().lock();
     terminal::render(
@@ -136,17 +140,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     )
     .context("failed to print the report")?;
     drop(out);
-    match empty_selection(&selection, counts, &corpus, args.allow_empty) {
-        Some(Empty::Fails(why)) => {
-            eprintln!("error: {why}");
-            Ok(super::exit::FAILURE)
-        }
-        Some(Empty::Note(why)) => {
-            eprintln!("note: {why}");
-            Ok(gate_exit(&report))
-        }
-        None => Ok(gate_exit(&report)),
+    match empty {
+        Some(Empty::Fails(why)) => eprintln!("error: {why}"),
+        Some(Empty::Note(why)) => eprintln!("note: {why}"),
+        None => {}
     }
+    Ok(gate_exit(&report))
 }
 
 /// What to say about a run that checked no fixture.

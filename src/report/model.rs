@@ -201,6 +201,10 @@ pub struct Summary {
     /// `--require-all`: an unsupported fixture fails the gate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_all: bool,
+    /// The run selected no fixture at all (a filter or provider that matches nothing, an empty
+    /// corpus) and that was not allowed (`--allow-empty`): a gate that checked nothing fails.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nothing_selected: bool,
     pub duration_ms: u64,
 }
 
@@ -218,6 +222,7 @@ impl Summary {
             || self.orphans > 0
             || (self.strict && (self.xpassed > 0 || self.skipped > 0))
             || (self.require_all && self.unsupported > 0)
+            || self.nothing_selected
     }
 }
 

@@ -124,6 +124,9 @@ fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
     let mut skipped = Vec::new();
     let mut strict = false;
     let mut require_all = false;
+    // A filter that matches nothing empties every shard: the merged run selected nothing only if
+    // each shard says so.
+    let mut nothing_selected = true;
     let mut duration_ms = 0;
     let mut implementation = None;
     for (path, report) in reports {
@@ -146,6 +149,7 @@ fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
         skipped.extend(report.skipped);
         strict |= report.summary.strict;
         require_all |= report.summary.require_all;
+        nothing_selected &= report.summary.nothing_selected;
         implementation = implementation.or(report.implementation);
         // Shards run side by side: the merged run took as long as the slowest.
         duration_ms = duration_ms.max(report.summary.duration_ms);
@@ -154,6 +158,7 @@ fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
     let mut report =
         crate::report::Report::build(rules, fixtures, orphans, strict, None).with_skipped(skipped);
     report.summary.require_all = require_all;
+    report.summary.nothing_selected = nothing_selected;
     report.implementation = implementation;
     report.summary.duration_ms = duration_ms;
     Ok(report)

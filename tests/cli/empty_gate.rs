@@ -50,6 +50,13 @@ fn a_filter_that_selects_nothing_fails_the_gate_unless_allowed() {
         err.contains("--filter 'claude/typo-*' selects none of the 3 fixtures in corpus"),
         "{err}"
     );
+    // Every report says what the exit code says: the gate failed.
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("reports/report.json")).unwrap()).unwrap();
+    assert_eq!(report["summary"]["nothingSelected"], true, "{report}");
+    let summary = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
+    assert!(summary.contains("failed"), "{summary}");
+    assert!(stdout(&o).contains("FAIL"), "{}", stdout(&o));
     let o = ci(d, &["verify", "--filter", "claude/typo-*", "--allow-empty"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(
