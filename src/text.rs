@@ -76,6 +76,24 @@ pub fn one_line(s: &str, max: usize) -> String {
     format!("{}…", &flat[..end])
 }
 
+/// A count with thousands separators, as people read it in messages and reports.
+///
+/// ```
+/// assert_eq!(toolnorm::text::thousands(1_234_567), "1,234,567");
+/// assert_eq!(toolnorm::text::thousands(999), "999");
+/// ```
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,8 +40,6 @@ pub struct LoadedStream {
     pub line_count: u32,
 }
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
 impl LoadedStream {
     /// A plain buffer: every line from the agent.
     pub fn from_plain(bytes: Vec<u8>) -> Self {
@@ -67,23 +65,19 @@ impl LoadedStream {
         }
     }
 
-    /// Append one line (without its `\n`): blank lines only take a number. The same trimming as
-    /// [`crate::stream::split_lines`] (a trailing `\r`, a leading BOM), so a plain file and its
-    /// fixture normalize alike.
+    /// Append one line (without its `\n`): blank lines only take a number. Trimmed as
+    /// [`crate::stream::split_lines`] trims (a trailing `\r`, a leading BOM), so a plain file and
+    /// its fixture normalize alike.
     fn push_line(&mut self, line: &[u8], direction: Direction, terminated: bool) {
         self.line_count = self.line_count.saturating_add(1);
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             return;
         }
-        let mut start = self.bytes.len();
+        // The line is kept as it came (what `toolnorm cat` prints); its span is the trimmed part.
+        let trimmed = crate::stream::trim_line(line);
+        let start = self.bytes.len() + (trimmed.as_ptr() as usize - line.as_ptr() as usize);
+        let end = start + trimmed.len();
         self.bytes.extend_from_slice(line);
-        let mut end = self.bytes.len();
-        if end > start && self.bytes[end - 1] == b'\r' {
-            end -= 1;
-        }
-        if self.bytes[start..end].starts_with(BOM) {
-            start += BOM.len();
-        }
         if terminated {
             self.bytes.push(b'\n');
         }

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::text::thousands;
+
 use crate::model::{
     Diagnostic, DiagnosticLevel, NormalizedDocument, NormalizedToolPart, PartEvent, SCHEMA_VERSION,
     Timing, ToolError, ToolKind, ToolMetadata, ToolState,
@@ -102,19 +104,6 @@ fn diagnostic_kind(message: &str) -> String {
         if out.len() < 120 {
             out.push(c);
         }
-    }
-    out
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
     }
     out
 }

@@ -74,6 +74,15 @@ impl<'a> Input<'a> {
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// A line as dialects see it: without a trailing `\r` (CRLF files) and a leading BOM. Every way a
+/// stream is split into lines (a plain buffer, a loaded file, a fixture) trims through here.
+pub fn trim_line(mut line: &[u8]) -> &[u8] {
+    if line.last() == Some(&b'\r') {
+        line = &line[..line.len() - 1];
+    }
+    line.strip_prefix(BOM).unwrap_or(line)
+}
+
 /// Split on `\n`, dropping a trailing `\r` and a leading BOM. Blank lines keep their number.
 pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
     let mut lines = Vec::new();
@@ -81,7 +90,7 @@ pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
     let mut number = 0u32;
     while !rest.is_empty() {
         number += 1;
-        let (mut line, unterminated) = match memchr::memchr(b'\n', rest) {
+        let (line, unterminated) = match memchr::memchr(b'\n', rest) {
             Some(i) => {
                 let l = &rest[..i];
                 rest = &rest[i + 1..];
@@ -93,15 +102,9 @@ pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
                 (l, true)
             }
         };
-        if line.last() == Some(&b'\r') {
-            line = &line[..line.len() - 1];
-        }
-        if line.starts_with(BOM) {
-            line = &line[BOM.len()..];
-        }
         lines.push(RawLine {
             number,
-            bytes: line,
+            bytes: trim_line(line),
             direction: Direction::Agent,
             unterminated,
         });

@@ -6,7 +6,7 @@
 mod line;
 mod provider;
 
-pub use line::{Direction, Input, RawLine, split_lines};
+pub use line::{Direction, Input, RawLine, split_lines, trim_line};
 pub use provider::{Dialect, Provider};
 
 /// Tells a stream's dialect from its content, optionally only among one provider's dialects

@@ -81,9 +81,8 @@ fn accept_one(
         Ok(n) => n,
         Err(m) => return Ok(One::Error(f.rel.clone(), m)),
     };
-    let path = f.expected_path(expected);
     let label = format!("{}/{}.json", f.provider, f.name);
-    let rel = Path::new(&f.provider).join(format!("{}.json", f.name));
+    let rel = f.output_rel();
     // Read and written through no link: a link in expected/ is never followed out of it.
     let outcome = match confined::read(expected, &rel) {
         Ok(old) if old == n.canonical.as_bytes() => One::Unchanged,
@@ -92,7 +91,12 @@ fn accept_one(
         Err(e) if confined::refused(&e).is_some() => {
             return Ok(One::Error(f.rel.clone(), e.to_string()));
         }
-        Err(source) => return Err(VerifyError::Expected { path, source }),
+        Err(source) => {
+            return Err(VerifyError::Expected {
+                path: expected.join(&rel),
+                source,
+            });
+        }
     };
     if !matches!(outcome, One::Unchanged) {
         match write_file(expected, &rel, n.canonical.as_bytes()) {

@@ -43,19 +43,10 @@ impl FixtureEntry {
         }
     }
 
-    /// `expected/<provider>/<name>.json`.
-    pub fn expected_path(&self, expected: &Path) -> PathBuf {
-        expected
-            .join(&self.provider)
-            .join(format!("{}.json", self.name))
-    }
-
-    /// `<reports>/pending/<provider>/<name>.json`.
-    pub fn pending_path(&self, reports: &Path) -> PathBuf {
-        reports
-            .join("pending")
-            .join(&self.provider)
-            .join(format!("{}.json", self.name))
+    /// `<provider>/<name>.json`: where its expected output sits under the expected folder, and
+    /// its pending output under `<reports>/pending/`.
+    pub fn output_rel(&self) -> PathBuf {
+        Path::new(&self.provider).join(format!("{}.json", self.name))
     }
 }
 
@@ -315,7 +306,9 @@ fn normalize_inner(f: &FixtureEntry, imp: &Implementation, rules: bool) -> Resul
         let cx = RuleContext::new(dialect, &input, &doc, &raw);
         for (rule, finding) in check_all(&cx) {
             if let Some(n) = finding.line {
-                if let Some(line) = input.lines.iter().find(|l| l.number == n) {
+                // Lines are in number order: a lookup per finding, not a scan.
+                if let Ok(i) = input.lines.binary_search_by_key(&n, |l| l.number) {
+                    let line = &input.lines[i];
                     raw_lines
                         .entry(n)
                         .or_insert_with(|| truncate_counted(&line.text(), RAW_LINE_CLIP));
@@ -444,8 +437,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
     result.raw_lines = std::mem::take(&mut normalized.raw_lines);
     result.fixed = cx.expectations.apply(f.key(), &mut result.violations);
 
-    let expected_path = f.expected_path(cx.expected);
-    let expected_rel = Path::new(&f.provider).join(format!("{}.json", f.name));
+    let expected_rel = f.output_rel();
     let mut expected_missing = false;
     let differs = match confined::read(cx.expected, &expected_rel) {
         Ok(bytes) => {
@@ -475,7 +467,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         }
         Err(e) => {
             return Err(VerifyError::Expected {
-                path: expected_path,
+                path: cx.expected.join(expected_rel),
                 source: e,
             });
         }
@@ -560,9 +552,7 @@ fn legacy_diff(expected: &[u8], legacy: &[LegacyToolPart]) -> Option<FixtureDiff
 
 /// `pending/<provider>/<name>.json`, relative to the reports folder.
 fn pending_rel(f: &FixtureEntry) -> PathBuf {
-    Path::new("pending")
-        .join(&f.provider)
-        .join(format!("{}.json", f.name))
+    Path::new("pending").join(f.output_rel())
 }
 
 /// Write a fixture's pending output under `reports`, through no link. A link or another

@@ -20,6 +20,7 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use super::model::*;
+use crate::text::thousands;
 
 const CSS: &str = include_str!("report.css");
 const JS: &str = include_str!("report.js");
@@ -148,18 +149,6 @@ fn anchor(kind: &str, provider: &str, item: &str) -> String {
     let digest = h.finalize();
     let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
     format!("{kind}-{p}-{i}~{hex}")
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn bytes(n: u64) -> String {
