@@ -1,11 +1,17 @@
 //! The registry of dialects: one row per wire format naming its sniffer, its normalizer and its
 //! raw-call scan, as `rules/registry.rs` is for rules. Detection, normalization and the rules'
-//! scan all go through this table, so adding a dialect is its folder and one row here.
+//! scan all go through this table, so adding a dialect is its folder and one row here. Detection
+//! reads a line at a time ([`Sniffer`]); [`normalize`], the batch path, is a loop over the
+//! streaming [`Normalizer`].
+
+use std::fmt;
 
 use crate::model::NormalizedDocument;
-use crate::providers::{NormalizeFn, NormalizeOptions, PartStore, Probe, claude, codex, opencode};
+use crate::normalizer::Normalizer;
+use crate::providers::{NewNormalizer, NormalizeOptions, Probe, claude, codex, opencode};
+#[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
-use crate::stream::{Dialect, Input, Provider};
+use crate::stream::{Dialect, Direction, Input, Provider, RawLine};
 
 /// One dialect: how it is recognised, normalized and scanned.
 pub struct DialectEntry {
@@ -14,9 +20,11 @@ pub struct DialectEntry {
     pub sniff: fn(&Probe<'_>) -> bool,
     /// Recognises a whole-document dialect (a single JSON value spanning many lines).
     pub sniff_document: Option<fn(&[u8]) -> bool>,
-    /// Reads the whole stream into parts.
-    pub normalize: NormalizeFn,
-    /// The rules' independent scan of the raw stream (see `rules::raw`).
+    /// Makes the dialect's per-line normalizer for one stream.
+    pub new: NewNormalizer,
+    /// The rules' independent scan of the raw stream (`rules::raw`; built with the `cli`
+    /// feature, which has the rules).
+    #[cfg(feature = "cli")]
     pub scan: fn(&Input<'_>) -> RawScan,
 }
 
@@ -26,63 +34,72 @@ pub static DIALECTS: &[DialectEntry] = &[
         dialect: Dialect::OpencodeEvents,
         sniff: opencode::events::sniff,
         sniff_document: None,
-        normalize: opencode::events::normalize,
+        new: opencode::events::new,
+        #[cfg(feature = "cli")]
         scan: raw::opencode::events,
     },
     DialectEntry {
         dialect: Dialect::OpencodeRun,
         sniff: opencode::run::sniff,
         sniff_document: None,
-        normalize: opencode::run::normalize,
+        new: opencode::run::new,
+        #[cfg(feature = "cli")]
         scan: raw::opencode::run,
     },
     DialectEntry {
         dialect: Dialect::OpencodeExport,
         sniff: opencode::export::sniff,
         sniff_document: Some(opencode::export::sniff_document),
-        normalize: opencode::export::normalize,
+        new: opencode::export::new,
+        #[cfg(feature = "cli")]
         scan: raw::opencode::export,
     },
     DialectEntry {
         dialect: Dialect::CodexAppServer,
         sniff: codex::app_server::sniff,
         sniff_document: None,
-        normalize: codex::app_server::normalize,
+        new: codex::app_server::new,
+        #[cfg(feature = "cli")]
         scan: raw::codex::app_server,
     },
     DialectEntry {
         dialect: Dialect::CodexLegacy,
         sniff: codex::legacy::sniff,
         sniff_document: None,
-        normalize: codex::legacy::normalize,
+        new: codex::legacy::new,
+        #[cfg(feature = "cli")]
         scan: raw::codex::legacy,
     },
     DialectEntry {
         dialect: Dialect::CodexRollout,
         sniff: codex::rollout::sniff,
         sniff_document: None,
-        normalize: codex::rollout::normalize,
+        new: codex::rollout::new,
+        #[cfg(feature = "cli")]
         scan: raw::codex::rollout,
     },
     DialectEntry {
         dialect: Dialect::CodexExec,
         sniff: codex::exec::sniff,
         sniff_document: None,
-        normalize: codex::exec::normalize,
+        new: codex::exec::new,
+        #[cfg(feature = "cli")]
         scan: raw::codex::exec,
     },
     DialectEntry {
         dialect: Dialect::ClaudeTranscript,
         sniff: claude::transcript::sniff,
         sniff_document: None,
-        normalize: claude::transcript::normalize,
+        new: claude::transcript::new,
+        #[cfg(feature = "cli")]
         scan: raw::claude::transcript,
     },
     DialectEntry {
         dialect: Dialect::ClaudeStreamJson,
         sniff: claude::stream_json::sniff,
         sniff_document: None,
-        normalize: claude::stream_json::normalize,
+        new: claude::stream_json::new,
+        #[cfg(feature = "cli")]
         scan: raw::claude::stream_json,
     },
 ];
@@ -96,14 +113,13 @@ pub fn entry(dialect: Dialect) -> &'static DialectEntry {
 }
 
 /// Why a stream could not be normalized at all.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NormalizeError {
-    #[error("could not detect the dialect: {0}")]
+    /// No line in the detection window looks like any dialect (of the provider asked for).
     Undetectable(String),
     /// Nothing to detect from: no line, or only blank ones.
-    #[error("empty input: {0}")]
     Empty(&'static str),
-    #[error("dialect `{dialect}` belongs to {actual}, not {requested}")]
+    /// The dialect asked for belongs to another provider than the one asked for.
     Mismatch {
         dialect: &'static str,
         actual: Provider,
@@ -111,28 +127,51 @@ pub enum NormalizeError {
     },
 }
 
-/// Normalize one raw stream. Bad lines become diagnostics; only an undetectable dialect is an error.
+impl fmt::Display for NormalizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NormalizeError::Undetectable(why) => write!(f, "could not detect the dialect: {why}"),
+            NormalizeError::Empty(why) => write!(f, "empty input: {why}"),
+            NormalizeError::Mismatch {
+                dialect,
+                actual,
+                requested,
+            } => write!(
+                f,
+                "dialect `{dialect}` belongs to {actual}, not {requested}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NormalizeError {}
+
+/// Normalize one raw stream: the batch path, a loop over the streaming [`Normalizer`] that keeps
+/// every event. Bad lines become diagnostics; only an undetectable dialect is an error.
+///
+/// ```
+/// use toolnorm::{Input, NormalizeOptions, ToolState, normalize};
+///
+/// let raw = br#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#;
+/// let doc = normalize(&Input::from_bytes(raw), NormalizeOptions::default())?;
+/// assert_eq!((doc.provider.as_str(), doc.dialect.as_str()), ("codex", "exec"));
+/// assert_eq!(doc.parts[0].state, ToolState::Complete);
+/// assert_eq!(doc.events.len(), 1);
+/// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+/// ```
 pub fn normalize(
     input: &Input<'_>,
     opts: NormalizeOptions<'_>,
 ) -> Result<NormalizedDocument, NormalizeError> {
-    let dialect = match (opts.dialect, opts.provider) {
-        (Some(d), Some(p)) if d.provider() != p => {
-            return Err(NormalizeError::Mismatch {
-                dialect: d.as_str(),
-                actual: d.provider(),
-                requested: p,
-            });
-        }
-        (Some(d), _) => d,
-        (None, p) => detect(input, p)?,
-    };
-    let mut store = PartStore::new();
-    (entry(dialect).normalize)(input, &opts, &mut store);
-    Ok(store.finish(dialect.provider().as_str(), dialect.as_str()))
+    let mut n = Normalizer::collecting(opts)?;
+    for line in &input.lines {
+        n.push(line)?;
+    }
+    n.finish_document()
 }
 
 /// The rules' scan of a stream in a dialect.
+#[cfg(feature = "cli")]
 pub fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
     (entry(dialect).scan)(input)
 }
@@ -156,54 +195,276 @@ const SNIFF_LINES: usize = 64;
 /// Detection stops early once this many lines agree and none disagrees.
 const UNANIMOUS: usize = 8;
 
-/// Detect the dialect from content, optionally only among one provider's dialects.
+/// Detect the dialect from content, optionally only among one provider's dialects: a loop over
+/// the incremental [`Sniffer`].
 pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, NormalizeError> {
-    let allowed = |e: &&DialectEntry| provider.is_none_or(|p| e.dialect.provider() == p);
-    for e in DIALECTS.iter().filter(allowed) {
-        if e.sniff_document.is_some_and(|sniff| sniff(input.bytes)) {
-            return Ok(e.dialect);
+    let mut sniffer = Sniffer::new(provider);
+    for line in &input.lines {
+        if let Some(decided) = sniffer.push(line) {
+            return decided;
         }
     }
-    if input.lines.iter().all(|l| l.is_blank()) {
-        return Err(NormalizeError::Empty(if input.lines.is_empty() {
-            "no lines"
-        } else {
-            "only blank lines"
-        }));
+    sniffer.finish()
+}
+
+/// A line kept while the dialect is not known yet, to be replayed once it is.
+#[derive(Debug)]
+pub(crate) struct HeldLine {
+    pub number: u32,
+    pub bytes: Vec<u8>,
+    pub direction: Direction,
+    pub unterminated: bool,
+}
+
+impl HeldLine {
+    pub fn raw(&self) -> RawLine<'_> {
+        RawLine {
+            number: self.number,
+            bytes: &self.bytes,
+            direction: self.direction,
+            unterminated: self.unterminated,
+        }
     }
-    let mut votes: Vec<(Dialect, usize)> = Vec::new();
-    for line in input
-        .lines
-        .iter()
-        .filter(|l| !l.is_blank())
-        .take(SNIFF_LINES)
-    {
+}
+
+/// Could the stream read so far be one JSON document (what a whole-document dialect is)? A scan
+/// of its structure only: braces and brackets outside strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DocShape {
+    /// Only white space so far.
+    Nothing,
+    /// Inside the first value, at this depth.
+    Open {
+        depth: u32,
+        in_string: bool,
+        escaped: bool,
+    },
+    /// The first value is complete and only white space has followed.
+    Closed,
+    /// Not one JSON object: it starts otherwise, or more follows the first value.
+    No,
+}
+
+impl DocShape {
+    fn feed(self, bytes: &[u8]) -> DocShape {
+        let mut shape = self;
+        for &b in bytes {
+            shape = match shape {
+                DocShape::No => return DocShape::No,
+                DocShape::Nothing | DocShape::Closed if b.is_ascii_whitespace() => shape,
+                DocShape::Nothing if b == b'{' => DocShape::Open {
+                    depth: 1,
+                    in_string: false,
+                    escaped: false,
+                },
+                DocShape::Nothing | DocShape::Closed => DocShape::No,
+                DocShape::Open {
+                    depth,
+                    in_string: true,
+                    escaped,
+                } => match b {
+                    // A raw line break never is inside a JSON string.
+                    b'\n' => DocShape::No,
+                    _ if escaped => DocShape::Open {
+                        depth,
+                        in_string: true,
+                        escaped: false,
+                    },
+                    b'\\' => DocShape::Open {
+                        depth,
+                        in_string: true,
+                        escaped: true,
+                    },
+                    b'"' => DocShape::Open {
+                        depth,
+                        in_string: false,
+                        escaped: false,
+                    },
+                    _ => shape,
+                },
+                DocShape::Open { depth, .. } => match b {
+                    b'"' => DocShape::Open {
+                        depth,
+                        in_string: true,
+                        escaped: false,
+                    },
+                    b'{' | b'[' => DocShape::Open {
+                        depth: depth + 1,
+                        in_string: false,
+                        escaped: false,
+                    },
+                    b'}' | b']' if depth == 1 => DocShape::Closed,
+                    b'}' | b']' => DocShape::Open {
+                        depth: depth - 1,
+                        in_string: false,
+                        escaped: false,
+                    },
+                    _ => shape,
+                },
+            };
+        }
+        shape
+    }
+}
+
+/// Detection from content, a line at a time, with exactly the verdict of looking at the whole
+/// stream: a whole-document dialect (`opencode export`) when the stream is one such JSON
+/// document, otherwise the dialect most of the first [`SNIFF_LINES`] non-blank lines look like
+/// (a line counts for the first row whose sniffer accepts it), decided as soon as
+/// [`UNANIMOUS`] lines agree and none disagrees. It keeps the lines it has read (never blank
+/// ones) until it decides: at most the sniff window, or a whole document while the stream can
+/// still be one.
+#[derive(Debug)]
+pub(crate) struct Sniffer {
+    provider: Option<Provider>,
+    votes: Vec<(Dialect, usize)>,
+    /// Non-blank lines looked at (the window counts these).
+    looked: usize,
+    /// Lines seen, blank ones included.
+    seen: u64,
+    /// The window is over: the votes are final.
+    voted: bool,
+    shape: DocShape,
+    /// The document sniffers' verdict on the closed first value (computed once).
+    document: Option<Option<Dialect>>,
+    held: Vec<HeldLine>,
+}
+
+impl Sniffer {
+    pub fn new(provider: Option<Provider>) -> Self {
+        let documents = DIALECTS
+            .iter()
+            .any(|e| e.sniff_document.is_some() && Self::allows(provider, e));
+        Sniffer {
+            provider,
+            votes: Vec::new(),
+            looked: 0,
+            seen: 0,
+            voted: false,
+            shape: if documents {
+                DocShape::Nothing
+            } else {
+                DocShape::No
+            },
+            document: None,
+            held: Vec::new(),
+        }
+    }
+
+    fn allows(provider: Option<Provider>, e: &DialectEntry) -> bool {
+        provider.is_none_or(|p| e.dialect.provider() == p)
+    }
+
+    /// Read one more line; `Some` once the dialect is decided (or known to be undetectable).
+    /// The line is kept (see [`take_held`](Self::take_held)) unless it is blank.
+    pub fn push(&mut self, line: &RawLine<'_>) -> Option<Result<Dialect, NormalizeError>> {
+        self.seen += 1;
+        if line.is_blank() {
+            return self.decided();
+        }
+        if self.shape != DocShape::No {
+            self.shape = self.shape.feed(line.bytes).feed(b"\n");
+        }
+        if !self.voted {
+            self.vote(line);
+        }
+        self.held.push(HeldLine {
+            number: line.number,
+            bytes: line.bytes.to_vec(),
+            direction: line.direction,
+            unterminated: line.unterminated,
+        });
+        self.decided()
+    }
+
+    fn vote(&mut self, line: &RawLine<'_>) {
+        self.looked += 1;
         let text = line.text();
-        let Some(probe) = Probe::parse(&text) else {
-            continue;
-        };
-        if let Some(e) = DIALECTS.iter().find(|e| (e.sniff)(&probe)) {
-            if allowed(&e) {
-                match votes.iter_mut().find(|(x, _)| *x == e.dialect) {
-                    Some((_, n)) => *n += 1,
-                    None => votes.push((e.dialect, 1)),
+        if let Some(probe) = Probe::parse(&text) {
+            if let Some(e) = DIALECTS.iter().find(|e| (e.sniff)(&probe)) {
+                if Self::allows(self.provider, e) {
+                    match self.votes.iter_mut().find(|(x, _)| *x == e.dialect) {
+                        Some((_, n)) => *n += 1,
+                        None => self.votes.push((e.dialect, 1)),
+                    }
                 }
             }
         }
-        // Enough unanimous evidence: stop reading.
-        if let [(_, n)] = votes.as_slice() {
-            if *n >= UNANIMOUS {
-                break;
+        // Enough unanimous evidence, or the whole window: the votes are final.
+        let unanimous = matches!(self.votes.as_slice(), [(_, n)] if *n >= UNANIMOUS);
+        self.voted = unanimous || self.looked >= SNIFF_LINES;
+    }
+
+    /// The verdict, when what is left of the stream can no longer change it.
+    fn decided(&mut self) -> Option<Result<Dialect, NormalizeError>> {
+        match self.shape {
+            DocShape::Nothing | DocShape::Open { .. } => return None,
+            // Still one document of a whole-document dialect: only the end of the stream can say.
+            DocShape::Closed => {
+                if self.document_dialect().is_some() {
+                    return None;
+                }
+            }
+            DocShape::No => {}
+        }
+        self.voted.then(|| self.by_votes())
+    }
+
+    /// The whole-document dialect the closed first value is, if any.
+    fn document_dialect(&mut self) -> Option<Dialect> {
+        if let Some(d) = self.document {
+            return d;
+        }
+        let mut bytes = Vec::new();
+        for l in &self.held {
+            bytes.extend_from_slice(&l.bytes);
+            bytes.push(b'\n');
+        }
+        let provider = self.provider;
+        let d = DIALECTS
+            .iter()
+            .filter(|e| Self::allows(provider, e))
+            .find(|e| e.sniff_document.is_some_and(|sniff| sniff(&bytes)))
+            .map(|e| e.dialect);
+        self.document = Some(d);
+        d
+    }
+
+    fn by_votes(&self) -> Result<Dialect, NormalizeError> {
+        // The most votes; on a tie, the dialect that was voted for first.
+        let mut best: Option<(Dialect, usize)> = None;
+        for &(d, n) in &self.votes {
+            if best.is_none_or(|(_, b)| n > b) {
+                best = Some((d, n));
             }
         }
+        best.map(|(d, _)| d)
+            .ok_or_else(|| NormalizeError::Undetectable(match self.provider {
+                Some(p) => format!("no line looks like any {p} dialect"),
+                None => "no line looks like Claude, Codex or OpenCode output".to_owned(),
+            }))
     }
-    votes.sort_by_key(|v| std::cmp::Reverse(v.1));
-    match votes.first() {
-        Some((d, _)) => Ok(*d),
-        None => Err(NormalizeError::Undetectable(match provider {
-            Some(p) => format!("no line looks like any {p} dialect"),
-            None => "no line looks like Claude, Codex or OpenCode output".to_owned(),
-        })),
+
+    /// The stream has ended: the verdict on all of it.
+    pub fn finish(&mut self) -> Result<Dialect, NormalizeError> {
+        if self.shape == DocShape::Closed {
+            if let Some(d) = self.document_dialect() {
+                return Ok(d);
+            }
+        }
+        if self.held.is_empty() {
+            return Err(NormalizeError::Empty(if self.seen == 0 {
+                "no lines"
+            } else {
+                "only blank lines"
+            }));
+        }
+        self.by_votes()
+    }
+
+    /// The lines read so far, to replay into the dialect's normalizer.
+    pub fn take_held(&mut self) -> Vec<HeldLine> {
+        std::mem::take(&mut self.held)
     }
 }
 

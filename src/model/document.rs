@@ -1,7 +1,9 @@
 //! The normalized output document of one fixture: parts, lifecycle events and diagnostics.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "schema")]
 use ts_rs::TS;
 
 use super::{NormalizedToolPart, ToolState};
@@ -13,7 +15,8 @@ use super::{NormalizedToolPart, ToolState};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One change to a part: which raw line caused it and the state the part is in afterwards.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PartEvent {
     /// 1-based line of the raw stream.
@@ -22,7 +25,8 @@ pub struct PartEvent {
     pub state: ToolState,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "lowercase")]
 pub enum DiagnosticLevel {
     /// Something was skipped that a normalizer should know about (unknown event type).
@@ -34,7 +38,8 @@ pub enum DiagnosticLevel {
 }
 
 /// What could not be normalized, with the raw line it came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     /// 1-based raw line; 0 when it concerns the whole stream.
@@ -44,7 +49,8 @@ pub struct Diagnostic {
 }
 
 /// The normalized output of one raw stream.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "camelCase")]
 pub struct NormalizedDocument {
     pub schema_version: u32,

@@ -1,14 +1,17 @@
 //! `NormalizedToolPart` exactly as the contract's TypeScript declares it (camelCase, optional fields
 //! omitted rather than `null`).
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+#[cfg(feature = "schema")]
 use ts_rs::TS;
 
 /// Lifecycle state of a tool call. The order of the variants is the order a call moves through;
 /// `Complete` and `Error` are both terminal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ToolState {
     Started,
@@ -43,9 +46,8 @@ impl ToolState {
 }
 
 /// The UI's small taxonomy for icons and grouping. Not the provider's tool name.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema, TS,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
     WebSearch,
@@ -94,8 +96,9 @@ impl ToolKind {
 }
 
 /// Failure data: only present when `state` is `error`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[ts(optional_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
+#[cfg_attr(feature = "schema", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolError {
     /// One human line saying what went wrong.
@@ -109,16 +112,18 @@ pub struct ToolError {
 }
 
 /// A timestamp as the provider gave it: an RFC 3339 string or epoch milliseconds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(untagged)]
 pub enum TimeValue {
-    Millis(#[ts(type = "number")] i64),
+    Millis(#[cfg_attr(feature = "schema", ts(type = "number"))] i64),
     Text(String),
 }
 
 /// Timing taken from the source only; never invented.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[ts(optional_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
+#[cfg_attr(feature = "schema", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Timing {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,7 +131,7 @@ pub struct Timing {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<TimeValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(type = "number")]
+    #[cfg_attr(feature = "schema", ts(type = "number"))]
     pub elapsed_ms: Option<u64>,
 }
 
@@ -137,22 +142,24 @@ impl Timing {
 }
 
 /// MCP identity of a call: the server and the tool without any prefix.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 pub struct McpRef {
     pub server: String,
     pub tool: String,
 }
 
 /// An attachment the result carried (image, file). Never the bytes themselves.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[ts(optional_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
+#[cfg_attr(feature = "schema", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
     /// Size in bytes of the encoded payload as it appeared in the stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(type = "number")]
+    #[cfg_attr(feature = "schema", ts(type = "number"))]
     pub size: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
@@ -160,8 +167,9 @@ pub struct Attachment {
 
 /// Provider detail the UI may use later (contract rule 8), bounded (rule 9): no raw events, no
 /// copies of the output.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[ts(optional_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
+#[cfg_attr(feature = "schema", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolMetadata {
     /// The provider's raw item or block type (`tool_use`, `commandExecution`, `function_call`, `tool`).
@@ -191,7 +199,7 @@ pub struct ToolMetadata {
     pub truncated: Option<bool>,
     /// Shell exit code, also on success.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(type = "number")]
+    #[cfg_attr(feature = "schema", ts(type = "number"))]
     pub exit_code: Option<i64>,
     /// Anything else provider-specific and small.
     #[serde(default, flatten, skip_serializing_if = "Map::is_empty")]
@@ -205,8 +213,9 @@ impl ToolMetadata {
 }
 
 /// One tool call, as the UI renders it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[ts(optional_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
+#[cfg_attr(feature = "schema", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct NormalizedToolPart {
     /// Stable for the whole lifecycle (contract rule 1).

@@ -2,7 +2,8 @@
 //! (declarations and a little shared glue), `wire.rs` (the provider's serde wire types),
 //! `tracker.rs` (the `Tracker`, the per-session state machine all its dialects feed), `tools.rs`
 //! or `tools/` (tool name → the part's name, kind, title, input, output and metadata), and one
-//! file per dialect with its sniffer (`sniff`) and its normalizer (`normalize`, a [`NormalizeFn`]).
+//! file per dialect with its sniffer (`sniff`) and its normalizer (a [`LineNormalizer`], made by
+//! the dialect's `new`, a [`NewNormalizer`]).
 //! All of them feed the shared [`PartStore`] and use the shared [`titles`]; [`crate::dialects`]
 //! lists the dialects. Pure: no I/O, no printing.
 
@@ -18,7 +19,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::stream::{Dialect, Input, Provider, RawLine};
+use crate::stream::{Dialect, Provider, RawLine};
 pub use probe::Probe;
 pub use store::{PartStore, PartUpdate, Upserted};
 
@@ -33,8 +34,27 @@ pub struct NormalizeOptions<'a> {
     pub cwd: Option<&'a str>,
 }
 
-/// A dialect's normalizer: reads the whole stream into the store.
-pub type NormalizeFn = fn(&Input<'_>, &NormalizeOptions<'_>, &mut PartStore);
+/// A dialect's normalizer as a per-line state machine: it is handed the stream's lines one at a
+/// time, in order, and feeds what each one says into the [`PartStore`]; [`finish`] is called once
+/// after the last line. Every dialect implements it (one type per dialect file, made by the
+/// registry row's [`NewNormalizer`]); the public way to drive one is [`crate::Normalizer`].
+///
+/// What a normalizer keeps between lines is its provider tracker's state: per-part maps (ids,
+/// owners, results waiting for their call) and the session's cwd, never the lines themselves
+/// (`opencode export`, one JSON document, is the exception: it keeps its document's lines until
+/// [`finish`]).
+///
+/// [`finish`]: LineNormalizer::finish
+pub trait LineNormalizer: Send {
+    /// One raw line of the stream (blank lines included; a dialect skips what it does not read).
+    fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore);
+    /// The stream has ended: close what only the end decides (results that never found their
+    /// call, a whole document's parts).
+    fn finish(&mut self, store: &mut PartStore);
+}
+
+/// Makes a dialect's [`LineNormalizer`] for one stream (the registry row's `new`).
+pub type NewNormalizer = fn(&NormalizeOptions<'_>) -> Box<dyn LineNormalizer>;
 
 /// The text of a line for a dialect to parse: `None` for blank lines; bytes that are not UTF-8 are
 /// reported and replaced.

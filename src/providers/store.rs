@@ -50,15 +50,33 @@ pub enum Upserted {
     UnknownId,
 }
 
+/// The parts of one stream, one per id, with what happened to them. Collecting (the default,
+/// what [`finish`](Self::finish) turns into a document) it keeps every event and diagnostic;
+/// streaming ([`PartStore::streaming`]) it queues them as [`Change`]s for the caller to take
+/// after each line, so what it keeps is the parts (one per tool call) and the diagnostic counts.
 #[derive(Debug, Default)]
 pub struct PartStore {
     parts: Vec<NormalizedToolPart>,
     index: HashMap<String, usize>,
     events: Vec<PartEvent>,
     diagnostics: Vec<Diagnostic>,
+    /// Streaming: what happened since the caller last took the changes.
+    streaming: bool,
+    changes: Vec<Change>,
     /// How many diagnostics of each kind were seen (see [`diagnostic_kind`]), and where the first
     /// one left out was: a stream of a million bad lines keeps [`DIAGNOSTICS_PER_KIND`] of them.
     kinds: HashMap<String, KindCount>,
+}
+
+/// One thing that happened in a streaming store, in order (see [`PartStore::take_changes`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Change {
+    /// A part was created (`true`) or changed: the event the document records, and the part's
+    /// index.
+    Event(PartEvent, usize, bool),
+    /// A part was revised without an event of its own (see [`PartStore::revise`]).
+    Revised(usize),
+    Diagnostic(Diagnostic),
 }
 
 /// Diagnostics of one kind kept with their exact line; the rest are counted in one summary.
@@ -167,6 +185,38 @@ impl PartStore {
         PartStore::default()
     }
 
+    /// A store that queues its events and diagnostics as [`Change`]s instead of keeping them.
+    pub(crate) fn streaming() -> Self {
+        PartStore {
+            streaming: true,
+            ..PartStore::default()
+        }
+    }
+
+    /// What happened since the last call (streaming stores; empty otherwise), in order.
+    pub(crate) fn take_changes(&mut self) -> std::vec::Drain<'_, Change> {
+        self.changes.drain(..)
+    }
+
+    /// The part at `index` (an index a [`Change`] names).
+    pub(crate) fn part_at(&self, index: usize) -> &NormalizedToolPart {
+        &self.parts[index]
+    }
+
+    /// Change a part without an event: for what a later line reveals about how every earlier
+    /// part should have read (OpenCode: the stream mixes sessions, so parts name theirs). A
+    /// streaming store reports it as [`Change::Revised`] when it changed the part.
+    pub(crate) fn revise(&mut self, id: &str, f: impl FnOnce(&mut NormalizedToolPart)) {
+        let Some(&i) = self.index.get(id) else {
+            return;
+        };
+        let before = self.streaming.then(|| self.parts[i].clone());
+        f(&mut self.parts[i]);
+        if before.is_some_and(|b| b != self.parts[i]) {
+            self.changes.push(Change::Revised(i));
+        }
+    }
+
     pub fn get(&self, id: &str) -> Option<&NormalizedToolPart> {
         self.index.get(id).map(|&i| &self.parts[i])
     }
@@ -257,11 +307,16 @@ impl PartStore {
             changed |= merge_metadata(&mut part.metadata, m);
         }
         if created || changed {
-            self.events.push(PartEvent {
+            let event = PartEvent {
                 line,
                 part_id: part.id.clone(),
                 state: part.state,
-            });
+            };
+            if self.streaming {
+                self.changes.push(Change::Event(event, idx, created));
+            } else {
+                self.events.push(event);
+            }
         }
         if created {
             Upserted::Created
@@ -318,11 +373,16 @@ impl PartStore {
         });
         count.seen += 1;
         if count.seen as usize <= DIAGNOSTICS_PER_KIND {
-            self.diagnostics.push(Diagnostic {
+            let d = Diagnostic {
                 line,
                 level,
                 message,
-            });
+            };
+            if self.streaming {
+                self.changes.push(Change::Diagnostic(d));
+            } else {
+                self.diagnostics.push(d);
+            }
         } else if count.first_left_out.is_none() {
             count.first_left_out = Some((line, level));
         }
@@ -336,10 +396,25 @@ impl PartStore {
         self.diagnostic(line, DiagnosticLevel::Info, message);
     }
 
-    pub fn finish(self, provider: &str, dialect: &str) -> NormalizedDocument {
-        let mut diagnostics = self.diagnostics;
-        let mut summaries: Vec<(u32, DiagnosticLevel, String)> = self
-            .kinds
+    /// The document of a collecting store: its parts, events and diagnostics, the diagnostics
+    /// left out counted in one summary per kind.
+    pub fn finish(mut self, provider: &str, dialect: &str) -> NormalizedDocument {
+        let mut diagnostics = std::mem::take(&mut self.diagnostics);
+        diagnostics.extend(self.summaries());
+        NormalizedDocument {
+            schema_version: SCHEMA_VERSION,
+            provider: provider.to_owned(),
+            dialect: dialect.to_owned(),
+            parts: self.parts,
+            events: self.events,
+            diagnostics,
+        }
+    }
+
+    /// One summary per kind of diagnostic that had some left out, in line order (what
+    /// [`finish`](Self::finish) appends; a streaming normalizer hands them out at the end).
+    pub(crate) fn summaries(&mut self) -> Vec<Diagnostic> {
+        let mut summaries: Vec<(u32, DiagnosticLevel, String)> = std::mem::take(&mut self.kinds)
             .into_iter()
             .filter_map(|(kind, c)| {
                 let (line, level) = c.first_left_out?;
@@ -361,23 +436,14 @@ impl PartStore {
             })
             .collect();
         summaries.sort_by_key(|s| s.0);
-        diagnostics.extend(
-            summaries
-                .into_iter()
-                .map(|(line, level, message)| Diagnostic {
-                    line,
-                    level,
-                    message,
-                }),
-        );
-        NormalizedDocument {
-            schema_version: SCHEMA_VERSION,
-            provider: provider.to_owned(),
-            dialect: dialect.to_owned(),
-            parts: self.parts,
-            events: self.events,
-            diagnostics,
-        }
+        summaries
+            .into_iter()
+            .map(|(line, level, message)| Diagnostic {
+                line,
+                level,
+                message,
+            })
+            .collect()
     }
 }
 

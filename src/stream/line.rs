@@ -90,7 +90,7 @@ pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
     let mut number = 0u32;
     while !rest.is_empty() {
         number += 1;
-        let (line, unterminated) = match memchr::memchr(b'\n', rest) {
+        let (line, unterminated) = match find_byte(b'\n', rest) {
             Some(i) => {
                 let l = &rest[..i];
                 rest = &rest[i + 1..];
@@ -112,6 +112,42 @@ pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
     lines
 }
 
+/// Where `byte` first occurs in `hay`: memchr's vectorised search when the crate is built with
+/// the `cli` feature, a plain scan in the dependency-free core.
+pub(crate) fn find_byte(byte: u8, hay: &[u8]) -> Option<usize> {
+    #[cfg(feature = "cli")]
+    {
+        memchr::memchr(byte, hay)
+    }
+    #[cfg(not(feature = "cli"))]
+    {
+        hay.iter().position(|&b| b == byte)
+    }
+}
+
+/// Where `needle` first occurs in `hay` (an empty needle is found at 0).
+pub(crate) fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    #[cfg(feature = "cli")]
+    {
+        memchr::memmem::find(hay, needle)
+    }
+    #[cfg(not(feature = "cli"))]
+    {
+        let Some((&first, rest)) = needle.split_first() else {
+            return Some(0);
+        };
+        let mut at = 0;
+        while let Some(i) = find_byte(first, &hay[at..]) {
+            let start = at + i;
+            if hay[start + 1..].starts_with(rest) {
+                return Some(start);
+            }
+            at = start + 1;
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +161,16 @@ mod tests {
         assert_eq!(lines[2].number, 3);
         assert!(lines[2].unterminated);
         assert!(!lines[0].unterminated);
+    }
+
+    #[test]
+    fn byte_search_finds_the_first_match() {
+        assert_eq!(find_byte(b'c', b"abcabc"), Some(2));
+        assert_eq!(find_byte(b'z', b"abc"), None);
+        assert_eq!(find_bytes(b"aXaab", b"aab"), Some(2));
+        assert_eq!(find_bytes(b"aab", b"aaab"), None);
+        assert_eq!(find_bytes(b"abc", b""), Some(0));
+        assert_eq!(find_bytes(b"abcab", b"ab"), Some(0));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 mod line;
 mod provider;
 
+pub(crate) use line::{find_byte, find_bytes};
 pub use line::{Direction, Input, RawLine, split_lines, trim_line};
 pub use provider::{Dialect, Provider};
 

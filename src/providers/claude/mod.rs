@@ -10,23 +10,21 @@ pub(crate) mod transcript;
 mod wire;
 
 use super::PartStore;
-use crate::stream::Input;
+use crate::stream::RawLine;
 
-/// Parse every line of a Claude stream as a [`wire::Line`] and hand it to `each`; blank lines are
+/// Parse one line of a Claude stream as a [`wire::Line`] and hand it to `each`; a blank line is
 /// skipped and a line that is not JSON is reported.
 fn each_line(
-    input: &Input<'_>,
+    raw: &RawLine<'_>,
     store: &mut PartStore,
-    mut each: impl FnMut(u32, &wire::Line<'_>, &mut PartStore),
+    each: impl FnOnce(u32, &wire::Line<'_>, &mut PartStore),
 ) {
-    for raw in &input.lines {
-        let Some(text) = super::line_text(raw, store) else {
-            continue;
-        };
-        match serde_json::from_str::<wire::Line<'_>>(&text) {
-            Ok(line) => each(raw.number, &line, store),
-            Err(err) => super::report_bad_json(raw, &err, store),
-        }
+    let Some(text) = super::line_text(raw, store) else {
+        return;
+    };
+    match serde_json::from_str::<wire::Line<'_>>(&text) {
+        Ok(line) => each(raw.number, &line, store),
+        Err(err) => super::report_bad_json(raw, &err, store),
     }
 }
 

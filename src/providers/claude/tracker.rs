@@ -563,10 +563,10 @@ impl Tracker {
     }
 
     /// End of stream: results that never found their call are reported.
-    pub(crate) fn finish(self, store: &mut PartStore) {
+    pub(crate) fn finish(&mut self, store: &mut PartStore) {
         let mut orphans: Vec<(u32, String)> = self
             .pending
-            .into_iter()
+            .drain()
             .map(|(id, p)| (p.line, id))
             .collect();
         orphans.sort();

@@ -6,16 +6,31 @@
 use super::tracker::{Origin, Tracker};
 use super::wire::Line;
 use crate::model::ToolState;
-use crate::providers::{NormalizeOptions, PartStore, PartUpdate};
-use crate::stream::Input;
+use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, PartUpdate};
+use crate::stream::RawLine;
 
-/// Normalize a transcript; every line carries its own cwd.
-pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let mut tracker = Tracker::default();
-    super::each_line(input, store, |number, l, store| {
-        line(&mut tracker, number, l, store);
-    });
-    tracker.finish(store);
+/// Normalizes a transcript; every line carries its own cwd.
+pub(crate) struct Normalizer {
+    tracker: Tracker,
+}
+
+/// The normalizer of one stream.
+pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        tracker: Tracker::default(),
+    })
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, raw: &RawLine<'_>, store: &mut PartStore) {
+        super::each_line(raw, store, |number, l, store| {
+            line(&mut self.tracker, number, l, store);
+        });
+    }
+
+    fn finish(&mut self, store: &mut PartStore) {
+        self.tracker.finish(store);
+    }
 }
 
 fn line(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartStore) {

@@ -18,9 +18,10 @@ use serde_json::value::RawValue;
 
 use crate::model::{TimeValue, Timing, ToolError, ToolMetadata, ToolState};
 use crate::providers::{
-    NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json, raw_to_value,
+    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json,
+    raw_to_value,
 };
-use crate::stream::{Direction, Input};
+use crate::stream::{Direction, RawLine};
 
 use super::event_msg::{self, Pending};
 use super::tools;
@@ -129,29 +130,46 @@ fn rpc_key(id: &RawValue) -> String {
     id.get().trim().to_owned()
 }
 
-/// Normalize an app-server stream; its cwd comes from `thread/started`.
-pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let mut tracker = Tracker::default();
-    let mut pending = Pending::default();
-    let mut threads = Threads::default();
-    for line in &input.lines {
+/// Normalizes an app-server stream.
+pub(crate) struct Normalizer {
+    tracker: Tracker,
+    pending: Pending,
+    threads: Threads,
+}
+
+/// The normalizer of one stream; its cwd comes from `thread/started`.
+pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        tracker: Tracker::default(),
+        pending: Pending::default(),
+        threads: Threads::default(),
+    })
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        let Normalizer {
+            tracker,
+            pending,
+            threads,
+        } = self;
         // What the client sent (proxy recordings) makes no parts; its answer to a question
         // completes the question's part.
         if line.direction == Direction::Client {
             if !threads.questions.is_empty() {
-                client_answer(store, &mut threads, line.number, line);
+                client_answer(store, threads, line.number, line);
             }
-            continue;
+            return;
         }
         let Some(text) = line_text(line, store) else {
-            continue;
+            return;
         };
         let Some(msg) = parse_json::<Message<'_>>(line, &text, store) else {
-            continue;
+            return;
         };
         // Responses to the client's requests carry no method.
         let Some(method) = msg.method.as_deref() else {
-            continue;
+            return;
         };
         let params: Params<'_> = match msg
             .params
@@ -164,20 +182,20 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
                     line.number,
                     format!("`{method}` params not understood: {e}"),
                 );
-                continue;
+                return;
             }
         };
         let n = line.number;
         match method {
             "item/started" | "item/completed" => {
-                let Some(raw) = params.item else { continue };
+                let Some(raw) = params.item else { return };
                 let completed = method == "item/completed";
                 let mut scratch = None;
                 let item = match wire::parse_item(raw.get(), &mut scratch) {
                     Ok(i) => i,
                     Err(e) => {
                         store.warn(n, format!("`{method}` item not understood: {e}"));
-                        continue;
+                        return;
                     }
                 };
                 let timing = Timing {
@@ -224,7 +242,7 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
             }
             "item/fileChange/patchUpdated" => {
                 let (Some(id), Some(changes)) = (params.item_id.as_deref(), params.changes) else {
-                    continue;
+                    return;
                 };
                 let changes = tools::parse_changes(changes);
                 let mut u = tools::patch_update(id, &changes, tracker.cwd.as_deref());
@@ -234,7 +252,7 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
             }
             "item/mcpToolCall/progress" => {
                 let Some(id) = params.item_id.as_deref() else {
-                    continue;
+                    return;
                 };
                 let mut meta = ToolMetadata::default();
                 if let Some(m) = params.message.as_deref() {
@@ -255,7 +273,7 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
             "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
                 // A server→client request: the call waits for the user. Noted, not a state change.
                 let Some(id) = params.item_id.as_deref() else {
-                    continue;
+                    return;
                 };
                 let mut meta = ToolMetadata::default();
                 meta.extra
@@ -295,7 +313,7 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
                 // A server→client request: the call waits for the user's answer.
                 let Some(id) = params.item_id.as_deref() else {
                     store.info(n, "`item/tool/requestUserInput` without an itemId skipped");
-                    continue;
+                    return;
                 };
                 let questions = match params.questions.map_or(Value::Null, raw_to_value) {
                     Value::Null => Value::Array(Vec::new()),
@@ -323,7 +341,7 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
                     .request_id
                     .and_then(|r| threads.questions.remove(&rpc_key(r)))
                 else {
-                    continue;
+                    return;
                 };
                 store.upsert(
                     n,
@@ -348,11 +366,11 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
             }
             "codex/event" => {
                 if let Some(msg) = params.msg {
-                    event_msg::handle(store, &mut tracker, &mut pending, n, None, msg);
+                    event_msg::handle(store, tracker, pending, n, None, msg);
                 }
             }
             "turn/completed" => {
-                let Some(turn) = &params.turn else { continue };
+                let Some(turn) = &params.turn else { return };
                 // A subagent's turn ending closes only its own parts; the main turn's, all.
                 let child = threads.session(params.thread_id.as_deref());
                 let mut abort = |message: &str, code: &str| match &child {
@@ -385,7 +403,10 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
             _ => {}
         }
     }
-    tracker.finish(store);
+
+    fn finish(&mut self, store: &mut PartStore) {
+        self.tracker.finish(store);
+    }
 }
 
 /// The client's reply to an open question: `{"id", "result": {"answers": {<question id>:

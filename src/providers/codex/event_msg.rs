@@ -128,11 +128,10 @@ pub(super) fn handle(
         }
         "exec_command_output_delta" => {
             // Base64 of the raw bytes; never persisted in rollouts, streamed by the old protocol.
-            use base64::Engine as _;
             let (false, Some(chunk)) = (id.is_empty(), ev.chunk.as_deref()) else {
                 return;
             };
-            match base64::engine::general_purpose::STANDARD.decode(chunk.as_bytes()) {
+            match decode_base64(chunk.as_bytes()) {
                 Ok(bytes) => tracker.push_delta(line, id, &String::from_utf8_lossy(&bytes), store),
                 Err(e) => store.info(line, format!("output chunk of `{id}` is not base64: {e}")),
             }
@@ -399,4 +398,72 @@ fn upsert_keep_name_unless(
         }
     }
     store.upsert(line, u);
+}
+/// Standard base64 with canonical padding (RFC 4648 §4), as the old protocol writes output chunks.
+/// Written here so the core needs no codec crate; the messages name the first bad byte.
+fn decode_base64(text: &[u8]) -> Result<Vec<u8>, String> {
+    fn value(b: u8) -> Option<u32> {
+        match b {
+            b'A'..=b'Z' => Some(u32::from(b - b'A')),
+            b'a'..=b'z' => Some(u32::from(b - b'a') + 26),
+            b'0'..=b'9' => Some(u32::from(b - b'0') + 52),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    }
+    if text.len() % 4 != 0 {
+        return Err(format!("Invalid input length: {}", text.len()));
+    }
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let quads = text.len() / 4;
+    for (q, quad) in text.chunks_exact(4).enumerate() {
+        let last = q + 1 == quads;
+        let pad = if last {
+            quad.iter().rev().take_while(|&&b| b == b'=').count()
+        } else {
+            0
+        };
+        if pad > 2 {
+            return Err("Invalid padding".to_owned());
+        }
+        let mut acc = 0u32;
+        for (i, &b) in quad[..4 - pad].iter().enumerate() {
+            let v = value(b).ok_or_else(|| format!("Invalid symbol {b}, offset {}.", q * 4 + i))?;
+            acc |= v << (18 - 6 * i);
+        }
+        let bytes = acc.to_be_bytes();
+        // Bits past the last whole byte must be zero (canonical encoding).
+        let unused = match pad {
+            1 => acc & 0xFF,
+            2 => acc & 0xFFFF,
+            _ => 0,
+        };
+        if unused != 0 {
+            let at = q * 4 + 3 - pad;
+            return Err(format!("Invalid last symbol {}, offset {at}.", quad[3 - pad]));
+        }
+        out.extend_from_slice(&bytes[1..4 - pad]);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode_base64;
+
+    #[test]
+    fn base64_decodes_canonical_input_and_names_bad_bytes() {
+        assert_eq!(decode_base64(b"aGVsbG8K").unwrap(), b"hello\n");
+        assert_eq!(decode_base64(b"aGk=").unwrap(), b"hi");
+        assert_eq!(decode_base64(b"YQ==").unwrap(), b"a");
+        assert_eq!(decode_base64(b"").unwrap(), b"");
+        assert_eq!(
+            decode_base64(b"aGV-").unwrap_err(),
+            "Invalid symbol 45, offset 3."
+        );
+        assert_eq!(decode_base64(b"abc").unwrap_err(), "Invalid input length: 3");
+        assert_eq!(decode_base64(b"YR==").unwrap_err(), "Invalid last symbol 82, offset 1.");
+        assert_eq!(decode_base64(b"Y===").unwrap_err(), "Invalid padding");
+    }
 }

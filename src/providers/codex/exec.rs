@@ -10,8 +10,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::{Timing, ToolMetadata};
-use crate::providers::{NormalizeOptions, PartStore, first_line, line_text, parse_json};
-use crate::stream::Input;
+use crate::providers::{
+    LineNormalizer, NormalizeOptions, PartStore, first_line, line_text, parse_json,
+};
+use crate::stream::RawLine;
 
 use super::tracker::{Envelope, Phase, Tracker};
 use super::wire;
@@ -65,17 +67,28 @@ impl Ids {
     }
 }
 
-/// Normalize an `exec --json` stream. It never says where it runs: the cwd comes from the
-/// options (a fixture's header).
-pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let mut tracker = Tracker::with_cwd(opts.cwd);
-    let mut ids = Ids::default();
-    for line in &input.lines {
+/// Normalizes a `codex exec --json` stream.
+pub(crate) struct Normalizer {
+    tracker: Tracker,
+    ids: Ids,
+}
+
+/// The normalizer of one stream; `exec --json` never says its cwd, so it comes from the options.
+pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        tracker: Tracker::with_cwd(opts.cwd),
+        ids: Ids::default(),
+    })
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        let (tracker, ids) = (&mut self.tracker, &mut self.ids);
         let Some(text) = line_text(line, store) else {
-            continue;
+            return;
         };
         let Some(ev) = parse_json::<Event<'_>>(line, &text, store) else {
-            continue;
+            return;
         };
         let n = line.number;
         let phase = match ev.ty.as_ref() {
@@ -85,7 +98,7 @@ pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &
             "thread.started" => {
                 ids.map.clear();
                 ids.thread = ev.thread_id.as_deref().map(str::to_owned);
-                continue;
+                return;
             }
             "turn.failed" => {
                 let why = ev
@@ -98,26 +111,26 @@ pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &
                     None => "The turn failed".to_owned(),
                 };
                 store.abort_open(n, &message, "turn_failed");
-                continue;
+                return;
             }
-            _ => continue,
+            _ => return,
         };
-        let Some(raw) = ev.item else { continue };
+        let Some(raw) = ev.item else { return };
         let mut scratch = None;
         let item = match wire::parse_item(raw.get(), &mut scratch) {
             Ok(i) => i,
             Err(e) => {
                 store.warn(n, format!("`{}` item not understood: {e}", ev.ty));
-                continue;
+                return;
             }
         };
         let ty = wire::ItemType::of(&item.ty);
         if matches!(ty, wire::ItemType::NotATool) {
-            continue;
+            return;
         }
         let Some(raw_id) = item.id.as_deref() else {
             store.info(n, format!("`{}` item without an id skipped", item.ty));
-            continue;
+            return;
         };
         let (id, renamed) = ids.part_id(store, raw_id, phase);
         let env = Envelope {
@@ -146,7 +159,10 @@ pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &
             }
         }
     }
-    tracker.finish(store);
+
+    fn finish(&mut self, store: &mut PartStore) {
+        self.tracker.finish(store);
+    }
 }
 
 /// Recognises an `exec --json` event: a `thread.*`, `turn.*` or `item.*` type.
@@ -282,7 +298,7 @@ mod tests {
     #[test]
     fn a_recorded_cwd_makes_paths_relative() {
         let line = r#"{"type":"item.completed","item":{"id":"i","type":"file_change","changes":[{"path":"/w/src/a.js","kind":"add"}],"status":"completed"}}"#;
-        let input = crate::providers::Input::from_bytes(line.as_bytes());
+        let input = crate::stream::Input::from_bytes(line.as_bytes());
         let opts = |cwd| crate::providers::NormalizeOptions {
             dialect: Some(Dialect::CodexExec),
             cwd,

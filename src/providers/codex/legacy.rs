@@ -6,8 +6,8 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::providers::{NormalizeOptions, PartStore, line_text, parse_json};
-use crate::stream::Input;
+use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, line_text, parse_json};
+use crate::stream::RawLine;
 
 use super::event_msg::{self, Pending};
 use super::tracker::Tracker;
@@ -30,33 +30,41 @@ struct Wrapped<'a> {
     msg: Option<&'a RawValue>,
 }
 
-/// Normalize an old EventMsg stream; its cwd comes from the first command's.
-pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let mut tracker = Tracker::default();
-    let mut pending = Pending::default();
-    for line in &input.lines {
+/// Normalizes the old `{"id","msg"}` EventMsg stream.
+pub(crate) struct Normalizer {
+    tracker: Tracker,
+    pending: Pending,
+}
+
+/// The normalizer of one stream; its cwd comes from the first command's.
+pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        tracker: Tracker::default(),
+        pending: Pending::default(),
+    })
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        let Normalizer { tracker, pending } = self;
         let Some(text) = line_text(line, store) else {
-            continue;
+            return;
         };
         let Some(l) = parse_json::<Line<'_>>(line, &text, store) else {
-            continue;
+            return;
         };
         let msg = l
             .msg
             .or_else(|| l.payload.and_then(|p| p.msg))
             .or_else(|| l.params.and_then(|p| p.msg));
         // Config and prompt lines carry no event.
-        let Some(msg) = msg else { continue };
-        event_msg::handle(
-            store,
-            &mut tracker,
-            &mut pending,
-            line.number,
-            l.ts.as_deref(),
-            msg,
-        );
+        let Some(msg) = msg else { return };
+        event_msg::handle(store, tracker, pending, line.number, l.ts.as_deref(), msg);
     }
-    tracker.finish(store);
+
+    fn finish(&mut self, store: &mut PartStore) {
+        self.tracker.finish(store);
+    }
 }
 
 /// Recognises an old `{"id","msg":{"type":…}}` event.

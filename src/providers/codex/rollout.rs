@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 
 use crate::model::{TimeValue, Timing, ToolKind, ToolMetadata, ToolState};
 use crate::providers::{
-    NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json, raw_to_value,
-    titles,
+    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json,
+    raw_to_value, titles,
 };
-use crate::stream::Input;
+use crate::stream::RawLine;
 
 use super::event_msg::{self, Pending};
 use super::tools::{self, Command};
@@ -63,24 +63,34 @@ struct Response<'a> {
     action: Option<&'a RawValue>,
 }
 
-/// Normalize a rollout file; its cwd comes from `session_meta` and `turn_context`.
-pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let mut tracker = Tracker::default();
-    let mut pending = Pending::default();
-    for line in &input.lines {
+/// Normalizes a rollout file.
+pub(crate) struct Normalizer {
+    tracker: Tracker,
+    pending: Pending,
+}
+
+/// The normalizer of one stream; its cwd comes from `session_meta` and `turn_context`.
+pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        tracker: Tracker::default(),
+        pending: Pending::default(),
+    })
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        let Normalizer { tracker, pending } = self;
         let Some(text) = line_text(line, store) else {
-            continue;
+            return;
         };
         let Some(l) = parse_json::<Line<'_>>(line, &text, store) else {
-            continue;
+            return;
         };
         let n = line.number;
         let at = l.timestamp.as_deref();
         match (l.ty.as_deref(), l.payload) {
-            (Some("event_msg"), Some(p)) => {
-                event_msg::handle(store, &mut tracker, &mut pending, n, at, p)
-            }
-            (Some("response_item"), Some(p)) => response_item(store, &mut tracker, n, at, p),
+            (Some("event_msg"), Some(p)) => event_msg::handle(store, tracker, pending, n, at, p),
+            (Some("response_item"), Some(p)) => response_item(store, tracker, n, at, p),
             (Some("session_meta" | "turn_context"), Some(p)) => {
                 if let Ok(s) = serde_json::from_str::<CwdPayload<'_>>(p.get()) {
                     if let Some(c) = s.cwd {
@@ -91,13 +101,16 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
             // The oldest rollouts wrote response items bare, one per line.
             (Some(t), None) if is_response_type(t) => {
                 if let Ok(raw) = serde_json::from_str::<&RawValue>(&text) {
-                    response_item(store, &mut tracker, n, at, raw);
+                    response_item(store, tracker, n, at, raw);
                 }
             }
             _ => {}
         }
     }
-    tracker.finish(store);
+
+    fn finish(&mut self, store: &mut PartStore) {
+        self.tracker.finish(store);
+    }
 }
 
 fn is_response_type(t: &str) -> bool {

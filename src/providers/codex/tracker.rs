@@ -195,7 +195,7 @@ impl Tracker {
     }
 
     /// End of stream: show the whole streamed output of items that never completed.
-    pub(crate) fn finish(mut self, store: &mut PartStore) {
+    pub(crate) fn finish(&mut self, store: &mut PartStore) {
         let mut pending: Vec<(String, Provisional)> = self
             .provisional
             .drain()

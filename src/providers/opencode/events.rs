@@ -11,8 +11,8 @@ use serde_json::value::RawValue;
 
 use super::tracker::Tracker;
 use super::wire::{ErrorWire, PartWire};
-use crate::providers::{NormalizeOptions, PartStore, line_text, parse_json};
-use crate::stream::Input;
+use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, line_text, parse_json};
+use crate::stream::RawLine;
 
 /// `{type, properties}` from `/event`, `{directory, payload}` from `/global/event`. Event-hook logs
 /// of plugins name the type `event_type`.
@@ -84,22 +84,34 @@ fn sse_payload(text: &str) -> Option<&str> {
     (!is_framing).then_some(text)
 }
 
-/// Normalize an event stream. Its cwd comes from `/global/event`'s `directory` or the root
+/// Normalizes an event stream. Its cwd comes from `/global/event`'s `directory` or the root
 /// session's info.
-pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let mut tracker = Tracker::new(input, None);
-    for line in &input.lines {
+pub(crate) struct Normalizer {
+    tracker: Tracker,
+}
+
+/// The normalizer of one stream.
+pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        tracker: Tracker::new(None),
+    })
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        let tracker = &mut self.tracker;
+        tracker.scan_sessions(line.bytes, store);
         let Some(text) = line_text(line, store) else {
-            continue;
+            return;
         };
         let Some(json) = sse_payload(&text) else {
-            continue;
+            return;
         };
         if json.trim().is_empty() {
-            continue;
+            return;
         }
         let Some(env) = parse_json::<Envelope<'_>>(line, json, store) else {
-            continue;
+            return;
         };
         if let Some(payload) = env.payload {
             // `/global/event`: the instance directory is the session's cwd.
@@ -107,16 +119,18 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
                 tracker.cwd = env.directory.as_deref().map(str::to_owned);
             }
             match serde_json::from_str::<Envelope<'_>>(payload.get()) {
-                Ok(inner) => event(line.number, &inner, store, &mut tracker),
+                Ok(inner) => event(line.number, &inner, store, tracker),
                 Err(err) => store.warn(
                     line.number,
                     format!("global event payload is not an event: {err}"),
                 ),
             }
         } else {
-            event(line.number, &env, store, &mut tracker);
+            event(line.number, &env, store, tracker);
         }
     }
+
+    fn finish(&mut self, _: &mut PartStore) {}
 }
 
 fn event(line: u32, env: &Envelope<'_>, store: &mut PartStore, tracker: &mut Tracker) {

@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use super::tracker::Tracker;
 use super::wire::{ErrorWire, PartWire};
 use crate::model::DiagnosticLevel;
-use crate::providers::{NormalizeOptions, PartStore};
-use crate::stream::Input;
+use crate::providers::{LineNormalizer, NormalizeOptions, PartStore};
+use crate::stream::{RawLine, find_bytes};
 
 #[derive(Deserialize)]
 struct Export<'a> {
@@ -45,38 +45,50 @@ struct MessageInfo<'a> {
     error: Option<ErrorWire<'a>>,
 }
 
+/// The document as its lines came: each line (as split: without `\r` or a BOM) and its `\n`, and
+/// where each line starts with its number.
+#[derive(Default)]
+pub(crate) struct Normalizer {
+    bytes: Vec<u8>,
+    starts: Vec<(usize, u32)>,
+}
+
+/// The normalizer of one stream. An export is one JSON document: its lines are kept until the
+/// end of the stream, and read then.
+pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer::default())
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, line: &RawLine<'_>, _: &mut PartStore) {
+        self.starts.push((self.bytes.len(), line.number));
+        self.bytes.extend_from_slice(line.bytes);
+        if !line.unterminated {
+            self.bytes.push(b'\n');
+        }
+    }
+
+    fn finish(&mut self, store: &mut PartStore) {
+        let bytes = std::mem::take(&mut self.bytes);
+        let starts = std::mem::take(&mut self.starts);
+        normalize(&bytes, starts, store);
+    }
+}
+
 /// Finds the raw line where a part's id is written, moving forward through the document.
 struct LineFinder<'a> {
     bytes: &'a [u8],
-    /// Byte offset where each raw line starts, when the lines are slices of `bytes`.
+    /// Byte offset where each raw line starts, with its number.
     starts: Vec<(usize, u32)>,
     cursor: usize,
 }
 
-impl<'a> LineFinder<'a> {
-    fn new(input: &Input<'a>) -> Self {
-        let base = input.bytes.as_ptr() as usize;
-        let end = base + input.bytes.len();
-        let starts = input
-            .lines
-            .iter()
-            .filter_map(|l| {
-                let at = l.bytes.as_ptr() as usize;
-                (at >= base && at <= end).then_some((at - base, l.number))
-            })
-            .collect();
-        LineFinder {
-            bytes: input.bytes,
-            starts,
-            cursor: 0,
-        }
-    }
-
+impl LineFinder<'_> {
     fn line_of(&mut self, id: &str) -> u32 {
         let needle = format!("\"{id}\"");
-        let found = memchr::memmem::find(&self.bytes[self.cursor..], needle.as_bytes())
+        let found = find_bytes(&self.bytes[self.cursor..], needle.as_bytes())
             .map(|i| i + self.cursor)
-            .or_else(|| memchr::memmem::find(self.bytes, needle.as_bytes()));
+            .or_else(|| find_bytes(self.bytes, needle.as_bytes()));
         let Some(at) = found else { return 1 };
         self.cursor = at + needle.len();
         match self.starts.partition_point(|(s, _)| *s <= at) {
@@ -86,12 +98,10 @@ impl<'a> LineFinder<'a> {
     }
 }
 
-/// Normalize an export document; its cwd is the session's `info.directory`.
-pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let bytes = input
-        .bytes
-        .strip_prefix(b"\xEF\xBB\xBF")
-        .unwrap_or(input.bytes);
+/// Normalize an export document (its lines start at `starts`); its cwd is the session's
+/// `info.directory`.
+fn normalize(whole: &[u8], starts: Vec<(usize, u32)>, store: &mut PartStore) {
+    let bytes = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(whole);
     let doc: Export<'_> = match serde_json::from_slice(bytes) {
         Ok(d) => d,
         Err(e) => {
@@ -114,8 +124,13 @@ pub(crate) fn normalize(input: &Input<'_>, _: &NormalizeOptions<'_>, store: &mut
         }
     };
     let cwd = doc.info.and_then(|i| i.directory);
-    let mut tracker = Tracker::new(input, cwd.as_deref());
-    let mut finder = LineFinder::new(input);
+    let mut tracker = Tracker::new(cwd.as_deref());
+    tracker.scan_sessions(whole, store);
+    let mut finder = LineFinder {
+        bytes: whole,
+        starts,
+        cursor: 0,
+    };
     for message in &doc.messages {
         let mut last_line = 1;
         for raw in &message.parts {

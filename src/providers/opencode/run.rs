@@ -8,8 +8,8 @@ use serde::Deserialize;
 
 use super::tracker::Tracker;
 use super::wire::{ErrorWire, PartWire};
-use crate::providers::{NormalizeOptions, PartStore, line_text, report_bad_json};
-use crate::stream::Input;
+use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, line_text, report_bad_json};
+use crate::stream::RawLine;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -23,23 +23,35 @@ struct Line<'a> {
     error: Option<ErrorWire<'a>>,
 }
 
-/// Normalize a `run --format json` stream. It never says where it runs: the cwd comes from the
-/// options (a fixture's header).
-pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &mut PartStore) {
-    let mut tracker = Tracker::new(input, opts.cwd);
-    for line in &input.lines {
+/// Normalizes a `run --format json` stream.
+pub(crate) struct Normalizer {
+    tracker: Tracker,
+}
+
+/// The normalizer of one stream. It never says where it runs: the cwd comes from the options (a
+/// fixture's header).
+pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        tracker: Tracker::new(opts.cwd),
+    })
+}
+
+impl LineNormalizer for Normalizer {
+    fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        let tracker = &mut self.tracker;
+        tracker.scan_sessions(line.bytes, store);
         let Some(text) = line_text(line, store) else {
-            continue;
+            return;
         };
         let l: Line<'_> = match serde_json::from_str(&text) {
             Ok(l) => l,
             Err(err) if err.is_data() => {
                 store.warn(line.number, format!("not an OpenCode run event: {err}"));
-                continue;
+                return;
             }
             Err(err) => {
                 report_bad_json(line, &err, store);
-                continue;
+                return;
             }
         };
         match l.ty.as_deref() {
@@ -63,6 +75,8 @@ pub(crate) fn normalize(input: &Input<'_>, opts: &NormalizeOptions<'_>, store: &
             None => store.info(line.number, "line without a `type`; skipped"),
         }
     }
+
+    fn finish(&mut self, _: &mut PartStore) {}
 }
 
 /// Recognises a `run --format json` line: one of its event types with a session id or a part.

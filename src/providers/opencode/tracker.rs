@@ -10,47 +10,73 @@ use super::tools;
 use super::wire::{MetaWire, PartMetaWire, PartWire, StateWire};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolMetadata, ToolState};
 use crate::providers::{PartStore, PartUpdate, raw_to_value};
-use crate::stream::Input;
+use crate::stream::{find_byte, find_bytes};
 
-/// True when the raw stream names more than one `sessionID` (a task's child session, or several
-/// sessions on `/global/event`). Only then do parts carry `metadata.sessionId`. A byte scan: much
-/// cheaper than a second parse, and a key can never match inside a JSON string, where its quotes
-/// would be escaped.
-fn mixes_sessions(bytes: &[u8]) -> bool {
-    const KEY: &[u8] = b"\"sessionID\"";
-    let mut first: Option<&[u8]> = None;
-    for at in memchr::memmem::find_iter(bytes, KEY) {
-        let mut rest = &bytes[at + KEY.len()..];
-        rest = rest.trim_ascii_start();
-        let Some(r) = rest.strip_prefix(b":") else {
-            continue;
-        };
-        let r = r.trim_ascii_start();
-        let Some(r) = r.strip_prefix(b"\"") else {
-            continue;
-        };
-        let Some(end) = memchr::memchr(b'"', r) else {
-            continue;
-        };
-        let value = &r[..end];
-        match first {
-            None => first = Some(value),
-            Some(f) if f != value => return true,
-            Some(_) => {}
+/// Tells whether a stream names more than one `sessionID` (a task's child session, or several
+/// sessions on `/global/event`); only then do parts carry `metadata.sessionId`. Fed line by line
+/// (or a whole document at once). A byte scan: much cheaper than a second parse, and a key can
+/// never match inside a JSON string, where its quotes would be escaped. Each line is scanned on
+/// its own: a key and its value split over two lines (never the case in JSON Lines) are not seen.
+#[derive(Debug, Default)]
+pub(super) struct SessionScan {
+    first: Option<Vec<u8>>,
+    mixed: bool,
+}
+
+impl SessionScan {
+    /// Scan more of the stream; true when this is where a second session first shows.
+    pub fn feed(&mut self, bytes: &[u8]) -> bool {
+        const KEY: &[u8] = b"\"sessionID\"";
+        if self.mixed {
+            return false;
         }
+        let mut from = 0;
+        while let Some(i) = find_bytes(&bytes[from..], KEY) {
+            let at = from + i;
+            from = at + KEY.len();
+            let mut rest = &bytes[at + KEY.len()..];
+            rest = rest.trim_ascii_start();
+            let Some(r) = rest.strip_prefix(b":") else {
+                continue;
+            };
+            let r = r.trim_ascii_start();
+            let Some(r) = r.strip_prefix(b"\"") else {
+                continue;
+            };
+            let Some(end) = find_byte(b'"', r) else {
+                continue;
+            };
+            let value = &r[..end];
+            match &self.first {
+                None => self.first = Some(value.to_vec()),
+                Some(f) if f != value => {
+                    self.mixed = true;
+                    return true;
+                }
+                Some(_) => {}
+            }
+        }
+        false
     }
-    false
+}
+
+#[cfg(test)]
+fn mixes_sessions(bytes: &[u8]) -> bool {
+    SessionScan::default().feed(bytes)
 }
 
 /// Where a part lives, to close the right parts when a session or message is aborted.
 struct Owner {
     session: Option<String>,
     message: Option<String>,
+    /// The last session a snapshot of the part named: its `metadata.sessionId` once the stream
+    /// turns out to mix sessions.
+    named_session: Option<String>,
 }
 
 /// Applies tool part snapshots to the store: one part per `callID || id`, whatever the dialect.
 pub(super) struct Tracker {
-    mixed_sessions: bool,
+    sessions: SessionScan,
     /// The session's working directory, for paths in titles.
     pub cwd: Option<String>,
     /// `callID` → the `part.id` that first used it, to tell a resent snapshot from a second call
@@ -66,14 +92,37 @@ pub(super) struct Tracker {
 impl Tracker {
     /// The tracker of one stream. `cwd` is the working directory known before reading it (a
     /// fixture's header, for `run --format json`); dialects that carry their own set it as they go.
-    pub fn new(input: &Input<'_>, cwd: Option<&str>) -> Self {
+    pub fn new(cwd: Option<&str>) -> Self {
         Tracker {
-            mixed_sessions: mixes_sessions(input.bytes),
+            sessions: SessionScan::default(),
             cwd: cwd.map(str::to_owned),
             call_owner: HashMap::new(),
             ids: HashMap::new(),
             owners: HashMap::new(),
             noted_next_tool: false,
+        }
+    }
+
+    /// Look at raw bytes of the stream before handing over what they say (each line, or a whole
+    /// document): when they show a second session, every part seen so far gets the session its
+    /// snapshots named, as if the stream had been known to mix sessions from the start. That
+    /// revision is no event of its own (the parts' events stay those of their snapshots).
+    pub fn scan_sessions(&mut self, bytes: &[u8], store: &mut PartStore) {
+        if !self.sessions.feed(bytes) {
+            return;
+        }
+        let mut named: Vec<(&String, &String)> = self
+            .owners
+            .iter()
+            .filter_map(|(id, o)| o.named_session.as_ref().map(|s| (id, s)))
+            .collect();
+        named.sort();
+        for (id, session) in named {
+            store.revise(id, |part| {
+                if let Some(m) = part.metadata.as_mut() {
+                    m.session_id = Some(session.clone());
+                }
+            });
         }
     }
 
@@ -173,7 +222,7 @@ impl Tracker {
                 .extra
                 .insert("requestedTool".into(), Value::from(req));
         }
-        if self.mixed_sessions {
+        if self.sessions.mixed {
             metadata.session_id = part.session_id.as_deref().map(str::to_owned);
         }
         if tool == "task" {
@@ -274,11 +323,18 @@ impl Tracker {
         }
         update.metadata = Some(metadata);
 
+        let session = part.session_id.as_deref().map(str::to_owned);
+        let named_session = session.clone().or_else(|| {
+            self.owners
+                .get_mut(&id)
+                .and_then(|o| o.named_session.take())
+        });
         self.owners.insert(
             id,
             Owner {
-                session: part.session_id.as_deref().map(str::to_owned),
+                session,
                 message: part.message_id.as_deref().map(str::to_owned),
+                named_session,
             },
         );
         store.upsert(line, update);

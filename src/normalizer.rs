@@ -1,0 +1,500 @@
+//! The streaming core: [`Normalizer`] takes a raw stream one line at a time and hands out the
+//! [`Update`]s each line causes — the same parts, events and diagnostics as the batch path
+//! ([`crate::normalize`], which is a loop over it), as they happen. [`DocumentBuilder`] folds
+//! updates back into the batch path's document.
+//!
+//! ## What is kept, for a session of any length
+//!
+//! No line is kept once the dialect is known, and no event or diagnostic is kept once it was
+//! handed out. What a normalizer holds is:
+//!
+//! - while the dialect is not known yet (no dialect given, and the stream has not said): the
+//!   non-blank lines read so far, at most the 64-line sniff window — or, while the stream can
+//!   still be one JSON document (`opencode export`), the document read so far;
+//! - the parts, one per tool call (the latest snapshot of each: [`Normalizer::parts`]), and the
+//!   dialect's per-part bookkeeping (ids, owners, results waiting for their call, output streamed
+//!   ahead of an item's completion);
+//! - a count per kind of diagnostic (at most 64 kinds), for the summaries at the end;
+//! - `opencode export` only: its document, which is read at the end of the stream.
+
+use crate::dialects::{HeldLine, NormalizeError, Sniffer, entry};
+use crate::model::{Diagnostic, NormalizedDocument, NormalizedToolPart, PartEvent, SCHEMA_VERSION};
+use crate::providers::store::Change;
+use crate::providers::{LineNormalizer, NormalizeOptions, PartStore};
+use crate::stream::{Dialect, Direction, Provider, RawLine, trim_line};
+
+/// What one raw line (or the end of the stream) did. Updates come in the order things happened;
+/// folded in that order (see [`DocumentBuilder`]) they give the batch path's document.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Update {
+    /// The stream's dialect is known (given in the options, or detected from the first lines).
+    /// Always the first update.
+    Dialect(Dialect),
+    /// A part was created or changed. `event` is the lifecycle event the batch document records
+    /// for it (the raw line that caused it, and the state it left); `part` is the part as it is
+    /// after that line. `created` is true for the part's first update.
+    Part {
+        event: PartEvent,
+        part: NormalizedToolPart,
+        created: bool,
+    },
+    /// A part changed without an event of its own: a later line showed how it should read (an
+    /// OpenCode stream turns out to mix sessions, so every part names its session). Replaces the
+    /// part; the document gets no event.
+    Revised(NormalizedToolPart),
+    /// Something about the stream itself: a line that is not the dialect's JSON, an id that
+    /// never found its call, a summary of diagnostics left out (at the end).
+    Diagnostic(Diagnostic),
+}
+
+/// The updates one call caused, in order (an iterator over a buffer the normalizer reuses).
+#[derive(Debug)]
+pub struct Updates<'a>(std::vec::Drain<'a, Update>);
+
+impl Iterator for Updates<'_> {
+    type Item = Update;
+
+    fn next(&mut self) -> Option<Update> {
+        self.0.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Updates<'_> {}
+
+enum State {
+    /// The dialect is not known yet: lines are held until it is.
+    Detecting(Sniffer),
+    Running {
+        dialect: Dialect,
+        inner: Box<dyn LineNormalizer>,
+    },
+    /// Detection failed; every later call says why.
+    Failed(NormalizeError),
+}
+
+/// A streaming normalizer: one raw stream, fed a line at a time.
+///
+/// ```
+/// use toolnorm::{Normalizer, NormalizeOptions, ToolState, Update};
+///
+/// let mut n = Normalizer::new(NormalizeOptions::default())?;
+/// let started = br#"{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#;
+/// let done = br#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#;
+///
+/// // The first line is held while the dialect is detected.
+/// assert_eq!(n.push_line(started)?.count(), 0);
+/// // The end of the stream (or enough agreeing lines) decides it; the held lines replay.
+/// let updates = n.finish_with(done)?;
+/// assert_eq!(updates[0], Update::Dialect(toolnorm::Dialect::CodexExec));
+/// let states: Vec<ToolState> = updates
+///     .iter()
+///     .filter_map(|u| match u {
+///         Update::Part { event, .. } => Some(event.state),
+///         _ => None,
+///     })
+///     .collect();
+/// assert_eq!(states, [ToolState::Running, ToolState::Complete]);
+/// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+/// ```
+pub struct Normalizer {
+    provider: Option<Provider>,
+    cwd: Option<String>,
+    state: State,
+    store: PartStore,
+    /// The number of the last line pushed.
+    number: u32,
+    /// Collecting (the batch path): the store keeps events and diagnostics, no update is made.
+    collecting: bool,
+    out: Vec<Update>,
+}
+
+impl std::fmt::Debug for Normalizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Normalizer")
+            .field("dialect", &self.dialect())
+            .field("lines", &self.number)
+            .field("parts", &self.store.parts().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Normalizer {
+    /// A normalizer for one stream. With `opts.dialect` the dialect is known from the start
+    /// (nothing is held); otherwise it is detected from the stream's first lines, among
+    /// `opts.provider`'s dialects when given. `opts.cwd` is the agent's working directory for
+    /// streams that do not say it (paths in titles are shown relative to it).
+    ///
+    /// Fails only when the dialect given belongs to another provider than the one given.
+    ///
+    /// ```
+    /// use toolnorm::{Dialect, Normalizer, NormalizeOptions, Provider};
+    ///
+    /// let n = Normalizer::new(NormalizeOptions {
+    ///     dialect: Some(Dialect::ClaudeStreamJson),
+    ///     ..NormalizeOptions::default()
+    /// })?;
+    /// assert_eq!(n.dialect(), Some(Dialect::ClaudeStreamJson));
+    ///
+    /// let wrong = Normalizer::new(NormalizeOptions {
+    ///     provider: Some(Provider::Codex),
+    ///     dialect: Some(Dialect::ClaudeStreamJson),
+    ///     ..NormalizeOptions::default()
+    /// });
+    /// assert!(wrong.is_err());
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn new(opts: NormalizeOptions<'_>) -> Result<Normalizer, NormalizeError> {
+        Self::with_store(opts, PartStore::streaming(), false)
+    }
+
+    /// The batch path's normalizer: its store keeps every event and diagnostic for
+    /// [`finish_document`](Self::finish_document), and it makes no updates.
+    pub(crate) fn collecting(opts: NormalizeOptions<'_>) -> Result<Normalizer, NormalizeError> {
+        Self::with_store(opts, PartStore::new(), true)
+    }
+
+    fn with_store(
+        opts: NormalizeOptions<'_>,
+        store: PartStore,
+        collecting: bool,
+    ) -> Result<Normalizer, NormalizeError> {
+        let mut n = Normalizer {
+            provider: opts.provider,
+            cwd: opts.cwd.map(str::to_owned),
+            state: State::Detecting(Sniffer::new(opts.provider)),
+            store,
+            number: 0,
+            collecting,
+            out: Vec::new(),
+        };
+        match (opts.dialect, opts.provider) {
+            (Some(d), Some(p)) if d.provider() != p => {
+                return Err(NormalizeError::Mismatch {
+                    dialect: d.as_str(),
+                    actual: d.provider(),
+                    requested: p,
+                });
+            }
+            (Some(d), _) => n.start(d),
+            (None, _) => {}
+        }
+        Ok(n)
+    }
+
+    /// The stream's dialect, once known.
+    ///
+    /// ```
+    /// use toolnorm::{Dialect, Normalizer, NormalizeOptions};
+    ///
+    /// let mut n = Normalizer::new(NormalizeOptions::default())?;
+    /// assert_eq!(n.dialect(), None);
+    /// for _ in 0..8 {
+    ///     n.push_line(br#"{"type":"turn.started"}"#)?;
+    /// }
+    /// // Eight lines agree: detected without waiting for the end.
+    /// assert_eq!(n.dialect(), Some(Dialect::CodexExec));
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn dialect(&self) -> Option<Dialect> {
+        match &self.state {
+            State::Running { dialect, .. } => Some(*dialect),
+            _ => None,
+        }
+    }
+
+    /// Every part so far, in the order they appeared, as they are now.
+    ///
+    /// ```
+    /// use toolnorm::{Dialect, Normalizer, NormalizeOptions};
+    ///
+    /// let mut n = Normalizer::new(NormalizeOptions {
+    ///     dialect: Some(Dialect::CodexExec),
+    ///     ..NormalizeOptions::default()
+    /// })?;
+    /// n.push_line(br#"{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#)?;
+    /// assert_eq!(n.parts()[0].title, "Running ls");
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn parts(&self) -> &[NormalizedToolPart] {
+        self.store.parts()
+    }
+
+    /// Feed the next line of the stream (without its `\n`; a trailing `\r` and a leading BOM are
+    /// dropped, as when a whole stream is split). Lines are numbered from 1 in the order they
+    /// are pushed, blank ones included. Returns the updates the line caused — none while the
+    /// dialect is being detected, then every held line's at once.
+    ///
+    /// Fails when the dialect cannot be detected: the sniff window is over and no line looked
+    /// like any dialect. Every later call fails the same way.
+    ///
+    /// ```
+    /// use toolnorm::{Dialect, Normalizer, NormalizeOptions, Update};
+    ///
+    /// let mut n = Normalizer::new(NormalizeOptions {
+    ///     dialect: Some(Dialect::ClaudeStreamJson),
+    ///     ..NormalizeOptions::default()
+    /// })?;
+    /// let line = br#"{"type":"assistant","session_id":"s","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#;
+    /// let updates: Vec<Update> = n.push_line(line)?.collect();
+    /// assert!(matches!(&updates[1], Update::Part { part, created: true, .. } if part.id == "t1"));
+    /// // Not JSON: a diagnostic, and the stream goes on.
+    /// let updates: Vec<Update> = n.push_line(b"oops")?.collect();
+    /// assert!(matches!(&updates[0], Update::Diagnostic(d) if d.line == 2));
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn push_line(&mut self, line: &[u8]) -> Result<Updates<'_>, NormalizeError> {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let number = self.number.saturating_add(1);
+        self.push(&RawLine {
+            number,
+            bytes: trim_line(line),
+            direction: Direction::Agent,
+            unterminated: false,
+        })
+    }
+
+    /// Feed a line that already has its number and direction (a recorded fixture's lines, a
+    /// proxy recording's client lines). Its bytes are taken as they are. Later
+    /// [`push_line`](Self::push_line) calls number on from it.
+    ///
+    /// ```
+    /// use toolnorm::stream::{Direction, RawLine};
+    /// use toolnorm::{Dialect, Normalizer, NormalizeOptions, Update};
+    ///
+    /// let mut n = Normalizer::new(NormalizeOptions {
+    ///     dialect: Some(Dialect::CodexExec),
+    ///     ..NormalizeOptions::default()
+    /// })?;
+    /// let line = RawLine {
+    ///     number: 7,
+    ///     bytes: b"not json",
+    ///     direction: Direction::Agent,
+    ///     unterminated: true,
+    /// };
+    /// let updates: Vec<Update> = n.push(&line)?.collect();
+    /// assert!(matches!(&updates[1], Update::Diagnostic(d) if d.line == 7));
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn push(&mut self, line: &RawLine<'_>) -> Result<Updates<'_>, NormalizeError> {
+        self.number = line.number;
+        match &mut self.state {
+            State::Failed(e) => return Err(e.clone()),
+            State::Running { inner, .. } => inner.line(line, &mut self.store),
+            State::Detecting(sniffer) => match sniffer.push(line) {
+                None => {}
+                Some(Ok(d)) => {
+                    let held = sniffer.take_held();
+                    self.start(d);
+                    self.replay(held);
+                }
+                Some(Err(e)) => {
+                    self.state = State::Failed(e.clone());
+                    return Err(e);
+                }
+            },
+        }
+        self.collect();
+        Ok(Updates(self.out.drain(..)))
+    }
+
+    /// The stream has ended: what only its end decides (the dialect, when it was still being
+    /// detected; calls that never got their result; a whole document's parts; summaries of
+    /// the diagnostics left out).
+    ///
+    /// ```
+    /// use toolnorm::{Normalizer, NormalizeOptions, Update};
+    ///
+    /// let mut n = Normalizer::new(NormalizeOptions::default())?;
+    /// n.push_line(br#"{"type":"thread.started","thread_id":"t"}"#)?;
+    /// let updates = n.finish()?;
+    /// assert_eq!(updates, [Update::Dialect(toolnorm::Dialect::CodexExec)]);
+    ///
+    /// let empty = Normalizer::new(NormalizeOptions::default())?;
+    /// assert!(empty.finish().is_err());
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn finish(mut self) -> Result<Vec<Update>, NormalizeError> {
+        self.end()?;
+        Ok(std::mem::take(&mut self.out))
+    }
+
+    /// [`push_line`](Self::push_line) of a last line, then [`finish`](Self::finish): every
+    /// update the two gave.
+    ///
+    /// ```
+    /// use toolnorm::{Normalizer, NormalizeOptions};
+    ///
+    /// let n = Normalizer::new(NormalizeOptions::default())?;
+    /// let updates = n.finish_with(br#"{"type":"turn.started"}"#)?;
+    /// assert_eq!(updates.len(), 1);
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn finish_with(mut self, line: &[u8]) -> Result<Vec<Update>, NormalizeError> {
+        let mut updates: Vec<Update> = self.push_line(line)?.collect();
+        updates.extend(self.finish()?);
+        Ok(updates)
+    }
+
+    /// The batch path's end: the document of a collecting normalizer.
+    pub(crate) fn finish_document(mut self) -> Result<NormalizedDocument, NormalizeError> {
+        self.end()?;
+        let dialect = self.dialect().expect("a finished normalizer knows its dialect");
+        Ok(self
+            .store
+            .finish(dialect.provider().as_str(), dialect.as_str()))
+    }
+
+    fn end(&mut self) -> Result<(), NormalizeError> {
+        match &mut self.state {
+            State::Failed(e) => return Err(e.clone()),
+            State::Detecting(sniffer) => {
+                let d = sniffer.finish()?;
+                let held = sniffer.take_held();
+                self.start(d);
+                self.replay(held);
+            }
+            State::Running { .. } => {}
+        }
+        if let State::Running { inner, .. } = &mut self.state {
+            inner.finish(&mut self.store);
+        }
+        self.collect();
+        if !self.collecting {
+            let summaries = self.store.summaries();
+            self.out
+                .extend(summaries.into_iter().map(Update::Diagnostic));
+        }
+        Ok(())
+    }
+
+    /// The dialect is known: make its normalizer.
+    fn start(&mut self, dialect: Dialect) {
+        let opts = NormalizeOptions {
+            provider: self.provider,
+            dialect: Some(dialect),
+            cwd: self.cwd.as_deref(),
+        };
+        self.state = State::Running {
+            dialect,
+            inner: (entry(dialect).new)(&opts),
+        };
+        if !self.collecting {
+            self.out.push(Update::Dialect(dialect));
+        }
+    }
+
+    /// Hand the lines held during detection to the dialect's normalizer.
+    fn replay(&mut self, held: Vec<HeldLine>) {
+        if let State::Running { inner, .. } = &mut self.state {
+            for line in &held {
+                inner.line(&line.raw(), &mut self.store);
+            }
+        }
+    }
+
+    /// Turn what the store queued into updates.
+    fn collect(&mut self) {
+        if self.collecting {
+            return;
+        }
+        let Normalizer { store, out, .. } = self;
+        let changes: Vec<Change> = store.take_changes().collect();
+        for change in changes {
+            out.push(match change {
+                Change::Event(event, index, created) => Update::Part {
+                    event,
+                    part: store.part_at(index).clone(),
+                    created,
+                },
+                Change::Revised(index) => Update::Revised(store.part_at(index).clone()),
+                Change::Diagnostic(d) => Update::Diagnostic(d),
+            });
+        }
+    }
+}
+
+/// Folds [`Update`]s back into the batch path's [`NormalizedDocument`]: parts in the order they
+/// appeared, replaced by each later update of theirs, every event and diagnostic in order.
+///
+/// ```
+/// use toolnorm::{DocumentBuilder, Input, Normalizer, NormalizeOptions, normalize};
+///
+/// let raw = concat!(
+///     r#"{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#, "\n",
+///     "not json\n",
+///     r#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#, "\n",
+/// );
+/// let mut n = Normalizer::new(NormalizeOptions::default())?;
+/// let mut doc = DocumentBuilder::new();
+/// for line in raw.lines() {
+///     doc.extend(n.push_line(line.as_bytes())?);
+/// }
+/// doc.extend(n.finish()?);
+/// let batch = normalize(&Input::from_bytes(raw.as_bytes()), NormalizeOptions::default())?;
+/// assert_eq!(doc.finish(), Some(batch));
+/// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct DocumentBuilder {
+    dialect: Option<Dialect>,
+    parts: Vec<NormalizedToolPart>,
+    index: std::collections::HashMap<String, usize>,
+    events: Vec<PartEvent>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl DocumentBuilder {
+    /// An empty document.
+    pub fn new() -> Self {
+        DocumentBuilder::default()
+    }
+
+    /// Fold one update in.
+    pub fn apply(&mut self, update: Update) {
+        match update {
+            Update::Dialect(d) => self.dialect = Some(d),
+            Update::Part { event, part, .. } => {
+                self.events.push(event);
+                self.put(part);
+            }
+            Update::Revised(part) => self.put(part),
+            Update::Diagnostic(d) => self.diagnostics.push(d),
+        }
+    }
+
+    fn put(&mut self, part: NormalizedToolPart) {
+        match self.index.get(&part.id) {
+            Some(&i) => self.parts[i] = part,
+            None => {
+                self.index.insert(part.id.clone(), self.parts.len());
+                self.parts.push(part);
+            }
+        }
+    }
+
+    /// The document; `None` when no [`Update::Dialect`] came (the stream was never detected).
+    pub fn finish(self) -> Option<NormalizedDocument> {
+        let dialect = self.dialect?;
+        Some(NormalizedDocument {
+            schema_version: SCHEMA_VERSION,
+            provider: dialect.provider().as_str().to_owned(),
+            dialect: dialect.as_str().to_owned(),
+            parts: self.parts,
+            events: self.events,
+            diagnostics: self.diagnostics,
+        })
+    }
+}
+
+impl Extend<Update> for DocumentBuilder {
+    fn extend<I: IntoIterator<Item = Update>>(&mut self, updates: I) {
+        for u in updates {
+            self.apply(u);
+        }
+    }
+}
