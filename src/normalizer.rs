@@ -207,6 +207,21 @@ impl Normalizer {
         }
     }
 
+    /// How many lines were pushed: the number of the last one.
+    ///
+    /// ```
+    /// use toolnorm::{Normalizer, NormalizeOptions};
+    ///
+    /// let mut n = Normalizer::new(NormalizeOptions::default())?;
+    /// n.push_line(b"")?;
+    /// n.push_line(br#"{"type":"turn.started"}"#)?;
+    /// assert_eq!(n.lines(), 2);
+    /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+    /// ```
+    pub fn lines(&self) -> u32 {
+        self.number
+    }
+
     /// Every part so far, in the order they appeared, as they are now.
     ///
     /// ```

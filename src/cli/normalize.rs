@@ -1,4 +1,7 @@
-//! `toolnorm normalize PATH`: print the normalized document (or its ACP / legacy views).
+//! `toolnorm normalize PATH`: print the normalized document (or its ACP / legacy views); with
+//! `--follow`, one JSON line per update as a live stream arrives ([`follow`]).
+
+mod follow;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -36,6 +39,15 @@ pub struct Args {
     /// What to print.
     #[arg(long, value_enum, default_value_t)]
     pub emit: Emit,
+    /// Normalize a live stream as it arrives: one JSON line per update (a part created or
+    /// changed, a diagnostic), flushed at once. Reads stdin or a pipe until it ends, a regular
+    /// file as it grows until `--idle-timeout`. With `--emit acp` or `legacy` only the frames go
+    /// to stdout; the dialect and the diagnostics go to stderr as JSON lines.
+    #[arg(long)]
+    pub follow: bool,
+    /// With `--follow` on a regular file: stop once nothing was added for this many seconds.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub idle_timeout: f64,
     /// Print compact JSON on one line.
     #[arg(long)]
     pub compact: bool,
@@ -51,6 +63,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Some(d) => Some(Dialect::parse(d, args.provider).map_err(anyhow::Error::msg)?),
         None => None,
     };
+    if args.follow {
+        let opts = NormalizeOptions {
+            provider: args.provider,
+            dialect,
+            cwd: args.cwd.as_deref(),
+        };
+        let idle = std::time::Duration::try_from_secs_f64(args.idle_timeout.max(0.0))
+            .map_err(|e| anyhow::anyhow!("--idle-timeout: {e}"))?;
+        return follow::run(&args.path, opts, args.emit, idle);
+    }
     let stream = load_stream(&args.path)?;
     let mut opts = NormalizeOptions {
         provider: args.provider,
