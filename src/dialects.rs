@@ -438,11 +438,12 @@ impl Sniffer {
                 best = Some((d, n));
             }
         }
-        best.map(|(d, _)| d)
-            .ok_or_else(|| NormalizeError::Undetectable(match self.provider {
+        best.map(|(d, _)| d).ok_or_else(|| {
+            NormalizeError::Undetectable(match self.provider {
                 Some(p) => format!("no line looks like any {p} dialect"),
                 None => "no line looks like Claude, Codex or OpenCode output".to_owned(),
-            }))
+            })
+        })
     }
 
     /// The stream has ended: the verdict on all of it.

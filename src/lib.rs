@@ -30,7 +30,7 @@ pub mod text;
 pub mod verify;
 
 pub use dialects::normalize;
-pub use normalizer::{DocumentBuilder, Normalizer, Update, Updates};
 pub use model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};
+pub use normalizer::{DocumentBuilder, Normalizer, Update, Updates};
 pub use providers::NormalizeOptions;
 pub use stream::{Dialect, Input, Provider};

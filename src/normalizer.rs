@@ -358,7 +358,9 @@ impl Normalizer {
     /// The batch path's end: the document of a collecting normalizer.
     pub(crate) fn finish_document(mut self) -> Result<NormalizedDocument, NormalizeError> {
         self.end()?;
-        let dialect = self.dialect().expect("a finished normalizer knows its dialect");
+        let dialect = self
+            .dialect()
+            .expect("a finished normalizer knows its dialect");
         Ok(self
             .store
             .finish(dialect.provider().as_str(), dialect.as_str()))
@@ -511,5 +513,131 @@ impl Extend<Update> for DocumentBuilder {
         for u in updates {
             self.apply(u);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::Input;
+
+    /// Stream `text` a line at a time and fold the updates; also the batch document.
+    fn both(text: &str, opts: NormalizeOptions<'_>) -> (Vec<Update>, NormalizedDocument) {
+        let mut n = Normalizer::new(opts).unwrap();
+        let mut updates = Vec::new();
+        for line in text.split_terminator('\n') {
+            updates.extend(n.push_line(line.as_bytes()).unwrap());
+        }
+        updates.extend(n.finish().unwrap());
+        let batch = crate::normalize(&Input::from_bytes(text.as_bytes()), opts).unwrap();
+        let mut doc = DocumentBuilder::new();
+        doc.extend(updates.iter().cloned());
+        assert_eq!(doc.finish().as_ref(), Some(&batch));
+        (updates, batch)
+    }
+
+    fn opencode_part(call: &str, session: &str) -> String {
+        format!(
+            r#"{{"type":"message.part.updated","properties":{{"part":{{"id":"prt_{call}","sessionID":"{session}","messageID":"msg","type":"tool","callID":"{call}","tool":"bash","state":{{"status":"running","input":{{"command":"ls"}}}}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_second_session_revises_the_parts_before_it() {
+        let text = format!(
+            "{}\n{}\n{}\n",
+            opencode_part("a", "ses_1"),
+            opencode_part("b", "ses_1"),
+            opencode_part("c", "ses_2"),
+        );
+        let (updates, batch) = both(&text, NormalizeOptions::default());
+        assert_eq!(batch.parts.len(), 3);
+        let session = |p: &NormalizedToolPart| p.metadata.as_ref().unwrap().session_id.clone();
+        assert_eq!(session(&batch.parts[0]).as_deref(), Some("ses_1"));
+        assert_eq!(session(&batch.parts[2]).as_deref(), Some("ses_2"));
+        let revised: Vec<&str> = updates
+            .iter()
+            .filter_map(|u| match u {
+                Update::Revised(p) => Some(p.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(revised, ["a", "b"]);
+        // One session only: nothing names it, nothing is revised.
+        let one = format!("{}\n{}\n", opencode_part("a", "s"), opencode_part("b", "s"));
+        let (updates, batch) = both(&one, NormalizeOptions::default());
+        assert!(batch.parts.iter().all(|p| session(p).is_none()));
+        assert!(!updates.iter().any(|u| matches!(u, Update::Revised(_))));
+    }
+
+    #[test]
+    fn an_export_document_is_detected_at_its_end() {
+        let text = "{\n  \"info\": {\"directory\": \"/w\"},\n  \"messages\": [\n    {\"info\": {\"id\": \"m\"}, \"parts\": [\n      {\"id\": \"p1\", \"type\": \"tool\", \"callID\": \"c1\", \"tool\": \"read\", \"state\": {\"status\": \"completed\", \"input\": {\"filePath\": \"/w/a.rs\"}, \"output\": \"x\"}}\n    ]}\n  ]\n}\n";
+        let mut n = Normalizer::new(NormalizeOptions::default()).unwrap();
+        for line in text.lines() {
+            assert_eq!(n.push_line(line.as_bytes()).unwrap().len(), 0);
+        }
+        let (updates, batch) = both(text, NormalizeOptions::default());
+        assert_eq!(batch.dialect, "export");
+        assert_eq!(updates[0], Update::Dialect(Dialect::OpencodeExport));
+        assert_eq!(batch.parts[0].title, "Reading a.rs");
+        assert_eq!(batch.events[0].line, 5);
+    }
+
+    #[test]
+    fn a_line_shaped_like_an_export_then_more_lines_is_voted_on() {
+        let export_like = r#"{"info":{},"messages":[],"type":"turn.started"}"#;
+        let text = format!("{export_like}\n{}\n", r#"{"type":"turn.started"}"#);
+        let (_, batch) = both(&text, NormalizeOptions::default());
+        assert_eq!(batch.dialect, "exec");
+        let (_, batch) = both(&format!("{export_like}\n"), NormalizeOptions::default());
+        assert_eq!(batch.dialect, "export");
+    }
+
+    #[test]
+    fn detection_holds_at_most_the_window_then_fails_or_decides() {
+        let mut n = Normalizer::new(NormalizeOptions::default()).unwrap();
+        for i in 1..64 {
+            assert!(n.push_line(format!("[{i}]").as_bytes()).is_ok(), "line {i}");
+        }
+        let err = n.push_line(b"[64]").unwrap_err();
+        assert!(matches!(err, NormalizeError::Undetectable(_)), "{err}");
+        assert_eq!(n.push_line(b"{}").unwrap_err(), err);
+
+        // Seven agreeing lines wait; the eighth decides and replays all eight.
+        let mut n = Normalizer::new(NormalizeOptions::default()).unwrap();
+        let line = br#"{"id":"1","msg":{"type":"exec_command_begin","call_id":"c","command":["ls"],"cwd":"/w"}}"#;
+        for _ in 0..7 {
+            assert_eq!(n.push_line(line).unwrap().len(), 0);
+        }
+        let updates: Vec<Update> = n.push_line(line).unwrap().collect();
+        assert_eq!(updates[0], Update::Dialect(Dialect::CodexLegacy));
+        assert_eq!(updates.len(), 2, "{updates:?}");
+
+        let blank = Normalizer::new(NormalizeOptions::default()).unwrap();
+        assert_eq!(
+            blank.finish_with(b"  ").unwrap_err(),
+            NormalizeError::Empty("only blank lines")
+        );
+    }
+
+    #[test]
+    fn diagnostics_left_out_are_summed_up_at_the_end() {
+        let mut text = String::new();
+        for _ in 0..15 {
+            text.push_str("not json\n");
+        }
+        text.push_str(r#"{"type":"turn.started"}"#);
+        let opts = NormalizeOptions {
+            dialect: Some(Dialect::CodexExec),
+            ..NormalizeOptions::default()
+        };
+        let (updates, batch) = both(&text, opts);
+        assert_eq!(batch.diagnostics.len(), 11);
+        let last = updates.last().unwrap();
+        assert!(
+            matches!(last, Update::Diagnostic(d) if d.message.starts_with("… and 5 more lines")),
+            "{last:?}"
+        );
     }
 }

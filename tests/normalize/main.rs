@@ -9,3 +9,4 @@ mod corpus;
 mod opencode;
 mod prefixes;
 mod samples;
+mod streaming;

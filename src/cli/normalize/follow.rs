@@ -200,7 +200,10 @@ fn read_lines(
             .map_err(|e| anyhow::Error::new(e).context(format!("failed to read {name}")))?;
         if line.last() == Some(&b'\n') {
             line.pop();
-            writer.write(n.push_line(&line).map_err(|e| anyhow::anyhow!("{name}: {e}"))?)?;
+            writer.write(
+                n.push_line(&line)
+                    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
+            )?;
             line.clear();
             still_since = Instant::now();
             continue;
@@ -261,17 +264,25 @@ mod tests {
             part: p.clone(),
             created: true,
         };
-        let Some(Rendered::Stdout(v)) = render(Emit::Parts, &update) else { panic!() };
+        let Some(Rendered::Stdout(v)) = render(Emit::Parts, &update) else {
+            panic!()
+        };
         let v = json(&v);
         assert_eq!(v["type"], "part");
-        assert!(matches!(render(Emit::Parts, &update), Some(Rendered::Stdout(t)) if t.starts_with(r#"{"type":"part","#)));
+        assert!(
+            matches!(render(Emit::Parts, &update), Some(Rendered::Stdout(t)) if t.starts_with(r#"{"type":"part","#))
+        );
         assert_eq!(v["event"]["line"], 1);
         assert_eq!(v["part"]["title"], "Running ls");
-        let Some(Rendered::Stdout(v)) = render(Emit::Acp, &update) else { panic!() };
+        let Some(Rendered::Stdout(v)) = render(Emit::Acp, &update) else {
+            panic!()
+        };
         let v = json(&v);
         assert_eq!(v["toolCallId"], "i1");
         assert_eq!(v["status"], "calling");
-        let Some(Rendered::Stdout(v)) = render(Emit::Legacy, &Update::Revised(p)) else { panic!() };
+        let Some(Rendered::Stdout(v)) = render(Emit::Legacy, &Update::Revised(p)) else {
+            panic!()
+        };
         let v = json(&v);
         assert_eq!(v["state"], "calling");
         let d = Update::Diagnostic(crate::model::Diagnostic {
@@ -280,11 +291,19 @@ mod tests {
             message: "not JSON".into(),
         });
         assert!(matches!(render(Emit::Parts, &d), Some(Rendered::Stdout(_))));
-        let Some(Rendered::Stderr(v)) = render(Emit::Acp, &d) else { panic!() };
+        let Some(Rendered::Stderr(v)) = render(Emit::Acp, &d) else {
+            panic!()
+        };
         let v = json(&v);
         assert_eq!(v["diagnostic"]["line"], 3);
-        let Some(Rendered::Stderr(v)) = render(Emit::Legacy, &Update::Dialect(Dialect::CodexExec)) else { panic!() };
+        let Some(Rendered::Stderr(v)) = render(Emit::Legacy, &Update::Dialect(Dialect::CodexExec))
+        else {
+            panic!()
+        };
         let v = json(&v);
-        assert_eq!((v["provider"].as_str(), v["dialect"].as_str()), (Some("codex"), Some("exec")));
+        assert_eq!(
+            (v["provider"].as_str(), v["dialect"].as_str()),
+            (Some("codex"), Some("exec"))
+        );
     }
 }

@@ -564,11 +564,8 @@ impl Tracker {
 
     /// End of stream: results that never found their call are reported.
     pub(crate) fn finish(&mut self, store: &mut PartStore) {
-        let mut orphans: Vec<(u32, String)> = self
-            .pending
-            .drain()
-            .map(|(id, p)| (p.line, id))
-            .collect();
+        let mut orphans: Vec<(u32, String)> =
+            self.pending.drain().map(|(id, p)| (p.line, id)).collect();
         orphans.sort();
         for (line, id) in orphans {
             store.warn(

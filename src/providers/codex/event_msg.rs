@@ -441,7 +441,10 @@ fn decode_base64(text: &[u8]) -> Result<Vec<u8>, String> {
         };
         if unused != 0 {
             let at = q * 4 + 3 - pad;
-            return Err(format!("Invalid last symbol {}, offset {at}.", quad[3 - pad]));
+            return Err(format!(
+                "Invalid last symbol {}, offset {at}.",
+                quad[3 - pad]
+            ));
         }
         out.extend_from_slice(&bytes[1..4 - pad]);
     }
@@ -462,8 +465,14 @@ mod tests {
             decode_base64(b"aGV-").unwrap_err(),
             "Invalid symbol 45, offset 3."
         );
-        assert_eq!(decode_base64(b"abc").unwrap_err(), "Invalid input length: 3");
-        assert_eq!(decode_base64(b"YR==").unwrap_err(), "Invalid last symbol 82, offset 1.");
+        assert_eq!(
+            decode_base64(b"abc").unwrap_err(),
+            "Invalid input length: 3"
+        );
+        assert_eq!(
+            decode_base64(b"YR==").unwrap_err(),
+            "Invalid last symbol 82, offset 1."
+        );
         assert_eq!(decode_base64(b"Y===").unwrap_err(), "Invalid padding");
     }
 }

@@ -1,0 +1,93 @@
+//! The streaming API against the batch path on every fixture of the corpus: fed a line at a time,
+//! [`toolnorm::Normalizer`] hands out updates that fold into exactly the batch document — with
+//! the fixture's dialect given, and detected from the lines as they come.
+
+use toolnorm::{
+    DocumentBuilder, NormalizeOptions, NormalizedDocument, Normalizer, Update, normalize,
+};
+
+use crate::samples::{Sample, load_all};
+
+/// Feed every line of the fixture (numbered and directed as recorded) and fold the updates.
+fn streamed(s: &Sample, opts: NormalizeOptions<'_>) -> (NormalizedDocument, Vec<Update>) {
+    let input = s.stream.input();
+    let mut n = Normalizer::new(opts).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+    let mut all = Vec::new();
+    for line in &input.lines {
+        all.extend(n.push(line).unwrap_or_else(|e| panic!("{}: {e}", s.name)));
+    }
+    all.extend(n.finish().unwrap_or_else(|e| panic!("{}: {e}", s.name)));
+    let mut doc = DocumentBuilder::new();
+    doc.extend(all.iter().cloned());
+    let doc = doc
+        .finish()
+        .unwrap_or_else(|| panic!("{}: no dialect update", s.name));
+    (doc, all)
+}
+
+#[test]
+fn every_fixture_streams_to_the_batch_document() {
+    let samples = load_all();
+    for s in &samples {
+        let batch = s.normalize();
+        let (doc, updates) = streamed(s, s.options());
+        assert_eq!(doc, batch, "{}: streamed document differs", s.name);
+        assert_eq!(
+            updates.first(),
+            Some(&Update::Dialect(s.dialect)),
+            "{}: the dialect comes first",
+            s.name
+        );
+        // Every event is handed out once, with the part as that line left it.
+        let parts = updates
+            .iter()
+            .filter(|u| matches!(u, Update::Part { .. }))
+            .count();
+        assert_eq!(parts, batch.events.len(), "{}", s.name);
+    }
+}
+
+#[test]
+fn detection_line_by_line_agrees_with_the_batch_path() {
+    let samples = load_all();
+    for s in &samples {
+        let opts = NormalizeOptions {
+            provider: None,
+            dialect: None,
+            cwd: s.stream.cwd.as_deref(),
+        };
+        let batch = normalize(&s.stream.input(), opts);
+        let batch = batch.unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        let (doc, _) = streamed(s, opts);
+        assert_eq!(doc, batch, "{}: detected stream differs", s.name);
+    }
+}
+
+#[test]
+fn updates_arrive_before_the_stream_ends() {
+    // A long recording with tool calls: its first part comes well before its last line.
+    let samples = load_all();
+    let s = samples
+        .iter()
+        .filter(|s| s.stream.spans.len() > 100)
+        .max_by_key(|s| s.normalize().parts.len())
+        .expect("a long fixture with parts");
+    let input = s.stream.input();
+    let mut n = Normalizer::new(s.options()).unwrap();
+    let mut first_part_at = None;
+    for (i, line) in input.lines.iter().enumerate() {
+        let got = n
+            .push(line)
+            .unwrap()
+            .any(|u| matches!(u, Update::Part { .. }));
+        if got && first_part_at.is_none() {
+            first_part_at = Some(i);
+        }
+    }
+    let at = first_part_at.expect("some part");
+    assert!(
+        at + 1 < input.lines.len(),
+        "{}: first part only at the end",
+        s.name
+    );
+}
