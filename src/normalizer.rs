@@ -405,12 +405,14 @@ impl Normalizer {
         }
     }
 
-    /// Hand the lines held during detection to the dialect's normalizer.
+    /// Hand the lines held during detection to the dialect's normalizer, each line's updates
+    /// taken before the next (so each shows the parts as that line left them).
     fn replay(&mut self, held: Vec<HeldLine>) {
-        if let State::Running { inner, .. } = &mut self.state {
-            for line in &held {
+        for line in &held {
+            if let State::Running { inner, .. } = &mut self.state {
                 inner.line(&line.raw(), &mut self.store);
             }
+            self.collect();
         }
     }
 

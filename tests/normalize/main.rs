@@ -6,6 +6,7 @@
 mod claude;
 mod codex;
 mod corpus;
+mod engine_example;
 mod opencode;
 mod prefixes;
 mod samples;
