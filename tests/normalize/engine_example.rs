@@ -39,14 +39,22 @@ fn the_engine_example_gives_the_batch_document_on_every_fixture() {
         for line in fixture.lines.iter().filter(|l| l.dir != Direction::Stderr) {
             let text = std::str::from_utf8(&line.bytes)
                 .unwrap_or_else(|_| panic!("{}: a line that is not UTF-8", s.name));
-            let d = if line.dir == Direction::Client { "c" } else { "a" };
+            let d = if line.dir == Direction::Client {
+                "c"
+            } else {
+                "a"
+            };
             let record = serde_json::json!({"d": d, "l": text, "n": !line.terminated});
             records.push_str(&record.to_string());
             records.push('\n');
         }
         let mut cmd = Command::new(&bin);
-        cmd.args(["--records", "--document"])
-            .args(["--provider", s.provider.as_str(), "--dialect", s.dialect.as_str()]);
+        cmd.args(["--records", "--document"]).args([
+            "--provider",
+            s.provider.as_str(),
+            "--dialect",
+            s.dialect.as_str(),
+        ]);
         if let Some(cwd) = &s.stream.cwd {
             cmd.args(["--cwd", cwd]);
         }
@@ -65,7 +73,12 @@ fn the_engine_example_gives_the_batch_document_on_every_fixture() {
         assert!(out.status.success(), "{}: the example failed", s.name);
         let doc: NormalizedDocument = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{}: not a document: {e}", s.name));
-        assert_eq!(doc, s.normalize(), "{}: the example's document differs", s.name);
+        assert_eq!(
+            doc,
+            s.normalize(),
+            "{}: the example's document differs",
+            s.name
+        );
     }
 
     // Raw agent lines with the dialect detected: one line per update, as they come.
@@ -80,7 +93,12 @@ fn the_engine_example_gives_the_batch_document_on_every_fixture() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(raw.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(raw.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

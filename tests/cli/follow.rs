@@ -1,0 +1,187 @@
+//! `toolnorm normalize --follow` on a live pipe: a real CLI recording replayed into it with its
+//! recorded timing (scaled down), its updates read as they come.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use toolnorm::NormalizedDocument;
+use toolnorm::corpus::read_fixture;
+use toolnorm::stream::Direction;
+
+use crate::util::{root, toolnorm};
+
+/// A real `claude -p --output-format stream-json` recording with partial messages.
+const FIXTURE: &str = "corpus/claude/live-claude-partial.jsonl.zst";
+
+/// Fold `--emit parts` lines back into a document.
+fn fold(lines: &[serde_json::Value]) -> NormalizedDocument {
+    let mut doc =
+        serde_json::json!({"schemaVersion": 1, "parts": [], "events": [], "diagnostics": []});
+    let mut order: Vec<String> = Vec::new();
+    let mut parts = std::collections::HashMap::new();
+    for l in lines {
+        match l["type"].as_str().unwrap() {
+            "dialect" => {
+                doc["provider"] = l["provider"].clone();
+                doc["dialect"] = l["dialect"].clone();
+            }
+            "part" | "revised" => {
+                let id = l["part"]["id"].as_str().unwrap().to_owned();
+                if !parts.contains_key(&id) {
+                    order.push(id.clone());
+                }
+                parts.insert(id, l["part"].clone());
+                if l["type"] == "part" {
+                    doc["events"]
+                        .as_array_mut()
+                        .unwrap()
+                        .push(l["event"].clone());
+                }
+            }
+            "diagnostic" => doc["diagnostics"]
+                .as_array_mut()
+                .unwrap()
+                .push(l["diagnostic"].clone()),
+            other => panic!("unknown line type {other}"),
+        }
+    }
+    doc["parts"] = order.iter().map(|id| parts[id].clone()).collect();
+    let mut doc: NormalizedDocument = serde_json::from_value(doc).unwrap();
+    let batch: NormalizedDocument = batch();
+    doc.schema_version = batch.schema_version;
+    doc
+}
+
+fn batch() -> NormalizedDocument {
+    let out = toolnorm()
+        .args(["normalize", "--compact", FIXTURE])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn follow_emits_updates_while_the_recording_is_still_arriving() {
+    let fixture = read_fixture(&root().join(FIXTURE)).unwrap();
+    let lines: Vec<_> = fixture
+        .lines
+        .into_iter()
+        .filter(|l| l.dir == Direction::Agent)
+        .collect();
+    let last = lines.last().unwrap().t.max(1);
+    // The recording lasts seconds; replay it in about one, keeping its rhythm.
+    let scale = (1000.0 / last as f64).min(1.0);
+    let first_event_line = batch().events[0].line as usize;
+    assert!(
+        first_event_line < lines.len(),
+        "the first part comes before the end"
+    );
+
+    let mut child = toolnorm()
+        .args(["normalize", "--follow", "-"])
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<serde_json::Value>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+
+    let mut stdin = child.stdin.take().unwrap();
+    let start = Instant::now();
+    let mut seen = Vec::new();
+    let mut first_part_while_open = false;
+    for (i, line) in lines.iter().enumerate() {
+        let due = Duration::from_secs_f64(line.t as f64 * scale / 1000.0);
+        if let Some(wait) = due.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+        stdin.write_all(&line.bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        if i + 1 == first_event_line {
+            // The line that opens the first part is in, and the input is still open: its
+            // update must come now, not at the end.
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while let Ok(v) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                let is_part = v["type"] == "part";
+                seen.push(v);
+                if is_part {
+                    first_part_while_open = true;
+                    break;
+                }
+            }
+            assert!(
+                first_part_while_open,
+                "no part update before the input ended"
+            );
+        }
+    }
+    drop(stdin);
+    seen.extend(rx.iter());
+    reader.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(seen[0]["type"], "dialect");
+    assert_eq!(
+        fold(&seen),
+        batch(),
+        "the updates fold into the batch document"
+    );
+}
+
+#[test]
+fn follow_ends_quietly_when_its_reader_goes_away() {
+    let mut child = toolnorm()
+        .args(["normalize", "--follow", "--emit", "acp", "-"])
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let call = |id: usize| {
+        format!(
+            r#"{{"type":"item.started","item":{{"id":"i{id}","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}}}"#
+        )
+    };
+    for i in 0..8 {
+        writeln!(stdin, "{}", call(i)).unwrap();
+    }
+    stdin.flush().unwrap();
+    // The eighth line decides the dialect: eight frames come, the reader takes one and leaves.
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let frame: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(frame["toolCallId"], "i0");
+    assert_eq!(frame["status"], "calling");
+    drop(stdout);
+    // Writing on goes to a closed pipe: toolnorm stops, with success.
+    for i in 8..10_000 {
+        if writeln!(stdin, "{}", call(i)).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(r#"{"type":"dialect","provider":"codex","dialect":"exec"}"#),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Error"), "{stderr}");
+}
