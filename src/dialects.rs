@@ -1,7 +1,7 @@
 //! The registry of dialects: one row per wire format naming its sniffer, its normalizer and its
 //! raw-call scan, as `rules/registry.rs` is for rules. Detection, normalization and the rules'
 //! scan all go through this table, so adding a dialect is its folder and one row here. Detection
-//! reads a line at a time ([`Sniffer`]); [`normalize`], the batch path, is a loop over the
+//! reads a line at a time (`Sniffer`); [`normalize`], the batch path, is a loop over the
 //! streaming [`Normalizer`].
 
 use std::fmt;
@@ -196,7 +196,7 @@ const SNIFF_LINES: usize = 64;
 const UNANIMOUS: usize = 8;
 
 /// Detect the dialect from content, optionally only among one provider's dialects: a loop over
-/// the incremental [`Sniffer`].
+/// the incremental `Sniffer`.
 pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, NormalizeError> {
     let mut sniffer = Sniffer::new(provider);
     for line in &input.lines {

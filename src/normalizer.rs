@@ -545,6 +545,12 @@ mod tests {
     }
 
     #[test]
+    fn a_normalizer_can_move_to_another_thread() {
+        fn send<T: Send>(_: &T) {}
+        send(&Normalizer::new(NormalizeOptions::default()).unwrap());
+    }
+
+    #[test]
     fn a_second_session_revises_the_parts_before_it() {
         let text = format!(
             "{}\n{}\n{}\n",

@@ -17,7 +17,7 @@ pub struct Args {
     /// Only accept this provider's dialects (default: detect).
     #[arg(long)]
     pub provider: Option<Provider>,
-    /// Corpus directory; fixtures go to DIR/<provider>/<name>.jsonl.zst.
+    /// Corpus directory; fixtures go to `DIR/<provider>/<name>.jsonl.zst`.
     #[arg(long, value_name = "DIR", default_value = "corpus")]
     pub corpus: PathBuf,
     /// Overwrite existing fixtures.

@@ -29,7 +29,7 @@ pub struct Args {
     /// Fixture name (default: the start time, e.g. 20261202-151000).
     #[arg(long)]
     pub name: Option<String>,
-    /// Corpus directory; the fixture goes to DIR/<provider>/<name>.jsonl.zst.
+    /// Corpus directory; the fixture goes to `DIR/<provider>/<name>.jsonl.zst`.
     #[arg(long, value_name = "DIR", default_value = "corpus")]
     pub corpus: PathBuf,
     /// Overwrite an existing fixture.

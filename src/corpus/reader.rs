@@ -143,7 +143,7 @@ const BAD_RECORD_NOTES: usize = 10;
 
 /// Read a fixture held in memory, handing each line to `on_line` as soon as it is decoded (nothing
 /// but the current frame's undecoded rest is held): its header, trailer and notes (at most
-/// [`BAD_RECORD_NOTES`] about bad records, then one count, then where it was cut short).
+/// `BAD_RECORD_NOTES` about bad records, then one count, then where it was cut short).
 pub fn read_fixture_with(
     bytes: &[u8],
     mut on_line: impl FnMut(Line),

@@ -1,5 +1,5 @@
 //! The protocol's reference, generated from the message types: a JSON Schema per message and
-//! TypeScript declarations. `docs/protocol.md` ends with exactly what [`reference`] prints
+//! TypeScript declarations. `docs/protocol.md` ends with exactly what [`reference()`] prints
 //! (`toolnorm schema --protocol`), and a test keeps the two equal.
 
 use schemars::schema::RootSchema;

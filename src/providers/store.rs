@@ -52,7 +52,7 @@ pub enum Upserted {
 
 /// The parts of one stream, one per id, with what happened to them. Collecting (the default,
 /// what [`finish`](Self::finish) turns into a document) it keeps every event and diagnostic;
-/// streaming ([`PartStore::streaming`]) it queues them as [`Change`]s for the caller to take
+/// streaming (the store of a [`crate::Normalizer`]) it queues them for the normalizer to hand out
 /// after each line, so what it keeps is the parts (one per tool call) and the diagnostic counts.
 #[derive(Debug, Default)]
 pub struct PartStore {

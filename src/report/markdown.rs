@@ -5,8 +5,8 @@
 //!
 //! GitHub caps a step summary at 1 MiB, so every list is bounded (`MAX_*`) and says how many
 //! entries it left out; the full detail is in `index.html` and `report.json`. Provider data is
-//! untrusted: text goes through [`text`] (HTML entities for `<>&`, backslash escapes for markdown
-//! punctuation, newlines folded), code through [`code`] (a backtick fence longer than any run in
+//! untrusted: text goes through `text` (HTML entities for `<>&`, backslash escapes for markdown
+//! punctuation, newlines folded), code through `code` (a backtick fence longer than any run in
 //! the content) and diffs through a fence longer than any backtick run in the diff.
 
 use std::io::{self, Write};

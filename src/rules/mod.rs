@@ -48,7 +48,7 @@ pub struct RuleContext<'a> {
 
 impl<'a> RuleContext<'a> {
     /// The context of one fixture: `raw` is the dialect's scan of `input` (its function in
-    /// [`raw`], e.g. `raw::codex::exec`), computed once for all rules.
+    /// `raw`, e.g. `raw::codex::exec`), computed once for all rules.
     pub fn new(
         dialect: Dialect,
         input: &'a Input<'a>,

@@ -1,7 +1,7 @@
 //! Claude Code dialects: stream-json (`claude -p --output-format stream-json --verbose`, with or
-//! without partial messages; [`stream_json`]) and session transcripts (`~/.claude/projects/**.jsonl`;
-//! [`transcript`]). Both read the same [`wire`] lines and share the [`tracker::Tracker`], which
-//! names and titles calls through [`tools`]; each dialect file says which lines carry what.
+//! without partial messages; `stream_json`) and session transcripts (`~/.claude/projects/**.jsonl`;
+//! `transcript`). Both read the same `wire` lines and share the `tracker::Tracker`, which
+//! names and titles calls through `tools`; each dialect file says which lines carry what.
 
 pub(crate) mod stream_json;
 mod tools;

@@ -1,7 +1,7 @@
-//! OpenCode dialects: the `/event` and `/global/event` SSE stream ([`events`]), `opencode run
-//! --format json` ([`run`]) and `opencode export` ([`export`]). All three carry the same `ToolPart`
-//! snapshots ([`wire`]); the dialect files only unwrap their envelopes and hand every tool part to
-//! the [`tracker::Tracker`], which names and titles it through [`tools`].
+//! OpenCode dialects: the `/event` and `/global/event` SSE stream (`events`), `opencode run
+//! --format json` (`run`) and `opencode export` (`export`). All three carry the same `ToolPart`
+//! snapshots (`wire`); the dialect files only unwrap their envelopes and hand every tool part to
+//! the `tracker::Tracker`, which names and titles it through `tools`.
 
 pub(crate) mod events;
 pub(crate) mod export;

@@ -4,7 +4,7 @@
 //! disabled; the script only adds filters (provider, rule, status, name), expand/collapse and deep
 //! link handling. The side-by-side / inline diff toggle is pure CSS (radio buttons).
 //!
-//! Safety: every byte of provider data goes through [`esc`] (`&<>"'/` as entities), in text and
+//! Safety: every byte of provider data goes through `esc` (`&<>"'/` as entities), in text and
 //! in attributes alike, and nothing from provider data is ever placed in a `<script>`, a `style`,
 //! a URL scheme or an event handler. Behind that, a strict Content-Security-Policy allows only the
 //! one inline stylesheet and the one inline script by their SHA-256 hashes, so an injected
@@ -123,7 +123,7 @@ fn slug(s: &str) -> String {
 }
 
 /// The deep-link anchor of a fixture: `fixture-<provider>-<name>`, the same for every link that
-/// points at it (this page's lists and permalinks, the compliance page). See [`anchor`].
+/// points at it (this page's lists and permalinks, the compliance page). See `anchor`.
 pub fn fixture_anchor(provider: &str, name: &str) -> String {
     anchor("fixture", provider, name)
 }

@@ -32,7 +32,7 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Start `command` and exchange `hello`, within `timeout` (at least [`MIN_HELLO_TIMEOUT`]).
+    /// Start `command` and exchange `hello`, within `timeout` (at least `MIN_HELLO_TIMEOUT`).
     pub fn start(command: &str, timeout: Duration) -> Result<(Worker, HelloReply), String> {
         let mut child = Command::new("sh")
             .arg("-c")
