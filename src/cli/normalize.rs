@@ -1,5 +1,5 @@
 //! `toolnorm normalize PATH`: print the normalized document (or its ACP / legacy views); with
-//! `--follow`, one JSON line per update as a live stream arrives ([`follow`]).
+//! `--follow`, one JSON line per update as a live stream arrives (`follow`).
 
 mod follow;
 

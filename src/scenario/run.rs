@@ -1,6 +1,6 @@
 //! Running one scenario: a scratch HOME and workspace, the scripted model (and page) servers on
 //! loopback, the agent configured, started and driven by its launcher ([`super::agents`]) and
-//! recorded in-process through [`Recording`] into the corpus, then the run checked against the
+//! recorded in-process through [`Recording`](crate::corpus::record::Recording) into the corpus, then the run checked against the
 //! scenario's expectations.
 
 use std::fs;

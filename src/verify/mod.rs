@@ -1,6 +1,6 @@
 //! `verify`, the CI gate: normalize every fixture, compare with the reviewed expected outputs, run
 //! every rule, apply the known failures, find orphans, and build the one [`Report`] every renderer
-//! formats. [`compare`], [`expectations`] and [`shard`] are pure; [`runner`] does the file I/O.
+//! formats. [`compare`](crate::compare), [`expectations`] and [`shard`] are pure; [`runner`] does the file I/O.
 
 pub mod accept;
 pub mod expectations;
