@@ -54,7 +54,11 @@ fn args() -> Result<Args, String> {
 fn show(update: &Update) -> String {
     match update {
         Update::Dialect(d) => format!("dialect {}/{}", d.provider(), d),
-        Update::Part { event, part, created } => format!(
+        Update::Part {
+            event,
+            part,
+            created,
+        } => format!(
             "line {}: {} {} {:?} {}",
             event.line,
             if *created { "new" } else { "upd" },
