@@ -185,3 +185,40 @@ fn follow_ends_quietly_when_its_reader_goes_away() {
     );
     assert!(!stderr.contains("Error"), "{stderr}");
 }
+
+#[test]
+fn follow_reads_a_growing_file_until_it_stays_still() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, "").unwrap();
+    let mut child = toolnorm()
+        .args(["normalize", "--follow", "--dialect", "exec", "--idle-timeout", "1"])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let item = |status: &str, ty: &str| {
+        format!(
+            r#"{{"type":"item.{ty}","item":{{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"","exit_code":0,"status":"{status}"}}}}"#
+        )
+    };
+    let append = |text: &str| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    append(&format!("{}\n", item("in_progress", "started")));
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains(r#""type":"dialect""#), "{line}");
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains(r#""state":"running""#), "{line}");
+    // The file grows again (a last line without its newline), then stays still: the update
+    // comes, and the command ends on its own.
+    append(&item("completed", "completed"));
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains(r#""state":"complete""#), "{line}");
+    assert!(child.wait().unwrap().success());
+}
