@@ -192,7 +192,14 @@ fn follow_reads_a_growing_file_until_it_stays_still() {
     let path = dir.path().join("live.jsonl");
     std::fs::write(&path, "").unwrap();
     let mut child = toolnorm()
-        .args(["normalize", "--follow", "--dialect", "exec", "--idle-timeout", "1"])
+        .args([
+            "normalize",
+            "--follow",
+            "--dialect",
+            "exec",
+            "--idle-timeout",
+            "1",
+        ])
         .arg(&path)
         .stdout(Stdio::piped())
         .spawn()
@@ -204,7 +211,10 @@ fn follow_reads_a_growing_file_until_it_stays_still() {
         )
     };
     let append = |text: &str| {
-        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
         f.write_all(text.as_bytes()).unwrap();
     };
     append(&format!("{}\n", item("in_progress", "started")));
