@@ -99,10 +99,9 @@ fn run() -> Result<(), String> {
         Ok(())
     };
     let stdin = io::stdin();
-    let mut number = 0u32;
-    for line in stdin.lock().split(b'\n') {
+    for (i, line) in stdin.lock().split(b'\n').enumerate() {
         let line = line.map_err(|e| format!("reading stdin: {e}"))?;
-        number += 1;
+        let number = u32::try_from(i + 1).map_err(|_| "too many lines")?;
         let updates = if a.records {
             let record: serde_json::Value = serde_json::from_slice(&line)
                 .map_err(|e| format!("line {number}: not a line record: {e}"))?;
@@ -123,7 +122,6 @@ fn run() -> Result<(), String> {
         emit(&mut updates.map_err(|e| e.to_string())?)?;
     }
     emit(&mut n.finish().map_err(|e| e.to_string())?.into_iter())?;
-    drop(emit);
     if a.document {
         let doc = doc.finish().ok_or("no dialect")?;
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;

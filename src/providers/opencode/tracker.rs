@@ -106,7 +106,10 @@ impl Tracker {
     /// Look at raw bytes of the stream before handing over what they say (each line, or a whole
     /// document): when they show a second session, every part seen so far gets the session its
     /// snapshots named, as if the stream had been known to mix sessions from the start. That
-    /// revision is no event of its own (the parts' events stay those of their snapshots).
+    /// revision is no event of its own (the parts' events stay those of their snapshots). The one
+    /// case it cannot redo: a part whose snapshots first named no session and then one, before
+    /// the second session showed, got no event for that alone where a stream known to mix
+    /// sessions would have had one (OpenCode parts always name their session).
     pub fn scan_sessions(&mut self, bytes: &[u8], store: &mut PartStore) {
         if !self.sessions.feed(bytes) {
             return;
