@@ -1,6 +1,7 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
 mod empty_gate;
+mod fmt;
 mod hostile_input;
 mod html_browser;
 mod implementation;
