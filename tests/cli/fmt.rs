@@ -295,3 +295,61 @@ fn fmt_refuses_links_and_bad_json_and_writes_nothing_through_them() {
     let o = run(d, &["fmt", "--expected", "missing"], false);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn shards_merge_their_formatting_and_version_4_reports_still_merge() {
+    let dir = project();
+    let d = dir.path();
+    let n = reformat_all(&d.join("expected"), |_, _| {});
+    for k in ["1/2", "2/2"] {
+        let dest = format!("shard-{}", &k[..1]);
+        let o = run(d, &["verify", "--shard", k, "--reports", &dest], false);
+        assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    }
+    let o = run(
+        d,
+        &[
+            "report",
+            "merge",
+            "shard-1",
+            "shard-2",
+            "--reports",
+            "merged",
+        ],
+        true,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let merged: Value =
+        serde_json::from_slice(&fs::read(d.join("merged/report.json")).unwrap()).unwrap();
+    assert_eq!(merged["summary"]["formatting"], n);
+
+    // A shard written by a toolnorm before version 5 knows nothing of formatting.
+    let path = d.join("shard-1/report.json");
+    let mut old: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    old["reportVersion"] = 4.into();
+    old["summary"].as_object_mut().unwrap().remove("formatting");
+    let shard1 = old["fixtures"].as_array_mut().unwrap();
+    let in_shard1 = shard1.len();
+    for f in shard1 {
+        f.as_object_mut().unwrap().remove("formatting");
+    }
+    fs::write(&path, serde_json::to_vec(&old).unwrap()).unwrap();
+    let o = run(
+        d,
+        &[
+            "report",
+            "merge",
+            "shard-1",
+            "shard-2",
+            "--reports",
+            "merged",
+        ],
+        false,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let merged: Value =
+        serde_json::from_slice(&fs::read(d.join("merged/report.json")).unwrap()).unwrap();
+    assert_eq!(merged["reportVersion"], 5);
+    assert_eq!(merged["summary"]["formatting"], n - in_shard1);
+    assert_eq!(merged["summary"]["fixtures"], n);
+}
