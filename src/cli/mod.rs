@@ -12,6 +12,7 @@ pub mod cat;
 pub mod corpus;
 pub mod fmt;
 pub mod import;
+pub mod init;
 pub mod mcp_fixture_server;
 pub mod normalize;
 pub mod record;
@@ -65,6 +66,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Write fixtures' actual outputs over their expected files (after review).
     Accept(accept::Args),
+    /// Scaffold a repository checked by toolnorm: corpus, expected outputs, CI workflow.
+    Init(init::Args),
     /// Rewrite expected files canonically (`--check`: list those that are not, exit 1).
     Fmt(fmt::Args),
     /// Walk pending outputs of failing fixtures: accept, reject or skip each.
@@ -106,6 +109,7 @@ pub fn main() -> ExitCode {
         Command::Verify(a) => verify::run(a),
         Command::Accept(a) => accept::run(a),
         Command::Fmt(a) => fmt::run(a),
+        Command::Init(a) => init::run(a),
         Command::Review(a) => review::run(a),
         Command::Report(a) => report::run(a),
         Command::Scenario(a) => scenario::run(a),

@@ -6,6 +6,7 @@ mod hostile_input;
 mod html_browser;
 mod implementation;
 mod import;
+mod init;
 mod normalize;
 mod record;
 mod record_sse;
