@@ -8,6 +8,7 @@ mod implementation;
 mod import;
 mod init;
 mod normalize;
+mod npm;
 mod record;
 mod record_sse;
 mod rules;
