@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build toolnorm's npm packages, laid out like Biome's: the `toolnorm` package (a Node launcher,
-# npm/toolnorm/) whose optionalDependencies name one package per platform, and the platform
+# packaging/npm/toolnorm/) whose optionalDependencies name one package per platform, and the platform
 # package `@toolnorm/cli-<os>-<cpu>[-musl]` holding the native binary, with `os`, `cpu` (and on
 # Linux `libc`) fields so npm installs only the one that fits.
 #
@@ -76,12 +76,12 @@ rm -rf "$main" "$plat"
 mkdir -p "$main/bin" "$plat"
 
 # The launcher package: its version, and every platform package at the same version.
-cp npm/toolnorm/bin/toolnorm.js "$main/bin/toolnorm.js"
+cp packaging/npm/toolnorm/bin/toolnorm.js "$main/bin/toolnorm.js"
 chmod 755 "$main/bin/toolnorm.js"
-cp npm/toolnorm/README.md "$main/README.md"
+cp packaging/npm/toolnorm/README.md "$main/README.md"
 VERSION="$version" PLATFORMS="$all_platforms" node -e '
 const fs = require("fs");
-const pkg = JSON.parse(fs.readFileSync("npm/toolnorm/package.json", "utf8"));
+const pkg = JSON.parse(fs.readFileSync("packaging/npm/toolnorm/package.json", "utf8"));
 pkg.version = process.env.VERSION;
 pkg.optionalDependencies = {};
 for (const p of process.env.PLATFORMS.split(" ")) {

@@ -143,7 +143,7 @@ fn the_launcher_forwards_signals_and_dies_of_the_binarys_signal() {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempdir();
     let d = dir.path();
-    let launcher = root().join("npm/toolnorm/bin/toolnorm.js");
+    let launcher = root().join("packaging/npm/toolnorm/bin/toolnorm.js");
     // A stand-in binary: says it is ready, then exits 7 on SIGTERM (or is killed by SIGKILL).
     let fake = d.join("fake");
     fs::write(
