@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 /// The files `init` writes: (path relative to DIR, content).
-pub fn scaffold() -> Vec<(&'static str, Vec<u8>)> {
+fn scaffold() -> Vec<(&'static str, Vec<u8>)> {
     let workflow = WORKFLOW.replace("{version}", env!("CARGO_PKG_VERSION"));
     vec![
         (
