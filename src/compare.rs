@@ -1,6 +1,7 @@
-//! Comparing a fixture's actual normalized output with its expected file, as canonical JSON: a line
-//! diff with word-level emphasis, the JSON pointers that changed, and the differences nobody can
-//! see named in words. Pure: no I/O, and deterministic: the same two documents give the same diff
+//! Comparing a fixture's actual normalized output with its expected file, as JSON values: the same
+//! value written differently is formatting (named in words, fixed by `toolnorm fmt`); a different
+//! value is a line diff of canonical JSON with word-level emphasis and the JSON pointers that
+//! changed. Pure: no I/O, and deterministic: the same two documents give the same diff
 //! on any machine, however loaded (the work is bounded by size, never by a clock).
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +20,7 @@ const MAX_ROWS: usize = 4_000;
 const MAX_UNIFIED_BYTES: usize = 512 * 1024;
 const MAX_PATHS: usize = 1_000;
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+mod formatting;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -128,44 +129,55 @@ fn indent(out: &mut Vec<u8>, depth: usize) {
     }
 }
 
-/// Compare an expected file's bytes with the actual canonical output. `None` when they are the same
-/// bytes; otherwise what differs, visible or not.
-pub fn compare(expected: &[u8], actual: &str) -> Option<FixtureDiff> {
-    if expected == actual.as_bytes() {
-        return None;
-    }
-    let mut invisible = Vec::new();
-    let text = String::from_utf8_lossy(expected);
-    if std::str::from_utf8(expected).is_err() {
-        invisible.push("the expected file is not valid UTF-8".to_owned());
-    }
-    // The line diff is of what people can see: the invisible differences are taken out of the
-    // expected text and named in words instead.
-    let mut visible: &str = &text;
-    if expected.starts_with(BOM) {
-        invisible.push("the expected file starts with a byte order mark (BOM)".to_owned());
-        visible = &visible[3..];
-    }
-    let mut visible = if visible.contains("\r\n") {
-        invisible.push("the expected file uses CRLF line endings".to_owned());
-        visible.replace("\r\n", "\n")
-    } else {
-        visible.to_owned()
-    };
-    if !visible.is_empty() {
-        let body_len = visible.trim_end_matches('\n').len();
-        let newlines = visible.len() - body_len;
-        if newlines == 0 {
-            invisible.push("the expected file has no trailing newline".to_owned());
-        } else if newlines > 1 {
-            invisible.push(format!(
-                "the expected file ends with {newlines} newlines instead of one"
-            ));
-        }
-        visible.truncate(body_len);
-        visible.push('\n');
-    }
+/// What comparing an expected file with the actual output found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Comparison {
+    /// The same bytes.
+    Same,
+    /// The same JSON value, written differently (key order, indentation, escapes, the trailing
+    /// newline, line endings, a BOM, number spellings that parse to the same number): what
+    /// differs, in words. `toolnorm fmt` rewrites the file canonically.
+    Formatting(Vec<String>),
+    /// A different value (or an expected file that is not JSON at all).
+    Differs(FixtureDiff),
+}
 
+impl Comparison {
+    /// The diff, when the values differ.
+    pub fn into_diff(self) -> Option<FixtureDiff> {
+        match self {
+            Comparison::Differs(d) => Some(d),
+            Comparison::Same | Comparison::Formatting(_) => None,
+        }
+    }
+}
+
+/// The canonical form of an expected file's bytes (what `toolnorm fmt` writes): a BOM, CRLF line
+/// endings and extra trailing newlines taken out, then the JSON value printed by
+/// [`canonical_json`]. `Err` says why the bytes are not one JSON document.
+pub fn canonical_file(bytes: &[u8]) -> Result<String, String> {
+    let v = formatting::visible(bytes);
+    if !v.utf8 {
+        return Err("not valid UTF-8".to_owned());
+    }
+    serde_json::from_str::<Value>(&v.text)
+        .map(|value| canonical_json(&value))
+        .map_err(|e| format!("not valid JSON ({e})"))
+}
+
+/// Compare an expected file's bytes with the actual canonical output, as JSON values: the same
+/// value written differently is [`Comparison::Formatting`], never a diff. When the values differ
+/// and the expected file is not canonical too, the diff is of its canonical form, so it shows the
+/// changed values and not the layout (a note says so).
+pub fn compare(expected: &[u8], actual: &str) -> Comparison {
+    if expected == actual.as_bytes() {
+        return Comparison::Same;
+    }
+    let formatting::Visible {
+        text: visible,
+        notes: mut invisible,
+        utf8,
+    } = formatting::visible(expected);
     let actual_value: Option<Value> = serde_json::from_str(actual).ok();
     let expected_value = match serde_json::from_str::<Value>(&visible) {
         Ok(v) => Some(v),
@@ -175,22 +187,28 @@ pub fn compare(expected: &[u8], actual: &str) -> Option<FixtureDiff> {
         }
     };
     let mut changed_paths = Vec::new();
+    let mut old_text = visible;
     if let (Some(old), Some(new)) = (&expected_value, &actual_value) {
-        if old == new {
-            if visible != actual {
-                invisible.push(
-                    "the expected file is not canonical (key order or indentation differ from sorted \
-                     two-space JSON): run toolnorm accept"
-                        .to_owned(),
-                );
-            }
-        } else {
-            changed_pointers(old, new, &mut String::new(), &mut changed_paths);
+        let canonical = canonical_json(old);
+        let mut notes = invisible;
+        notes.extend(formatting::layout_notes(&old_text, &canonical));
+        if utf8 && old == new && canonical == actual {
+            return Comparison::Formatting(notes);
         }
+        changed_pointers(old, new, &mut String::new(), &mut changed_paths);
+        invisible = notes;
+        if canonical != old_text || !invisible.is_empty() {
+            invisible.push(
+                "the expected file is not canonical either: the diff is of its canonical form \
+                 (run toolnorm fmt)"
+                    .to_owned(),
+            );
+        }
+        old_text = canonical;
     }
 
-    let lines = line_diff(&visible, actual);
-    Some(FixtureDiff {
+    let lines = line_diff(&old_text, actual);
+    Comparison::Differs(FixtureDiff {
         unified: lines.unified,
         changed_paths,
         invisible,
@@ -456,14 +474,28 @@ mod tests {
     #[test]
     fn identical_bytes_are_no_diff() {
         let text = canonical_json(&json!({"a": 1}));
-        assert!(compare(text.as_bytes(), &text).is_none());
+        assert_eq!(compare(text.as_bytes(), &text), Comparison::Same);
+    }
+
+    fn diff(expected: &[u8], actual: &str) -> FixtureDiff {
+        match compare(expected, actual) {
+            Comparison::Differs(d) => d,
+            other => panic!("expected a diff, got {other:?}"),
+        }
+    }
+
+    fn formatting(expected: &[u8], actual: &str) -> Vec<String> {
+        match compare(expected, actual) {
+            Comparison::Formatting(notes) => notes,
+            other => panic!("expected formatting, got {other:?}"),
+        }
     }
 
     #[test]
     fn a_changed_title_is_a_line_diff_with_word_emphasis_and_a_pointer() {
         let old = canonical_json(&json!({"parts": [{"id": "1", "title": "Read src/main.rs"}]}));
         let new = canonical_json(&json!({"parts": [{"id": "1", "title": "Read src/lib.rs"}]}));
-        let d = compare(old.as_bytes(), &new).unwrap();
+        let d = diff(old.as_bytes(), &new);
         assert_eq!(d.changed_paths, vec!["/parts/0/title"]);
         assert_eq!((d.added, d.removed), (1, 1));
         assert!(d.invisible.is_empty());
@@ -500,63 +532,82 @@ mod tests {
         let mut new = old.clone();
         new[2] = json!("two");
         new[35] = json!("thirty-five");
-        let d = compare(
+        let d = diff(
             canonical_json(&json!(old)).as_bytes(),
             &canonical_json(&json!(new)),
-        )
-        .unwrap();
+        );
         assert_eq!(d.rows.iter().filter(|r| r.is_none()).count(), 1);
         assert_eq!(d.changed_paths, vec!["/2", "/35"]);
     }
 
     #[test]
-    fn invisible_differences_are_named() {
+    fn invisible_differences_are_formatting_named_in_words() {
         let actual = canonical_json(&json!({"a": 1, "b": 2}));
         let crlf = actual.replace('\n', "\r\n");
-        let d = compare(crlf.as_bytes(), &actual).unwrap();
         assert_eq!(
-            d.invisible,
+            formatting(crlf.as_bytes(), &actual),
             vec!["the expected file uses CRLF line endings"]
         );
-        assert!(d.rows.is_empty() && d.unified.is_empty());
-
-        let d = compare(actual.trim_end().as_bytes(), &actual).unwrap();
         assert_eq!(
-            d.invisible,
+            formatting(actual.trim_end().as_bytes(), &actual),
             vec!["the expected file has no trailing newline"]
         );
-
         let mut bom = b"\xEF\xBB\xBF".to_vec();
         bom.extend_from_slice(actual.as_bytes());
-        let d = compare(&bom, &actual).unwrap();
         assert_eq!(
-            d.invisible,
+            formatting(&bom, &actual),
             vec!["the expected file starts with a byte order mark (BOM)"]
         );
-
-        let d = compare(format!("{actual}\n").as_bytes(), &actual).unwrap();
         assert_eq!(
-            d.invisible,
+            formatting(format!("{actual}\n").as_bytes(), &actual),
             vec!["the expected file ends with 2 newlines instead of one"]
         );
     }
 
     #[test]
-    fn non_canonical_expected_files_are_named() {
-        let actual = canonical_json(&json!({"a": 1, "b": 2}));
-        let d = compare(b"{\"b\": 2, \"a\": 1}\n", &actual).unwrap();
-        assert!(d.changed_paths.is_empty());
-        assert_eq!(d.invisible.len(), 1);
-        assert!(
-            d.invisible[0].contains("not canonical") && d.invisible[0].contains("toolnorm accept")
+    fn the_same_value_written_otherwise_is_formatting_not_a_diff() {
+        let actual = canonical_json(&json!({"a": "café", "b": [1.5, 100.0], "c": {"d": null}}));
+        let other =
+            "{\n    \"c\": {\"d\": null},\n    \"b\": [1.50, 1e2],\n    \"a\": \"caf\\u00e9\"\n}";
+        let notes = formatting(other.as_bytes(), &actual);
+        let all = notes.join("; ");
+        for word in ["trailing newline", "sorted", "4 spaces", "escaped"] {
+            assert!(all.contains(word), "{word} missing from {all}");
+        }
+        assert_eq!(
+            canonical_file(other.as_bytes()).as_deref(),
+            Ok(actual.as_str())
         );
-        assert!(d.added > 0);
+        // An integer where a float was is another value, not another spelling.
+        let d = diff(b"{\"a\": 1}\n", &canonical_json(&json!({"a": 1.0})));
+        assert_eq!(d.changed_paths, vec!["/a"]);
+    }
+
+    #[test]
+    fn a_real_change_in_a_reformatted_file_is_a_diff_of_the_canonical_form() {
+        let old = "{\n    \"b\": 2,\n    \"a\": 1\n}";
+        let actual = canonical_json(&json!({"a": 1, "b": 3}));
+        let d = diff(old.as_bytes(), &actual);
+        assert_eq!(d.changed_paths, vec!["/b"]);
+        assert_eq!((d.added, d.removed), (1, 1), "{}", d.unified);
+        assert!(
+            d.unified.contains("-  \"b\": 2\n+  \"b\": 3\n"),
+            "{}",
+            d.unified
+        );
+        assert!(
+            d.invisible.iter().any(|n| n.contains("toolnorm fmt")),
+            "{:?}",
+            d.invisible
+        );
+        assert!(canonical_file(b"{\"a\": ").is_err());
+        assert!(canonical_file(b"\xff").is_err());
     }
 
     #[test]
     fn invalid_expected_json_is_named() {
         let actual = canonical_json(&json!({"a": 1}));
-        let d = compare(b"{\"a\": \n", &actual).unwrap();
+        let d = diff(b"{\"a\": \n", &actual);
         assert!(
             d.invisible[0].starts_with("the expected file is not valid JSON"),
             "{:?}",
@@ -590,7 +641,7 @@ mod tests {
         let old: String = (0..15_000).map(|i| format!("  \"a{i}\": {i},\n")).collect();
         let new: String = (0..15_000).map(|i| format!("  \"b{i}\": {i},\n")).collect();
         let (old, new) = (format!("{{\n{old}}}\n"), format!("{{\n{new}}}\n"));
-        let d = compare(old.as_bytes(), &new).expect("they differ");
+        let d = diff(old.as_bytes(), &new);
         assert_eq!((d.removed, d.added), (15_000, 15_000));
         assert!(
             d.unified
@@ -609,14 +660,14 @@ mod tests {
         assert_eq!(d.rows[0].as_ref().unwrap().tag, DiffTag::Equal);
         assert_eq!(d.rows[1].as_ref().unwrap().old_line, Some(2));
         // The same inputs give the same diff, always.
-        assert_eq!(compare(old.as_bytes(), &new), Some(d));
+        assert_eq!(compare(old.as_bytes(), &new), Comparison::Differs(d));
     }
 
     #[test]
     fn a_small_change_in_a_large_document_is_still_diffed_line_by_line() {
         let old: String = (0..30_000).map(|i| format!("  \"a{i}\": {i},\n")).collect();
         let new = old.replacen("\"a7\": 7", "\"a7\": 8", 1);
-        let d = compare(old.as_bytes(), &new).expect("they differ");
+        let d = diff(old.as_bytes(), &new);
         assert_eq!((d.removed, d.added), (1, 1));
         assert!(
             d.unified.contains("-  \"a7\": 7,\n+  \"a7\": 8,\n"),

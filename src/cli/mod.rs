@@ -10,7 +10,9 @@ use clap::{Parser, Subcommand};
 pub mod accept;
 pub mod cat;
 pub mod corpus;
+pub mod fmt;
 pub mod import;
+pub mod init;
 pub mod mcp_fixture_server;
 pub mod normalize;
 pub mod record;
@@ -64,6 +66,10 @@ pub enum Command {
     Verify(verify::Args),
     /// Write fixtures' actual outputs over their expected files (after review).
     Accept(accept::Args),
+    /// Scaffold a repository checked by toolnorm: corpus, expected outputs, CI workflow.
+    Init(init::Args),
+    /// Rewrite expected files canonically (`--check`: list those that are not, exit 1).
+    Fmt(fmt::Args),
     /// Walk pending outputs of failing fixtures: accept, reject or skip each.
     Review(review::Args),
     /// Work with verify reports (merge shards).
@@ -102,6 +108,8 @@ pub fn main() -> ExitCode {
         Command::Rules(a) => rules::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Accept(a) => accept::run(a),
+        Command::Fmt(a) => fmt::run(a),
+        Command::Init(a) => init::run(a),
         Command::Review(a) => review::run(a),
         Command::Report(a) => report::run(a),
         Command::Scenario(a) => scenario::run(a),

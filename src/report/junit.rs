@@ -100,7 +100,14 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
 }
 
 fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
+    let format_only = !f.formatting.is_empty() && f.diff.is_none();
     let status = match f.status {
+        // The right values, formatted otherwise: a failure only under --strict.
+        Status::Pass | Status::Xfail | Status::Xpass if format_only && strict => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type("formatting").set_message(formatting_message(f));
+            s
+        }
         Status::Pass => TestCaseStatus::success(),
         Status::Fail => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -163,8 +170,17 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
     }
     if f.status == Status::Xpass && !strict {
         case.set_system_out(xpass_message(f));
+    } else if format_only && !strict {
+        case.set_system_out(formatting_message(f));
     }
     case
+}
+
+fn formatting_message(f: &FixtureResult) -> String {
+    format!(
+        "the expected file holds the right values, formatted otherwise ({}): run toolnorm fmt",
+        f.formatting.join("; ")
+    )
 }
 
 fn xpass_message(f: &FixtureResult) -> String {

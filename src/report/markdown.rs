@@ -65,6 +65,9 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     if s.skipped > 0 {
         totals.push_str(&format!(" · {} skipped entries", s.skipped));
     }
+    if s.formatting > 0 {
+        totals.push_str(&format!(" · {} to reformat", s.formatting));
+    }
     totals.push_str(&format!(" · toolnorm {}", text(&report.toolnorm_version)));
     if let Some(shard) = &report.shard {
         totals.push_str(&format!(" · shard {}", text(shard)));
@@ -88,6 +91,41 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     known(report, out)?;
     orphans(report, out)?;
     skipped(report, out)?;
+    formatting(report, out)?;
+    Ok(())
+}
+
+/// Expected files that hold the right values written otherwise: one row each, never a diff.
+fn formatting(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    let only = report.formatting_only();
+    if only.is_empty() {
+        return Ok(());
+    }
+    let effect = if report.summary.strict {
+        "they fail the gate (strict)"
+    } else {
+        "warnings (they fail the gate under --strict)"
+    };
+    writeln!(
+        out,
+        "### Formatting ({}): {effect}; `toolnorm fmt` rewrites them",
+        only.len()
+    )?;
+    writeln!(out)?;
+    writeln!(out, "| Expected file | Written otherwise |")?;
+    writeln!(out, "| :-- | :-- |")?;
+    for f in only.iter().take(MAX_ROWS) {
+        writeln!(
+            out,
+            "| {} | {} |",
+            code(&format!("{}/{}.json", f.provider, f.name), true),
+            text(&f.formatting.join("; "))
+        )?;
+    }
+    if only.len() > MAX_ROWS {
+        writeln!(out, "| … {} more | |", only.len() - MAX_ROWS)?;
+    }
+    writeln!(out)?;
     Ok(())
 }
 

@@ -16,10 +16,14 @@ pub use crate::compare::{DiffRow, DiffTag, FixtureDiff};
 /// - 3: `implementation` names who normalized the fixtures (`verify --impl`); a fixture may be
 ///   `unsupported` (its dialect not claimed) and carry a `legacyDiff`; the summary may count
 ///   `unsupported` and say `requireAll`. Versions 1 and 2 are still read.
+/// - 5: a fixture whose expected file holds the right value written otherwise (key order,
+///   indentation, escapes, the trailing newline) is no longer a diff: it carries `formatting` (what
+///   differs, in words), counted in the summary's `formatting`; under `--strict` it fails the gate.
+///   Versions 1 to 4 are still read (with no formatting).
 /// - 4: `skipped` lists the entries of the corpus, expected and pending folders left alone (a
 ///   symlink, a FIFO, a directory named like a fixture), counted in the summary's `skipped`;
 ///   under `--strict` they fail the gate. Versions 1 to 3 are still read (with none skipped).
-pub const REPORT_VERSION: u32 = 4;
+pub const REPORT_VERSION: u32 = 5;
 
 /// Who normalized the fixtures of a report.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -119,6 +123,10 @@ pub struct FixtureResult {
     /// Listed known failures of this fixture that no longer fail (rule codes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixed: Vec<String>,
+    /// How the expected file is written otherwise than canonically, in words (`toolnorm fmt`
+    /// rewrites it); empty when it is canonical.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formatting: Vec<String>,
     pub parts: u32,
     pub raw_bytes: u64,
     pub duration_ms: u64,
@@ -197,6 +205,10 @@ pub struct Summary {
     /// Entries left alone (see [`SkippedEntry`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub skipped: u32,
+    /// Fixtures whose expected file is not written canonically (see
+    /// [`FixtureResult::formatting`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub formatting: u32,
     pub strict: bool,
     /// `--require-all`: an unsupported fixture fails the gate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -214,13 +226,14 @@ fn is_zero(n: &u32) -> bool {
 
 impl Summary {
     /// The gate's verdict: failures, errors and orphans always fail it, a stale known failure
-    /// (`xpass`) or a skipped entry only under `--strict`. (The exit code that follows is the
+    /// (`xpass`), a skipped entry or an expected file in need of `toolnorm fmt` only under
+    /// `--strict`. (The exit code that follows is the
     /// command line's business.)
     pub fn fails_gate(&self) -> bool {
         self.failed > 0
             || self.errored > 0
             || self.orphans > 0
-            || (self.strict && (self.xpassed > 0 || self.skipped > 0))
+            || (self.strict && (self.xpassed > 0 || self.skipped > 0 || self.formatting > 0))
             || (self.require_all && self.unsupported > 0)
             || self.nothing_selected
     }
@@ -323,6 +336,15 @@ impl Report {
             .collect()
     }
 
+    /// Fixtures whose only difference from their expected file is its formatting (the failing
+    /// ones are listed with their diffs).
+    pub fn formatting_only(&self) -> Vec<&FixtureResult> {
+        self.fixtures
+            .iter()
+            .filter(|f| !f.formatting.is_empty() && f.diff.is_none())
+            .collect()
+    }
+
     /// expectations.toml entries that match nothing.
     pub fn unused_expectations(&self) -> Vec<&Orphan> {
         self.orphans
@@ -412,6 +434,9 @@ pub fn summary(fixtures: &[FixtureResult], orphans: &[Orphan], strict: bool) -> 
         ..Summary::default()
     };
     for f in fixtures {
+        if !f.formatting.is_empty() {
+            s.formatting += 1;
+        }
         match f.status {
             Status::Pass => s.passed += 1,
             Status::Fail => s.failed += 1,

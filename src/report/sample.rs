@@ -123,6 +123,7 @@ fn fixture(provider: &str, name: &str, status: Status) -> FixtureResult {
         message: None,
         raw_lines: BTreeMap::new(),
         fixed: Vec::new(),
+        formatting: Vec::new(),
         parts: 4,
         raw_bytes: 18_432,
         duration_ms: 12,

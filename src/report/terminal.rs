@@ -14,6 +14,8 @@ const MAX_DIFF_LINES: usize = 60;
 const MAX_VIOLATIONS: usize = 20;
 /// Changed pointers shown per fixture.
 const MAX_PATHS: usize = 10;
+/// Expected files in need of `toolnorm fmt` named one by one.
+const MAX_FORMATTING: usize = 20;
 
 struct Painter {
     color: bool,
@@ -108,6 +110,7 @@ pub fn render(
         }
         writeln!(out)?;
     }
+    render_formatting(report, out, &p)?;
     if !report.orphans.is_empty() {
         writeln!(
             out,
@@ -154,6 +157,48 @@ pub fn render(
         )?;
     }
     Ok(())
+}
+
+/// Expected files that hold the right values written otherwise: one line each (a few), never a
+/// diff. Warnings, errors under `--strict`.
+fn render_formatting(report: &Report, out: &mut impl Write, p: &Painter) -> io::Result<()> {
+    let only = report.formatting_only();
+    if only.is_empty() {
+        return Ok(());
+    }
+    let (label, style, effect) = if report.summary.strict {
+        (
+            "ERROR",
+            Style::new().red().bold(),
+            "they fail the gate (strict)",
+        )
+    } else {
+        (
+            "WARNING",
+            Style::new().yellow().bold(),
+            "they fail the gate under --strict",
+        )
+    };
+    writeln!(
+        out,
+        "{} ({} expected files hold the right values, formatted otherwise: run toolnorm fmt; {effect})",
+        p.paint("Formatting", Style::new().bold().underline()),
+        only.len()
+    )?;
+    for f in only.iter().take(MAX_FORMATTING) {
+        writeln!(
+            out,
+            "{} {}/{}.json: {}",
+            p.paint(label, style),
+            f.provider,
+            f.name,
+            f.formatting.join("; ")
+        )?;
+    }
+    if only.len() > MAX_FORMATTING {
+        writeln!(out, "… {} more", only.len() - MAX_FORMATTING)?;
+    }
+    writeln!(out)
 }
 
 fn render_matrix(report: &Report, out: &mut impl Write, p: &Painter) -> io::Result<()> {
@@ -399,11 +444,17 @@ fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Res
     } else {
         String::new()
     };
-    let skipped = if s.skipped > 0 {
+    let mut skipped = if s.skipped > 0 {
         format!(", {} skipped entries", s.skipped)
     } else {
         String::new()
     };
+    if s.formatting > 0 {
+        skipped.push_str(&format!(
+            ", {} expected files to reformat (toolnorm fmt)",
+            s.formatting
+        ));
+    }
     writeln!(
         out,
         "{verdict}: {} fixtures{shard}: {} passed, {} failed, {} errors{unsupported}, {} known failures, {} fixed; {} violations (+{} known), {} orphans{skipped}{}",
@@ -443,6 +494,7 @@ mod tests {
             message: None,
             raw_lines: BTreeMap::new(),
             fixed: Vec::new(),
+            formatting: Vec::new(),
             parts: 1,
             raw_bytes: 100,
             duration_ms: 7,
@@ -467,7 +519,7 @@ mod tests {
         let old = canonical_json(&json!({"parts": [{"id": "item_1", "title": "Run ls"}]}));
         let new = canonical_json(&json!({"parts": [{"id": "item_1", "title": "Run ls -la"}]}));
         let mut failing = fixture("codex", "b", Status::Fail);
-        failing.diff = compare(old.as_bytes(), &new);
+        failing.diff = compare(old.as_bytes(), &new).into_diff();
         failing.violations = vec![violation("TN002", false)];
         let mut xfail = fixture("claude", "a", Status::Xfail);
         xfail.violations = vec![violation("TN002", true)];

@@ -4,6 +4,7 @@
 
 pub mod accept;
 pub mod expectations;
+pub mod fmt;
 pub mod implementation;
 pub mod merge;
 pub mod review;
@@ -289,6 +290,7 @@ mod tests {
             message: None,
             raw_lines: BTreeMap::new(),
             fixed: Vec::new(),
+            formatting: Vec::new(),
             parts: 2,
             raw_bytes: 10,
             duration_ms: 3,

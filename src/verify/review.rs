@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use owo_colors::OwoColorize;
 
-use crate::compare::compare;
+use crate::compare::{Comparison, compare};
 use crate::corpus::confined::{self, Skipped, describe};
 
 /// One pending output: `<reports>/pending/<provider>/<name>.json`.
@@ -138,11 +138,21 @@ pub fn show(p: &Pending, expected: &Path, out: &mut impl Write, color: bool) -> 
         }
         Err(e) => return Err(e),
     };
-    let Some(diff) = compare(&old, &actual) else {
-        return writeln!(
-            out,
-            "no change: the pending output equals the expected file"
-        );
+    let diff = match compare(&old, &actual) {
+        Comparison::Same => {
+            return writeln!(
+                out,
+                "no change: the pending output equals the expected file"
+            );
+        }
+        Comparison::Formatting(notes) => {
+            return writeln!(
+                out,
+                "no change of value: the expected file differs only in formatting ({}): toolnorm fmt rewrites it",
+                notes.join("; ")
+            );
+        }
+        Comparison::Differs(d) => d,
     };
     for note in &diff.invisible {
         writeln!(out, "note: {note}")?;
@@ -265,7 +275,8 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("new expected file"), "{text}");
         assert!(text.contains("unknown answer `x`"), "{text}");
-        assert!(text.contains("-{\"n\": \"old\"}"), "{text}");
+        // The expected file is not canonical: its canonical form is what the diff shows.
+        assert!(text.contains("-  \"n\": \"old\""), "{text}");
         assert_eq!(
             fs::read_to_string(expected.join("claude/a.json")).unwrap(),
             "{\"n\": \"a\"}\n"

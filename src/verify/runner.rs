@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use super::VerifyError;
 use super::expectations::{Expectations, FixtureKey};
 use super::implementation::Implementation;
-use crate::compare::{canonical_json, compare};
+use crate::compare::{Comparison, canonical_json, compare};
 use crate::corpus::confined::{self, Skipped, describe};
 use crate::corpus::{FixtureEntry, load_file};
 use crate::dialects::{detect, normalize};
@@ -398,6 +398,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         message: None,
         raw_lines: BTreeMap::new(),
         fixed: Vec::new(),
+        formatting: Vec::new(),
         parts: 0,
         raw_bytes: f.size,
         duration_ms: 0,
@@ -442,7 +443,19 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
     let differs = match confined::read(cx.expected, &expected_rel) {
         Ok(bytes) => {
             let actual = with_unsent_from_expected(&normalized, &bytes);
-            result.diff = compare(&bytes, &actual);
+            match compare(&bytes, &actual) {
+                Comparison::Same => {}
+                Comparison::Formatting(notes) => result.formatting = notes,
+                Comparison::Differs(d) => {
+                    // A changed value in a file that is also not canonical: both are said.
+                    if let Some((last, notes)) = d.invisible.split_last() {
+                        if last.contains("toolnorm fmt") {
+                            result.formatting = notes.to_vec();
+                        }
+                    }
+                    result.diff = Some(d);
+                }
+            }
             if let Some(legacy) = &normalized.legacy {
                 result.legacy_diff = legacy_diff(&bytes, legacy);
             }
@@ -547,7 +560,7 @@ fn legacy_diff(expected: &[u8], legacy: &[LegacyToolPart]) -> Option<FixtureDiff
     let doc: NormalizedDocument = serde_json::from_slice(expected).ok()?;
     let want = serde_json::to_value(crate::model::legacy_parts(&doc.parts)).ok()?;
     let got = serde_json::to_value(legacy).ok()?;
-    compare(canonical_json(&want).as_bytes(), &canonical_json(&got))
+    compare(canonical_json(&want).as_bytes(), &canonical_json(&got)).into_diff()
 }
 
 /// `pending/<provider>/<name>.json`, relative to the reports folder.

@@ -2,11 +2,14 @@
 
 mod empty_gate;
 mod follow;
+mod fmt;
 mod hostile_input;
 mod html_browser;
 mod implementation;
 mod import;
+mod init;
 mod normalize;
+mod npm;
 mod record;
 mod record_sse;
 mod rules;

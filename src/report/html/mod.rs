@@ -20,6 +20,8 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use super::model::*;
+
+mod formatting;
 use crate::text::thousands;
 
 const CSS: &str = include_str!("report.css");
@@ -59,6 +61,7 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     stale(report, &mut w)?;
     orphans(report, &mut w)?;
     skipped(report, &mut w)?;
+    formatting::section(report, &mut w)?;
     fixtures(report, &mut w)?;
     w.write_all(b"</main>\n")?;
     write!(
