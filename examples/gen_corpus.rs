@@ -89,7 +89,11 @@ fn main() -> anyhow::Result<()> {
         bail!("--fixtures must be at least 1");
     }
     if args.fail > args.fixtures {
-        bail!("--fail {} is more than --fixtures {}", args.fail, args.fixtures);
+        bail!(
+            "--fail {} is more than --fixtures {}",
+            args.fail,
+            args.fixtures
+        );
     }
     for sub in ["corpus", "expected"] {
         let dir = args.out.join(sub);
@@ -157,8 +161,8 @@ fn is_failing(i: u64, count: u64, fail: u64) -> bool {
 fn samples(root: &Path) -> anyhow::Result<Vec<Sample>> {
     let mut out = Vec::new();
     for entry in list_fixtures(root) {
-        let fixture =
-            read_fixture(&entry.path).with_context(|| format!("reading {}", entry.path.display()))?;
+        let fixture = read_fixture(&entry.path)
+            .with_context(|| format!("reading {}", entry.path.display()))?;
         let dialect = fixture.dialect().map(str::to_owned);
         let mut header = fixture.header;
         header.dialect = dialect;
@@ -349,7 +353,11 @@ impl Rewriter {
                     .ok()
                     .and_then(|y| y.parse().ok())
                     .unwrap_or(2000);
-                let y = if y >= 2000 + years_back { y - years_back } else { y };
+                let y = if y >= 2000 + years_back {
+                    y - years_back
+                } else {
+                    y
+                };
                 out.extend_from_slice(format!("{y:04}").as_bytes());
                 out.extend_from_slice(date.as_bytes());
             }
@@ -412,8 +420,14 @@ mod tests {
         let line = br#"{"id":"toolu_01ABCzz","tool_use_id":"toolu_01ABCzz","s":"c0ffee00-1111-2222-3333-0123456789ab","at":"2025-03-01T10:00:00Z"}"#;
         let out = r.rewrite(line, 1, 4);
         let text = String::from_utf8_lossy(&out);
-        assert!(text.contains(r#""id":"toolu_01ABD00","tool_use_id":"toolu_01ABD00""#), "{text}");
-        assert!(text.contains("c0ffee00-1111-2222-3333-0123456789ac"), "{text}");
+        assert!(
+            text.contains(r#""id":"toolu_01ABD00","tool_use_id":"toolu_01ABD00""#),
+            "{text}"
+        );
+        assert!(
+            text.contains("c0ffee00-1111-2222-3333-0123456789ac"),
+            "{text}"
+        );
         assert!(text.contains("2021-03-01T10:00:00Z"), "{text}");
         assert!(add(b"abc1", 5) < add(b"abc2", 5));
         assert_ne!(r.rewrite(line, 1, 0), r.rewrite(line, 2, 0));

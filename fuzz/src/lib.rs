@@ -41,8 +41,7 @@ pub fn dialect(dialect: Dialect, data: &[u8]) {
     }
     let value = serde_json::to_value(&doc).expect("the document serializes");
     let canonical = toolnorm::compare::canonical_json(&value);
-    let back: serde_json::Value =
-        serde_json::from_str(&canonical).expect("canonical JSON parses");
+    let back: serde_json::Value = serde_json::from_str(&canonical).expect("canonical JSON parses");
     assert_eq!(back, value, "canonical JSON is the same value");
     let raw = toolnorm::dialects::scan(&input, dialect);
     let cx = RuleContext::new(dialect, &input, &doc, &raw);
@@ -119,7 +118,10 @@ pub fn redactor(data: &[u8]) {
 /// See the module's documentation.
 pub fn expectations(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let codes: Vec<&str> = toolnorm::rules::registry().iter().map(|r| r.code()).collect();
+    let codes: Vec<&str> = toolnorm::rules::registry()
+        .iter()
+        .map(|r| r.code())
+        .collect();
     let Ok(exp) = Expectations::parse(&text, "expectations.toml", &codes) else {
         return;
     };

@@ -292,7 +292,10 @@ fn large_report_draws_passing_fixtures_on_demand() {
     html::render(&report, &mut file).expect("render");
     drop(file);
     for (target, expect) in [
-        ("fixture-claude-bulk-04000", "id=\"fixture-claude-bulk-04000\""),
+        (
+            "fixture-claude-bulk-04000",
+            "id=\"fixture-claude-bulk-04000\"",
+        ),
         (
             html::fixture_anchor("claude", "needs a hash").as_str(),
             "<b>needs a hash</b>",
@@ -313,7 +316,9 @@ fn large_report_draws_passing_fixtures_on_demand() {
         );
         assert!(dom.contains(expect), "{target} was not drawn");
         assert!(
-            dom.contains(&format!("class=\"prow target\" role=\"listitem\" id=\"{target}\"")),
+            dom.contains(&format!(
+                "class=\"prow target\" role=\"listitem\" id=\"{target}\""
+            )),
             "{target} not marked as the target"
         );
         let rows = dom.matches("class=\"prow").count();
@@ -321,8 +326,18 @@ fn large_report_draws_passing_fixtures_on_demand() {
             (10..200).contains(&rows),
             "{rows} passing rows drawn: the list is not virtual"
         );
-        assert!(dom.contains("<template class=\"lazy\">"), "a diff was drawn unopened");
-        assert!(dom.contains("<title>toolnorm verify: failed</title>"), "a payload ran");
-        assert_eq!(dom.matches("<script>").count(), 1, "a script from provider data");
+        assert!(
+            dom.contains("<template class=\"lazy\">"),
+            "a diff was drawn unopened"
+        );
+        assert!(
+            dom.contains("<title>toolnorm verify: failed</title>"),
+            "a payload ran"
+        );
+        assert_eq!(
+            dom.matches("<script>").count(),
+            1,
+            "a script from provider data"
+        );
     }
 }

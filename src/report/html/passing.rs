@@ -77,15 +77,8 @@ pub(super) fn list(fixtures: &[&FixtureResult], w: &mut impl Write) -> io::Resul
         } else {
             Anchor::Other(anchor)
         };
-        data.rows.push((
-            p,
-            &f.name,
-            d,
-            f.parts,
-            f.raw_bytes,
-            f.duration_ms,
-            anchor,
-        ));
+        data.rows
+            .push((p, &f.name, d, f.parts, f.raw_bytes, f.duration_ms, anchor));
     }
     let n = thousands(fixtures.len() as u64);
     write!(

@@ -352,7 +352,10 @@ fn a_large_report_lists_passing_fixtures_as_inert_data_and_defers_diffs() {
         .nth(1)
         .and_then(|s| s.split("</script>").next())
         .expect("a data block");
-    assert!(!data.contains(['<', '>', '&']), "raw markup characters in the data block");
+    assert!(
+        !data.contains(['<', '>', '&']),
+        "raw markup characters in the data block"
+    );
     let value: serde_json::Value = serde_json::from_str(data).expect("the data block is JSON");
     let rows = value["rows"].as_array().expect("rows");
     let passing: Vec<&FixtureResult> = report
@@ -364,7 +367,10 @@ fn a_large_report_lists_passing_fixtures_as_inert_data_and_defers_diffs() {
     let providers = value["providers"].as_array().expect("providers");
     // Each row names its fixture and gives its anchor, spelt out when it is not the plain one.
     for (row, f) in rows.iter().zip(&passing) {
-        assert_eq!(providers[row[0].as_u64().unwrap() as usize], f.provider.as_str());
+        assert_eq!(
+            providers[row[0].as_u64().unwrap() as usize],
+            f.provider.as_str()
+        );
         assert_eq!(row[1], f.name.as_str());
         let anchor = match row[6].as_str() {
             Some(a) => a.to_owned(),
@@ -376,10 +382,15 @@ fn a_large_report_lists_passing_fixtures_as_inert_data_and_defers_diffs() {
             "passing fixture {anchor} rendered as an element"
         );
     }
-    assert!(rows.iter().any(|r| r[6].is_string()), "no hashed anchor tried");
+    assert!(
+        rows.iter().any(|r| r[6].is_string()),
+        "no hashed anchor tried"
+    );
     assert_no_payload_element(&html);
     // The failures come first, closed, their diffs in templates.
-    let first_fx = html.find("<details class=\"fx ").expect("a fixture element");
+    let first_fx = html
+        .find("<details class=\"fx ")
+        .expect("a fixture element");
     assert!(html[first_fx..].starts_with("<details class=\"fx st-fail\""));
     assert!(!html.contains("<details class=\"fx st-pass"));
     let failing = html
