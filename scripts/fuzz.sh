@@ -10,7 +10,7 @@
 # optimised (release: no debug assertions, so an arithmetic overflow wraps as in the shipped binary). Seeds come from
 # scripts/fuzz-seeds.sh (run first when fuzz/corpus is missing); what the fuzzer finds adds to
 # fuzz/corpus/<target>, a crash lands in fuzz/artifacts/<target>/ (neither is committed). Every
-# crash becomes a regression test in the main crate's tests (tests/normalize/fuzz_regressions.rs).
+# crash becomes a regression test in the main crate's tests.
 set -eu
 
 seconds=${1:-600}
