@@ -417,11 +417,11 @@ mod tests {
     #[test]
     fn ids_move_together_and_keep_their_order() {
         let r = Rewriter::new();
-        let line = br#"{"id":"toolu_01ABCzz","tool_use_id":"toolu_01ABCzz","s":"c0ffee00-1111-2222-3333-0123456789ab","at":"2025-03-01T10:00:00Z"}"#;
+        let line = br#"{"id":"toolu_01ABCDzz","tool_use_id":"toolu_01ABCDzz","item":"item_1","s":"c0ffee00-1111-2222-3333-0123456789ab","at":"2025-03-01T10:00:00Z"}"#;
         let out = r.rewrite(line, 1, 4);
         let text = String::from_utf8_lossy(&out);
         assert!(
-            text.contains(r#""id":"toolu_01ABD00","tool_use_id":"toolu_01ABD00""#),
+            text.contains(r#""id":"toolu_01ABCE00","tool_use_id":"toolu_01ABCE00","item":"item_1-1""#),
             "{text}"
         );
         assert!(
@@ -430,6 +430,7 @@ mod tests {
         );
         assert!(text.contains("2021-03-01T10:00:00Z"), "{text}");
         assert!(add(b"abc1", 5) < add(b"abc2", 5));
+        assert!(r.rewrite(b"item_1", 7, 0) < r.rewrite(b"item_10", 7, 0));
         assert_ne!(r.rewrite(line, 1, 0), r.rewrite(line, 2, 0));
     }
 
