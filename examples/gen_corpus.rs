@@ -421,7 +421,9 @@ mod tests {
         let out = r.rewrite(line, 1, 4);
         let text = String::from_utf8_lossy(&out);
         assert!(
-            text.contains(r#""id":"toolu_01ABCE00","tool_use_id":"toolu_01ABCE00","item":"item_1-1""#),
+            text.contains(
+                r#""id":"toolu_01ABCE00","tool_use_id":"toolu_01ABCE00","item":"item_1-1""#
+            ),
             "{text}"
         );
         assert!(

@@ -6,6 +6,7 @@
 mod claude;
 mod codex;
 mod corpus;
+mod fuzz_regressions;
 mod opencode;
 mod prefixes;
 mod samples;
