@@ -484,9 +484,11 @@ fn is_name_byte(b: u8) -> bool {
 
 /// Whether `after` a prefix its last name goes on: a name byte (`/home/alice2`), or a dot with
 /// a name byte after it (`/home/alice.bak`, a folder of its own). A dot that ends a sentence
-/// (`see /home/alice.`) does not.
+/// (`see /home/alice.`) does not. Nor does a redaction token right after it: it stands for a
+/// secret that went on from the name (`/home/alice-----BEGIN…`), which did not fold either.
 fn name_goes_on(after: &[u8]) -> bool {
     match after {
+        _ if after.starts_with(b"[REDACTED:") => true,
         [b, ..] if is_name_byte(*b) => true,
         [b'.', b, ..] => is_name_byte(*b) || *b == b'.',
         _ => false,
@@ -765,6 +767,11 @@ mod tests {
             fold("/home/fuzz..x /home/fuzz.d/"),
             "/home/fuzz..x /home/fuzz.d/"
         );
+        // A secret right after a prefix: the name went on, so neither pass folds it.
+        let pem = r#"{"path":"/home/fuzz-----BEGIN RSA PRIVATE KEY-----MIIE"}"#;
+        let once = fold(pem);
+        assert_eq!(once, r#"{"path":"/home/fuzz[REDACTED:private-key]"}"#);
+        assert_eq!(fold(&once), once);
     }
 
     /// A fold applies where a path starts, never inside one: with the toolnorm binary in the
