@@ -46,7 +46,10 @@ wait
 
 printf '%-20s %8s %8s %12s %8s\n' target wall_s cpu_s execs crashes
 for t in $targets; do
-    read -r wall user sys <"logs/$t.time" || true
+    # GNU time writes "Command exited with non-zero status N" first when the fuzzer found a crash.
+    read -r wall user sys <<EOF
+$(tail -n 1 "logs/$t.time" 2>/dev/null)
+EOF
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "logs/$t.log" | tail -n 1)
     crashes=$(find "artifacts/$t" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
     cpu=$(echo "$user $sys" | awk '{printf "%.0f", $1 + $2}')
