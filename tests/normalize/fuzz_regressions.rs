@@ -33,3 +33,17 @@ fn every_forced_dialect_normalizes_an_empty_input() {
         }
     }
 }
+
+/// `opencode_export` with a `limit` of `6.666666666666665e49`: the document's canonical JSON,
+/// read back, held `6.666666666666666e49`, because the JSON parser rounded floats faster but not
+/// exactly (serde_json's `float_roundtrip` feature makes it exact). An expected file read back as
+/// a value must hold the numbers that were written.
+#[test]
+fn canonical_json_reads_back_the_same_floats() {
+    for x in [6.666666666666665e49, 0.1 + 0.2, 1e-300, 123456789.12345678, f64::MAX] {
+        let value = serde_json::json!({ "limit": x, "nested": [x, { "x": x }] });
+        let text = toolnorm::compare::canonical_json(&value);
+        let back: serde_json::Value = serde_json::from_str(&text).expect("parses");
+        assert_eq!(back, value, "{x:e} written as {text}");
+    }
+}
