@@ -471,9 +471,7 @@ impl Redactor {
             };
             spellings.iter().find_map(|sp| {
                 let end = start + sp.len();
-                let next = line.get(end).copied();
-                (line[start..].starts_with(sp) && !next.is_some_and(is_name_byte))
-                    .then_some((i, end))
+                (line[start..].starts_with(sp) && !name_goes_on(&line[end..])).then_some((i, end))
             })
         })
     }
@@ -484,9 +482,24 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
+/// Whether `after` a prefix its last name goes on: a name byte (`/home/alice2`), or a dot with
+/// a name byte after it (`/home/alice.bak`, a folder of its own). A dot that ends a sentence
+/// (`see /home/alice.`) does not. Nor does a redaction token right after it: it stands for a
+/// secret that went on from the name (`/home/alice-----BEGIN…`), which did not fold either.
+fn name_goes_on(after: &[u8]) -> bool {
+    match after {
+        _ if after.starts_with(b"[REDACTED:") => true,
+        [b, ..] if is_name_byte(*b) => true,
+        [b'.', b, ..] => is_name_byte(*b) || *b == b'.',
+        _ => false,
+    }
+}
+
 /// True when `before` ends inside a path: a name (letters, digits, `._~-`) right after a path
-/// separator, as in `/home/alice` before `/tmp`. A separator alone (`file://` before `/home`) or a
-/// word without one (`-I` before `/home`) does not count.
+/// separator, as in `/home/alice` before `/tmp`, or a home-relative one (`~`, `~alice`: a folded
+/// home is a path too, so `~/tmp` never folds a `/tmp` prefix and redacting twice changes
+/// nothing). A separator alone (`file://` before `/home`) or a word without one (`-I` before
+/// `/home`) does not count.
 fn continues_a_path(before: &[u8]) -> bool {
     let name = before
         .iter()
@@ -494,10 +507,11 @@ fn continues_a_path(before: &[u8]) -> bool {
         .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'-'))
         .count();
     name > 0
-        && before
-            .len()
-            .checked_sub(name + 1)
-            .is_some_and(|i| matches!(before[i], b'/' | b'\\'))
+        && (before[before.len() - name] == b'~'
+            || before
+                .len()
+                .checked_sub(name + 1)
+                .is_some_and(|i| matches!(before[i], b'/' | b'\\')))
 }
 
 fn group_index(re: &Regex, name: &str) -> usize {
@@ -721,6 +735,43 @@ mod tests {
             let out = r.redact(line.as_bytes(), &mut st);
             proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok(), "{}", String::from_utf8_lossy(&out));
         }
+    }
+
+    /// Found by fuzzing (the `redactor` target): `/home/fuzz.p` is a folder of its own, not the
+    /// home `/home/fuzz` (it became `~.p`), and a second redaction then folded the `/tmp/scratch`
+    /// inside it. A home folded to `~` starts a path, so what follows it never folds again.
+    #[test]
+    fn a_prefix_followed_by_a_dotted_name_stays_and_redacting_twice_changes_nothing() {
+        let r = Redactor::new(&RedactOptions {
+            home: Some("/home/fuzz".into()),
+            prefixes: vec![("/tmp/scratch".into(), "/work".into())],
+            extra: vec![],
+        })
+        .unwrap();
+        let fold = |line: &str| {
+            let mut st = r.state();
+            String::from_utf8(r.redact(line.as_bytes(), &mut st).into_owned()).unwrap()
+        };
+        let line = "AKIAIOSFODNN7EXAMPLE /home/fuzz.p/tmp/scratch/x and /home/fuzz/tmp/scratch/y, see /home/fuzz.";
+        let once = fold(line);
+        assert_eq!(
+            once,
+            "[REDACTED:aws-key] /home/fuzz.p/tmp/scratch/x and ~/tmp/scratch/y, see ~."
+        );
+        assert_eq!(fold(&once), once);
+        assert_eq!(
+            fold("~/tmp/scratch/z /tmp/scratch/z"),
+            "~/tmp/scratch/z /work/z"
+        );
+        assert_eq!(
+            fold("/home/fuzz..x /home/fuzz.d/"),
+            "/home/fuzz..x /home/fuzz.d/"
+        );
+        // A secret right after a prefix: the name went on, so neither pass folds it.
+        let pem = r#"{"path":"/home/fuzz-----BEGIN RSA PRIVATE KEY-----MIIE"}"#;
+        let once = fold(pem);
+        assert_eq!(once, r#"{"path":"/home/fuzz[REDACTED:private-key]"}"#);
+        assert_eq!(fold(&once), once);
     }
 
     /// A fold applies where a path starts, never inside one: with the toolnorm binary in the

@@ -618,6 +618,12 @@ pub fn write_file(root: &Path, rel: &Path, bytes: &[u8]) -> Result<(), VerifyErr
 
 /// Check `fixtures` on a pool of `jobs` threads (0: one per core), calling `tick` after each.
 /// With `fail_fast`, fixtures not yet started when one fails are skipped. Sorted by provider, name.
+///
+/// Memory: a worker holds one fixture at a time; what is kept of each is its result, which the
+/// calling thread copies as it arrives. The copy is what makes the run's memory the results plus
+/// the largest fixtures, not more: a result allocated by a worker between the megabytes of the
+/// fixture it just checked would pin that worker's freed pages (one kilobyte of result kept some
+/// ten more resident per fixture), while the calling thread's heap holds results only.
 pub fn run_all(
     fixtures: &[FixtureEntry],
     cx: &CheckContext<'_>,
@@ -631,23 +637,39 @@ pub fn run_all(
         .build()
         .map_err(|e| VerifyError::Pool(e.to_string()))?;
     let stop = AtomicBool::new(false);
-    let results: Result<Vec<Option<Checked>>, VerifyError> = pool.install(|| {
-        fixtures
-            .par_iter()
-            .map(|f| {
-                if fail_fast && stop.load(Ordering::Relaxed) {
-                    return Ok(None);
-                }
-                let c = check_fixture(f, cx)?;
-                if matches!(c.result.status, Status::Fail | Status::Error) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                tick(&c.result);
-                Ok(Some(c))
+    let (tx, rx) = crossbeam_channel::bounded::<Checked>(64);
+    let mut results: Vec<Checked> = Vec::with_capacity(fixtures.len());
+    let checked = std::thread::scope(|scope| {
+        let workers = scope.spawn(|| {
+            pool.install(|| {
+                fixtures.par_iter().try_for_each_with(tx, |tx, f| {
+                    if fail_fast && stop.load(Ordering::Relaxed) {
+                        return Ok::<(), VerifyError>(());
+                    }
+                    let c = check_fixture(f, cx)?;
+                    if matches!(c.result.status, Status::Fail | Status::Error) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    tick(&c.result);
+                    // The receiver lives until every worker is done.
+                    let _ = tx.send(c);
+                    Ok(())
+                })
             })
-            .collect()
+        });
+        for c in rx {
+            results.push(Checked {
+                result: c.result.clone(),
+                expected_missing: c.expected_missing,
+                skipped: c.skipped.clone(),
+            });
+        }
+        workers.join()
     });
-    let mut results: Vec<Checked> = results?.into_iter().flatten().collect();
+    match checked {
+        Ok(r) => r?,
+        Err(payload) => panic::resume_unwind(payload),
+    }
     results.sort_by(|a, b| {
         let (a, b) = (&a.result, &b.result);
         (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path))

@@ -60,8 +60,12 @@ impl Run {
 /// Run headless Chromium on `page` with `extra` flags, in a fresh profile, isolated from the
 /// network, killed after a minute.
 fn run_chromium(bin: &Path, page: &Path, extra: &[&str]) -> Run {
+    run_chromium_url(bin, &format!("file://{}", page.display()), extra)
+}
+
+/// [`run_chromium`] on a URL (a page with a fragment).
+fn run_chromium_url(bin: &Path, url: &str, extra: &[&str]) -> Run {
     let profile = tempfile::tempdir().expect("failed to create a profile dir");
-    let url = format!("file://{}", page.display());
     let out = tempfile::NamedTempFile::new().expect("temp file");
     let err = tempfile::NamedTempFile::new().expect("temp file");
     let mut child = Command::new(bin)
@@ -80,7 +84,7 @@ fn run_chromium(bin: &Path, page: &Path, extra: &[&str]) -> Run {
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
-        .arg(&url)
+        .arg(url)
         .stdin(Stdio::null())
         .stdout(out.reopen().expect("reopen"))
         .stderr(err.reopen().expect("reopen"))
@@ -255,4 +259,85 @@ fn console_capture_sees_a_blocked_script() {
         "chromium logged no CSP violation; the console capture does not work:\n{}",
         run.stderr
     );
+}
+
+/// A report past the compact threshold: the passing fixtures are drawn from the data block only
+/// while on screen, a deep link to one far down the list draws it (with its hashed anchor too),
+/// the failures' diffs stay templates until opened, and nothing from provider data runs.
+#[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
+fn large_report_draws_passing_fixtures_on_demand() {
+    let bin = chromium();
+    let dir = out_dir().join("large");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let mut report = sample_report();
+    let pass = report
+        .fixtures
+        .iter()
+        .find(|f| f.status == toolnorm::report::Status::Pass)
+        .expect("a passing fixture")
+        .clone();
+    for i in 0..5_000 {
+        let mut f = pass.clone();
+        f.name = match i {
+            7 => "odd <script>document.title='PWNED'</script>".to_owned(),
+            4_321 => "needs a hash".to_owned(),
+            _ => format!("bulk-{i:05}"),
+        };
+        report.fixtures.push(f);
+    }
+    let total = report.fixtures.len();
+    let page = dir.join("index.html");
+    let mut file = std::fs::File::create(&page).expect("create index.html");
+    html::render(&report, &mut file).expect("render");
+    drop(file);
+    for (target, expect) in [
+        (
+            "fixture-claude-bulk-04000",
+            "id=\"fixture-claude-bulk-04000\"",
+        ),
+        (
+            html::fixture_anchor("claude", "needs a hash").as_str(),
+            "<b>needs a hash</b>",
+        ),
+    ] {
+        let url = format!("file://{}#{target}", page.display());
+        let run = run_chromium_url(&bin, &url, &["--dump-dom", "--window-size=1280,900"]);
+        assert!(
+            run.console().is_empty(),
+            "console output:\n{}",
+            run.console().join("\n")
+        );
+        let dom = &run.stdout;
+        assert!(dom.contains("</html>"), "no DOM dumped:\n{}", run.stderr);
+        assert!(
+            dom.contains(&format!("showing {total} of {total} fixtures")),
+            "count not rendered"
+        );
+        assert!(dom.contains(expect), "{target} was not drawn");
+        assert!(
+            dom.contains(&format!(
+                "class=\"prow target\" role=\"listitem\" id=\"{target}\""
+            )),
+            "{target} not marked as the target"
+        );
+        let rows = dom.matches("class=\"prow").count();
+        assert!(
+            (10..200).contains(&rows),
+            "{rows} passing rows drawn: the list is not virtual"
+        );
+        assert!(
+            dom.contains("<template class=\"lazy\">"),
+            "a diff was drawn unopened"
+        );
+        assert!(
+            dom.contains("<title>toolnorm verify: failed</title>"),
+            "a payload ran"
+        );
+        assert_eq!(
+            dom.matches("<script>").count(),
+            1,
+            "a script from provider data"
+        );
+    }
 }

@@ -7,6 +7,7 @@ mod claude;
 mod codex;
 mod corpus;
 mod engine_example;
+mod fuzz_regressions;
 mod opencode;
 mod prefixes;
 mod samples;

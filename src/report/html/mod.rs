@@ -597,15 +597,48 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
     if report.fixtures.is_empty() {
         w.write_all(b"<p class=\"empty\">No fixtures.</p>")?;
     }
-    for (i, f) in report.fixtures.iter().enumerate() {
-        fixture(report, i, f, w)?;
+    // Failures first, then the rest needing a look, then the passing ones (each group in report
+    // order). A large report lists its passing fixtures compactly, rendered on scroll, and its
+    // diffs when their fixture is opened: see [`passing`].
+    let compact = passing::is_compact(report);
+    let strict = report.summary.strict;
+    let rank = |f: &FixtureResult| {
+        if f.status.fails_gate(strict) {
+            0
+        } else if f.status != Status::Pass {
+            1
+        } else {
+            2
+        }
+    };
+    let mut order: Vec<usize> = (0..report.fixtures.len()).collect();
+    order.sort_by_key(|&i| rank(&report.fixtures[i]));
+    let mut listed = Vec::new();
+    for i in order {
+        let f = &report.fixtures[i];
+        if compact && f.status == Status::Pass {
+            listed.push(f);
+        } else {
+            fixture(report, i, f, compact, w)?;
+        }
+    }
+    if compact {
+        passing::list(&listed, w)?;
     }
     w.write_all(b"</section>\n")
 }
 
-fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write) -> io::Result<()> {
+/// One fixture as a `<details>`; with `lazy` (a large report) it starts closed and its diffs
+/// wait in a `<template>` until it is opened.
+fn fixture(
+    report: &Report,
+    index: usize,
+    f: &FixtureResult,
+    lazy: bool,
+    w: &mut impl Write,
+) -> io::Result<()> {
     let st = f.status.as_str();
-    let open = if f.status.fails_gate(report.summary.strict) {
+    let open = if !lazy && f.status.fails_gate(report.summary.strict) {
         " open"
     } else {
         ""
@@ -699,10 +732,10 @@ fn fixture(report: &Report, index: usize, f: &FixtureResult, w: &mut impl Write)
     }
     if let Some(d) = &f.legacy_diff {
         w.write_all(b"<h4>Legacy view <span class=\"muted\">the implementation's <code>legacy</code> parts against the legacy mapping of the expected parts</span></h4>")?;
-        diff(index + 1_000_000, d, w)?;
+        passing::deferred(lazy, w, |w| diff(index + 1_000_000, d, w))?;
     }
     if let Some(d) = &f.diff {
-        diff(index, d, w)?;
+        passing::deferred(lazy, w, |w| diff(index, d, w))?;
     } else if f.status == Status::Pass || f.status == Status::Xfail {
         w.write_all(b"<p class=\"muted\">Output matches the expected file.</p>")?;
     }
@@ -759,6 +792,7 @@ fn violations_table(report: &Report, f: &FixtureResult, w: &mut impl Write) -> i
 }
 
 mod diff;
+mod passing;
 #[cfg(test)]
 mod tests;
 

@@ -317,3 +317,111 @@ fn fixture_ids_are_unique_and_every_link_resolves() {
         );
     }
 }
+
+/// The sample report grown past [`passing::COMPACT_FROM`] with passing fixtures, one of them
+/// named with the payloads and one whose anchor is hashed.
+fn large_report(extra: usize) -> Report {
+    let mut report = sample_report();
+    let pass = report
+        .fixtures
+        .iter()
+        .find(|f| f.status == Status::Pass)
+        .expect("the sample has a passing fixture")
+        .clone();
+    for i in 0..extra {
+        let mut f = pass.clone();
+        f.name = match i {
+            7 => format!("odd {SCRIPT_PAYLOAD}{ONERROR_PAYLOAD}"),
+            _ => format!("bulk-{i:05}"),
+        };
+        f.path = format!("{}/{}.jsonl.zst", f.provider, f.name);
+        report.fixtures.push(f);
+    }
+    report
+}
+
+#[test]
+fn a_large_report_lists_passing_fixtures_as_inert_data_and_defers_diffs() {
+    let report = large_report(passing::COMPACT_FROM);
+    let html = rendered(&report);
+    // One script runs (ours, by hash); the data block is JSON that nothing can close early.
+    assert_eq!(html.matches("<script>").count(), 1);
+    assert_eq!(html.matches("<script").count(), 2);
+    let data = html
+        .split("<script type=\"application/json\" id=\"passing-data\">")
+        .nth(1)
+        .and_then(|s| s.split("</script>").next())
+        .expect("a data block");
+    assert!(
+        !data.contains(['<', '>', '&']),
+        "raw markup characters in the data block"
+    );
+    let value: serde_json::Value = serde_json::from_str(data).expect("the data block is JSON");
+    let rows = value["rows"].as_array().expect("rows");
+    let passing: Vec<&FixtureResult> = report
+        .fixtures
+        .iter()
+        .filter(|f| f.status == Status::Pass)
+        .collect();
+    assert_eq!(rows.len(), passing.len());
+    let providers = value["providers"].as_array().expect("providers");
+    // Each row names its fixture and gives its anchor, spelt out when it is not the plain one.
+    for (row, f) in rows.iter().zip(&passing) {
+        assert_eq!(
+            providers[row[0].as_u64().unwrap() as usize],
+            f.provider.as_str()
+        );
+        assert_eq!(row[1], f.name.as_str());
+        let anchor = match row[6].as_str() {
+            Some(a) => a.to_owned(),
+            None => format!("fixture-{}-{}", f.provider, f.name),
+        };
+        assert_eq!(anchor, fixture_anchor(&f.provider, &f.name));
+        assert!(
+            !html.contains(&format!("id=\"{}\"", esc(&anchor))),
+            "passing fixture {anchor} rendered as an element"
+        );
+    }
+    assert!(
+        rows.iter().any(|r| r[6].is_string()),
+        "no hashed anchor tried"
+    );
+    assert_no_payload_element(&html);
+    // The failures come first, closed, their diffs in templates.
+    let first_fx = html
+        .find("<details class=\"fx ")
+        .expect("a fixture element");
+    assert!(html[first_fx..].starts_with("<details class=\"fx st-fail\""));
+    assert!(!html.contains("<details class=\"fx st-pass"));
+    let failing = html
+        .split("id=\"fixture-claude-hostile-output\"")
+        .nth(1)
+        .expect("present");
+    assert!(!failing[..failing.find('>').expect("tag end")].contains(" open"));
+    let body = &failing[..failing.find("</details>\n").expect("end")];
+    assert!(body.contains("<template class=\"lazy\"><h4>Diff"));
+}
+
+/// A small report keeps every fixture in the page (it reads without JavaScript), failures first.
+#[test]
+fn a_small_report_renders_every_fixture_failures_first() {
+    let report = large_report(passing::COMPACT_FROM - sample_report().fixtures.len());
+    assert!(!passing::is_compact(&report));
+    let html = rendered(&report);
+    assert!(!html.contains("id=\"passing-data\"") && !html.contains("<template class="));
+    assert_eq!(
+        html.matches("<details class=\"fx ").count(),
+        report.fixtures.len()
+    );
+    let first_pass = html.find("<details class=\"fx st-pass").expect("a pass");
+    let last_fail = html.rfind("<details class=\"fx st-fail").expect("a fail");
+    assert!(last_fail < first_pass, "a failure after a passing fixture");
+}
+
+/// No element, handler or script made of provider data: the payloads are text or JSON strings.
+fn assert_no_payload_element(html: &str) {
+    assert!(!html.contains(SCRIPT_PAYLOAD));
+    assert!(!html.contains(ONERROR_PAYLOAD));
+    assert!(!html.contains("<img"));
+    assert!(!html.contains("onerror=\""));
+}
