@@ -209,7 +209,7 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             ToolKind::Browser,
             titles::fetch(s(input, "url").unwrap_or("")),
         ),
-        other => (ToolKind::Unknown, titles::unknown_tool(other)),
+        other => (ToolKind::Unknown, titles::generic(other, input, cwd)),
     };
     Described {
         name: name.to_owned(),
@@ -696,10 +696,22 @@ mod tests {
                 "Reading MCP resource docs://a",
             ),
             (
-                "CronCreate",
+                "FrobnicateRepo",
                 json!({}),
                 ToolKind::Unknown,
-                "Using cron create",
+                "Frobnicate repo (no arguments)",
+            ),
+            (
+                "FrobnicateRepo",
+                json!({"description": "tidy the repo", "path": "/w/x"}),
+                ToolKind::Unknown,
+                "Tidy the repo",
+            ),
+            (
+                "FrobnicateRepo",
+                json!({"path": "/home/dev/app/src"}),
+                ToolKind::Unknown,
+                "Frobnicate repo: src",
             ),
         ];
         for (name, input, kind, title) in cases {

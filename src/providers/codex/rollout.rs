@@ -163,8 +163,9 @@ fn response_item(
                 u
             } else {
                 let mut u = tools::named(id, name, ToolKind::Unknown);
-                u.title = Some(titles::unknown_tool(name));
-                u.input = Some(json!({ "input": text }));
+                let input = json!({ "input": text });
+                u.title = Some(titles::generic(name, &input, tracker.cwd.as_deref()));
+                u.input = Some(input);
                 u
             };
             u.timing = started;

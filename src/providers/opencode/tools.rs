@@ -272,7 +272,7 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         _ => match (&ctx.class.mcp, specific(ctx.provider_title, ctx)) {
             (_, Some(t)) => titles::finish(t, "Using a tool"),
             (Some(m), None) => titles::mcp(&m.server, &m.tool, input),
-            (None, None) => titles::unknown_tool(ctx.tool),
+            (None, None) => titles::generic(ctx.tool, input, ctx.cwd),
         },
     }
 }
@@ -577,8 +577,10 @@ mod tests {
         let (c, title) = t("deploy", json!({}), Some("deploy"));
         assert_eq!(
             (c.kind, c.mcp, title.as_str()),
-            (ToolKind::Unknown, None, "Using deploy")
+            (ToolKind::Unknown, None, "Deploy (no arguments)")
         );
+        let (_, title) = t("deploy", json!({"description": "ship to staging"}), None);
+        assert_eq!(title, "Ship to staging");
         // Split on the first `_` only.
         let (c, _) = t("my_server_do_thing", json!({}), None);
         assert_eq!(
