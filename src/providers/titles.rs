@@ -38,13 +38,15 @@ pub fn host(url: &str) -> String {
     }
 }
 
-/// A path as a person wants to see it: relative to `cwd` when it lies inside it.
+/// A path as a person wants to see it: relative to `cwd` when it lies inside it. Windows paths
+/// (`C:\Users\dev\app\src\a.ts`, or with `/`) compare without regard to the drive letter's
+/// case or the separator; the relative part keeps the path's own separators.
 pub fn display_path(path: &str, cwd: Option<&str>) -> String {
     if let Some(cwd) = cwd {
-        let cwd = cwd.trim_end_matches('/');
+        let cwd = cwd.trim_end_matches(['/', '\\']);
         if !cwd.is_empty() {
-            if let Some(rest) = path.strip_prefix(cwd) {
-                if let Some(rel) = rest.strip_prefix('/') {
+            if let Some(rest) = strip_dir(path, cwd) {
+                if let Some(rel) = rest.strip_prefix(['/', '\\']) {
                     if !rel.is_empty() {
                         return rel.to_owned();
                     }
@@ -56,6 +58,25 @@ pub fn display_path(path: &str, cwd: Option<&str>) -> String {
         }
     }
     path.to_owned()
+}
+
+/// `path` without the leading `dir`, exactly, or, when either looks like a Windows path, with
+/// `\\` and `/` equal and ASCII case ignored.
+fn strip_dir<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
+    if let Some(rest) = path.strip_prefix(dir) {
+        return Some(rest);
+    }
+    let windows = |p: &str| p.contains('\\') || p.as_bytes().get(1) == Some(&b':');
+    if !(windows(path) || windows(dir)) || path.len() < dir.len() || !path.is_char_boundary(dir.len())
+    {
+        return None;
+    }
+    let (head, rest) = path.split_at(dir.len());
+    let same = head.bytes().zip(dir.bytes()).all(|(a, b)| {
+        let fold = |c: u8| if c == b'\\' { b'/' } else { c.to_ascii_lowercase() };
+        fold(a) == fold(b)
+    });
+    same.then_some(rest)
 }
 
 /// Strip a shell wrapper: `/bin/bash -lc 'ls -1'` → `ls -1`, `["bash","-lc","ls"]` → `ls`.
@@ -539,6 +560,14 @@ mod tests {
     fn paths_relative_to_cwd() {
         assert_eq!(display_path("/w/src/a.rs", Some("/w")), "src/a.rs");
         assert_eq!(display_path("/other/a.rs", Some("/w")), "/other/a.rs");
+        assert_eq!(display_path("/wx/a.rs", Some("/w")), "/wx/a.rs");
+        // Windows sessions (OpenCode on Windows): either separator, any drive-letter case.
+        let win = Some("C:\\Users\\dev\\app");
+        assert_eq!(display_path("C:\\Users\\dev\\app\\src\\a.ts", win), "src\\a.ts");
+        assert_eq!(display_path("c:/Users/dev/app/src/a.ts", win), "src/a.ts");
+        assert_eq!(display_path("C:\\Users\\dev\\app", win), ".");
+        assert_eq!(display_path("C:\\Users\\dev\\apps\\x", win), "C:\\Users\\dev\\apps\\x");
+        assert_eq!(display_path("D:\\x\\y", Some("D:\\x\\")), "y");
         assert_eq!(read("a.rs", Some(6), Some(4)), "Reading a.rs (lines 6–9)");
     }
 }

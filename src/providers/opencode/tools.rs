@@ -304,6 +304,36 @@ fn patch_title(patch: Option<&str>, cwd: Option<&str>) -> String {
     }
 }
 
+/// The error of an `invalid` part: OpenCode's sentence for the model (`The arguments provided to
+/// the tool are invalid: …`) or, without output, the input's own `error`; code `invalid_tool`.
+pub(super) fn invalid_call_error(output: &Value, input: &Value) -> ToolError {
+    let text = match output {
+        Value::String(s) if !s.trim().is_empty() => s.trim().to_owned(),
+        _ => str_arg(input, &["error"]).unwrap_or("").trim().to_owned(),
+    };
+    let requested = str_arg(input, &["tool"]);
+    // The reason without OpenCode's preamble and without the list of tools it offers.
+    let reason = first_meaningful_line(&text).map(|line| {
+        let line = line
+            .strip_prefix("The arguments provided to the tool are invalid:")
+            .map_or(line, str::trim);
+        line.split_once(". Available tools:")
+            .map_or(line, |(head, _)| head)
+            .trim_end_matches('.')
+    });
+    let message = match (reason.filter(|r| !r.is_empty()), requested) {
+        (Some(line), _) => crate::text::clip(line, 300),
+        (None, Some(t)) => format!("Unknown tool {t}"),
+        (None, None) => "The model called a tool that does not exist".to_owned(),
+    };
+    let details = (!text.is_empty() && text != message).then(|| Value::String(text.clone()));
+    ToolError {
+        message,
+        code: Some("invalid_tool".to_owned()),
+        details,
+    }
+}
+
 /// `state.error` (a string; old versions prefix `Error: `) as the contract's error.
 pub(super) fn tool_error(raw: Option<&RawValue>, meta: &MetaWire<'_>) -> ToolError {
     let text = match raw.map(raw_to_value) {
