@@ -175,10 +175,11 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             ToolKind::Question,
             titles::questions(input.get("questions")),
         ),
+        // Loads a skill's instructions (OpenCode's `skill` reads the same way).
         "Skill" => (
-            ToolKind::Unknown,
+            ToolKind::FileRead,
             with_detail(
-                "Using skill",
+                "Loading skill",
                 s(input, "skill").or_else(|| s(input, "command")),
             ),
         ),
@@ -209,7 +210,8 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             ToolKind::Browser,
             titles::fetch(s(input, "url").unwrap_or("")),
         ),
-        other => (ToolKind::Unknown, titles::generic(other, input, cwd)),
+        other => super::background::describe_recent(other, input, cwd)
+            .unwrap_or_else(|| (ToolKind::Unknown, titles::generic(other, input, cwd))),
     };
     Described {
         name: name.to_owned(),
@@ -674,8 +676,8 @@ mod tests {
             (
                 "Skill",
                 json!({"skill": "pdf"}),
-                ToolKind::Unknown,
-                "Using skill pdf",
+                ToolKind::FileRead,
+                "Loading skill pdf",
             ),
             (
                 "SlashCommand",
