@@ -8,6 +8,7 @@ mod import;
 mod normalize;
 mod record;
 mod record_sse;
+mod releases;
 mod rules;
 mod scenario;
 mod symlinks;
