@@ -184,9 +184,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 }
                 if let Some(s) = &a.since {
                     let ok = s.len() == 10
-                        && s.bytes()
-                            .enumerate()
-                            .all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+                        && s.bytes().enumerate().all(|(i, b)| {
+                            if i == 4 || i == 7 {
+                                b == b'-'
+                            } else {
+                                b.is_ascii_digit()
+                            }
+                        });
                     if !ok {
                         bail!("--since {s:?}: expected a date, YYYY-MM-DD");
                     }
@@ -203,7 +207,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                     .collect()
             };
             if versions.is_empty() {
-                bail!("--cli {}: no version to try (name some, or use --since / --last)", a.cli);
+                bail!(
+                    "--cli {}: no version to try (name some, or use --since / --last)",
+                    a.cli
+                );
             }
             let opts = MatrixOptions {
                 cli,
@@ -223,7 +230,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 .rows
                 .iter()
                 .all(|r| r.cells.iter().all(|c| *c == matrix::Cell::Same));
-            Ok(if all_same { exit::SUCCESS } else { exit::FAILURE })
+            Ok(if all_same {
+                exit::SUCCESS
+            } else {
+                exit::FAILURE
+            })
         }
         Action::Drift(a) => {
             let opts = DriftOptions {

@@ -67,13 +67,21 @@ fn strip_dir<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
         return Some(rest);
     }
     let windows = |p: &str| p.contains('\\') || p.as_bytes().get(1) == Some(&b':');
-    if !(windows(path) || windows(dir)) || path.len() < dir.len() || !path.is_char_boundary(dir.len())
+    if !(windows(path) || windows(dir))
+        || path.len() < dir.len()
+        || !path.is_char_boundary(dir.len())
     {
         return None;
     }
     let (head, rest) = path.split_at(dir.len());
     let same = head.bytes().zip(dir.bytes()).all(|(a, b)| {
-        let fold = |c: u8| if c == b'\\' { b'/' } else { c.to_ascii_lowercase() };
+        let fold = |c: u8| {
+            if c == b'\\' {
+                b'/'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        };
         fold(a) == fold(b)
     });
     same.then_some(rest)
@@ -519,16 +527,25 @@ mod tests {
     fn generic_titles_come_from_the_calls_own_fields() {
         let g = |name: &str, input: Value| generic(name, &input, Some("/w"));
         assert_eq!(
-            g("Monitor", json!({"description": "watch the build", "command": "make"})),
+            g(
+                "Monitor",
+                json!({"description": "watch the build", "command": "make"})
+            ),
             "Watch the build"
         );
-        assert_eq!(g("Monitor", json!({"command": "tail -f log"})), "Running tail -f log");
+        assert_eq!(
+            g("Monitor", json!({"command": "tail -f log"})),
+            "Running tail -f log"
+        );
         assert_eq!(
             g("run", json!({"command": ["bash", "-lc", "ls"]})),
             "Running ls"
         );
         assert_eq!(
-            g("EnterWorktree", json!({"path": "/w/trees/x", "url": "https://a.org"})),
+            g(
+                "EnterWorktree",
+                json!({"path": "/w/trees/x", "url": "https://a.org"})
+            ),
             "Enter worktree: trees/x"
         );
         assert_eq!(
@@ -536,12 +553,21 @@ mod tests {
             "Open thing: a.org/docs"
         );
         assert_eq!(
-            g("ToolSearch", json!({"query": "select:Read", "max_results": 5})),
+            g(
+                "ToolSearch",
+                json!({"query": "select:Read", "max_results": 5})
+            ),
             "Tool search: select:Read"
         );
-        assert_eq!(g("lookFor", json!({"pattern": "TODO"})), "Look for: \"TODO\"");
         assert_eq!(
-            g("CronCreate", json!({"cron": "*/5 * * * *", "prompt": "check"})),
+            g("lookFor", json!({"pattern": "TODO"})),
+            "Look for: \"TODO\""
+        );
+        assert_eq!(
+            g(
+                "CronCreate",
+                json!({"cron": "*/5 * * * *", "prompt": "check"})
+            ),
             "Cron create: */5 * * * *"
         );
         assert_eq!(g("CronList", json!({})), "Cron list (no arguments)");
@@ -549,7 +575,10 @@ mod tests {
         // An object argument is not dumped into the title.
         assert_eq!(g("x_y", json!({"a": "{\"k\":1}"})), "X y (no arguments)");
         // Empty descriptive fields are skipped, not shown.
-        assert_eq!(g("Skillish", json!({"description": " ", "query": "q"})), "Skillish: q");
+        assert_eq!(
+            g("Skillish", json!({"description": " ", "query": "q"})),
+            "Skillish: q"
+        );
         for t in [g("CronList", json!({})), g("Monitor", json!({}))] {
             assert!(!t.starts_with("Using"), "{t}");
             assert_ne!(t.to_lowercase().replace(' ', ""), "cronlist");
@@ -563,10 +592,16 @@ mod tests {
         assert_eq!(display_path("/wx/a.rs", Some("/w")), "/wx/a.rs");
         // Windows sessions (OpenCode on Windows): either separator, any drive-letter case.
         let win = Some("C:\\Users\\dev\\app");
-        assert_eq!(display_path("C:\\Users\\dev\\app\\src\\a.ts", win), "src\\a.ts");
+        assert_eq!(
+            display_path("C:\\Users\\dev\\app\\src\\a.ts", win),
+            "src\\a.ts"
+        );
         assert_eq!(display_path("c:/Users/dev/app/src/a.ts", win), "src/a.ts");
         assert_eq!(display_path("C:\\Users\\dev\\app", win), ".");
-        assert_eq!(display_path("C:\\Users\\dev\\apps\\x", win), "C:\\Users\\dev\\apps\\x");
+        assert_eq!(
+            display_path("C:\\Users\\dev\\apps\\x", win),
+            "C:\\Users\\dev\\apps\\x"
+        );
         assert_eq!(display_path("D:\\x\\y", Some("D:\\x\\")), "y");
         assert_eq!(read("a.rs", Some(6), Some(4)), "Reading a.rs (lines 6–9)");
     }

@@ -92,22 +92,28 @@ pub fn parse_matrix_cli(spec: &str) -> anyhow::Result<(Cli, Vec<String>)> {
 /// Versions from `npm view <package> time --json` (version → publish time): releases only (no
 /// `-` pre-release), published on or after `since` (`YYYY-MM-DD`, compared as text, which ISO
 /// times allow), in order of publication, the last `last` of them.
-pub fn pick_versions(times: &Map<String, Value>, since: Option<&str>, last: Option<usize>) -> Vec<Version> {
+pub fn pick_versions(
+    times: &Map<String, Value>,
+    since: Option<&str>,
+    last: Option<usize>,
+) -> Vec<Version> {
     let mut all: Vec<Version> = times
         .iter()
         .filter(|(v, _)| !matches!(v.as_str(), "created" | "modified") && !v.contains('-'))
         .filter(|(v, _)| v.split('.').all(|n| n.parse::<u64>().is_ok()))
         .filter_map(|(v, t)| {
             let t = t.as_str()?;
-            since
-                .is_none_or(|s| t >= s)
-                .then(|| Version {
-                    version: v.clone(),
-                    published: Some(t.to_owned()),
-                })
+            since.is_none_or(|s| t >= s).then(|| Version {
+                version: v.clone(),
+                published: Some(t.to_owned()),
+            })
         })
         .collect();
-    all.sort_by(|a, b| a.published.cmp(&b.published).then_with(|| a.version.cmp(&b.version)));
+    all.sort_by(|a, b| {
+        a.published
+            .cmp(&b.published)
+            .then_with(|| a.version.cmp(&b.version))
+    });
     if let Some(n) = last {
         let skip = all.len().saturating_sub(n);
         all.drain(..skip);
@@ -130,7 +136,10 @@ pub fn registry_times(cli: Cli) -> anyhow::Result<Map<String, Value>> {
     }
     match serde_json::from_slice(&out.stdout) {
         Ok(Value::Object(m)) => Ok(m),
-        _ => bail!("npm view {} time --json did not give an object", cli.package()),
+        _ => bail!(
+            "npm view {} time --json did not give an object",
+            cli.package()
+        ),
     }
 }
 
@@ -311,20 +320,32 @@ mod tests {
         // In order of publication, pre-releases out.
         assert_eq!(
             v(pick_versions(&times(), None, None)),
-            ["0.44.0", "0.1.2505172129", "0.150.1", "0.150.0", "0.160.0", "0.171.0"]
+            [
+                "0.44.0",
+                "0.1.2505172129",
+                "0.150.1",
+                "0.150.0",
+                "0.160.0",
+                "0.171.0"
+            ]
         );
         assert_eq!(
             v(pick_versions(&times(), Some("2026-09-01"), None)),
             ["0.150.0", "0.160.0", "0.171.0"]
         );
-        assert_eq!(v(pick_versions(&times(), None, Some(2))), ["0.160.0", "0.171.0"]);
+        assert_eq!(
+            v(pick_versions(&times(), None, Some(2))),
+            ["0.160.0", "0.171.0"]
+        );
         assert_eq!(
             v(pick_versions(&times(), Some("2026-08-01"), Some(10))),
             ["0.150.1", "0.150.0", "0.160.0", "0.171.0"]
         );
         assert!(pick_versions(&times(), Some("2027-01-01"), None).is_empty());
         assert_eq!(
-            pick_versions(&times(), None, Some(1))[0].published.as_deref(),
+            pick_versions(&times(), None, Some(1))[0]
+                .published
+                .as_deref(),
             Some("2026-11-20T10:00:00Z")
         );
     }

@@ -58,7 +58,12 @@ pub fn terminal(m: &Matrix) -> String {
     }
     out.push('\n');
     for r in &m.rows {
-        let _ = write!(out, "{:<12} {:<10}", r.version, date(r.published.as_deref()));
+        let _ = write!(
+            out,
+            "{:<12} {:<10}",
+            r.version,
+            date(r.published.as_deref())
+        );
         for c in &r.cells {
             let _ = write!(out, " {:<width$}", crate::text::clip(&short(c), width));
         }
@@ -70,7 +75,13 @@ pub fn terminal(m: &Matrix) -> String {
 fn anchor(version: &str, scenario: &str) -> String {
     format!("{version}-{scenario}")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect()
 }
 
@@ -112,7 +123,10 @@ pub fn markdown(m: &Matrix) -> String {
                 Cell::Same => continue,
                 Cell::Changed { diff } => diff.clone(),
                 Cell::ToolAbsent { tools, diff } => {
-                    format!("Not offered by this version: {}.\n\n{diff}", tools.join(", "))
+                    format!(
+                        "Not offered by this version: {}.\n\n{diff}",
+                        tools.join(", ")
+                    )
                 }
                 Cell::Failed { reason } => format!("```\n{reason}\n```\n"),
             };
@@ -224,7 +238,8 @@ pub fn write_all(m: &Matrix, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         ("matrix.json", json),
     ] {
         let path = dir.join(name);
-        std::fs::write(&path, body).with_context(|| format!("failed to write {}", path.display()))?;
+        std::fs::write(&path, body)
+            .with_context(|| format!("failed to write {}", path.display()))?;
         written.push(path);
     }
     Ok(written)
@@ -276,11 +291,17 @@ mod tests {
         let t = terminal(&m);
         assert!(t.contains("2 version(s) × 2 scenario(s) in 61 s"), "{t}");
         let row = t.lines().find(|l| l.starts_with("0.150.0")).unwrap();
-        assert!(row.contains("2026-09-16") && row.contains("changed") && row.contains("absent: update_plan"));
+        assert!(
+            row.contains("2026-09-16")
+                && row.contains("changed")
+                && row.contains("absent: update_plan")
+        );
         assert!(row.contains("(1 changed, 1 tool absent; 41 s)"), "{row}");
 
         let md = markdown(&m);
-        assert!(md.contains("| version | published | codex-exec-shell | codex-exec-plan | summary |"));
+        assert!(
+            md.contains("| version | published | codex-exec-shell | codex-exec-plan | summary |")
+        );
         assert!(md.contains("| 0.171.0 |  | same | [failed](#0-171-0-codex-exec-plan) | 1 same, 1 failed (20 s) |"), "{md}");
         assert!(md.contains("<a id=\"0-150-0-codex-exec-shell\"></a>"));
         assert!(md.contains("Not offered by this version: update_plan."));
@@ -291,7 +312,9 @@ mod tests {
         assert!(h.contains("<td class=\"same\">same</td>"));
         assert!(h.contains("&lt;b&gt;"));
         assert!(!h.contains("<b>"));
-        assert!(h.contains("<td class=\"failed\"><details><summary>failed</summary><pre>npm install failed</pre>"));
+        assert!(h.contains(
+            "<td class=\"failed\"><details><summary>failed</summary><pre>npm install failed</pre>"
+        ));
     }
 
     #[test]

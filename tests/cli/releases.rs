@@ -10,16 +10,34 @@ fn matrix_arguments_are_checked_before_anything_runs() {
     assert!(stderr(&out).contains("unknown CLI"), "{}", stderr(&out));
     let out = run_in(&root(), &["scenario", "matrix", "--cli", "codex"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("no version to try"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no version to try"),
+        "{}",
+        stderr(&out)
+    );
     let out = run_in(
         &root(),
-        &["scenario", "matrix", "--cli", "codex", "--since", "last week"],
+        &[
+            "scenario",
+            "matrix",
+            "--cli",
+            "codex",
+            "--since",
+            "last week",
+        ],
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("YYYY-MM-DD"), "{}", stderr(&out));
     let out = run_in(
         &root(),
-        &["scenario", "matrix", "--cli", "codex@0.150.0", "--last", "3"],
+        &[
+            "scenario",
+            "matrix",
+            "--cli",
+            "codex@0.150.0",
+            "--last",
+            "3",
+        ],
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not both"), "{}", stderr(&out));
@@ -46,13 +64,22 @@ fn a_version_that_cannot_run_is_a_failed_cell_in_every_format() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let table = stdout(&out);
-    assert!(table.contains("codex-cli: 2 version(s) × 1 scenario(s)"), "{table}");
+    assert!(
+        table.contains("codex-cli: 2 version(s) × 1 scenario(s)"),
+        "{table}"
+    );
     for v in ["0.150.0", "0.160.0"] {
         let row = table.lines().find(|l| l.starts_with(v)).expect(v);
-        assert!(row.contains("failed") && row.contains("(1 failed;"), "{row}");
+        assert!(
+            row.contains("failed") && row.contains("(1 failed;"),
+            "{row}"
+        );
     }
     let md = std::fs::read_to_string(reports.path().join("matrix.md")).unwrap();
-    assert!(md.contains("| version | published | codex-exec-shell | summary |"), "{md}");
+    assert!(
+        md.contains("| version | published | codex-exec-shell | summary |"),
+        "{md}"
+    );
     assert!(md.contains("npm was not found on PATH"), "{md}");
     let html = std::fs::read_to_string(reports.path().join("matrix.html")).unwrap();
     assert!(html.contains("<td class=\"failed\">"), "{html}");

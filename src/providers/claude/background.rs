@@ -25,13 +25,17 @@ fn labelled(action: &str, detail: Option<&str>) -> String {
 }
 
 /// Kind and title of a tool the recent releases offer, `None` for any other name.
-pub(crate) fn describe_recent(name: &str, input: &Value, cwd: Option<&str>) -> Option<(ToolKind, String)> {
+pub(crate) fn describe_recent(
+    name: &str,
+    input: &Value,
+    cwd: Option<&str>,
+) -> Option<(ToolKind, String)> {
     Some(match name {
         // Runs a command (or opens a WebSocket) and streams its lines back as events.
         "Monitor" => {
             let what = s(input, "description").map(str::to_owned).or_else(|| {
                 s(input, "command")
-                    .map(|c| titles::unwrap_shell(c))
+                    .map(titles::unwrap_shell)
                     .or_else(|| input.get("ws").and_then(|w| s(w, "url")).map(titles::host))
             });
             (ToolKind::Bash, labelled("Monitoring", what.as_deref()))
@@ -46,7 +50,10 @@ pub(crate) fn describe_recent(name: &str, input: &Value, cwd: Option<&str>) -> O
                             .map(str::trim)
                             .filter(|n| !n.is_empty())
                             .collect();
-                        titles::finish(&format!("Loading tools {}", names.join(", ")), "Loading tools")
+                        titles::finish(
+                            &format!("Loading tools {}", names.join(", ")),
+                            "Loading tools",
+                        )
                     }
                     None => titles::finish(&format!("Searching tools for {q}"), "Searching tools"),
                 },
@@ -60,7 +67,9 @@ pub(crate) fn describe_recent(name: &str, input: &Value, cwd: Option<&str>) -> O
                     titles::finish(&format!("Scheduling \"{p}\" ({c})"), "Scheduling a prompt")
                 }
                 (Some(c), None) => labelled("Scheduling a prompt at", Some(c)),
-                (None, Some(p)) => titles::finish(&format!("Scheduling \"{p}\""), "Scheduling a prompt"),
+                (None, Some(p)) => {
+                    titles::finish(&format!("Scheduling \"{p}\""), "Scheduling a prompt")
+                }
                 (None, None) => "Scheduling a prompt".to_owned(),
             };
             (ToolKind::Todo, title)
@@ -75,7 +84,9 @@ pub(crate) fn describe_recent(name: &str, input: &Value, cwd: Option<&str>) -> O
                 "Stopping the loop".to_owned()
             } else {
                 match input.get("delaySeconds").and_then(Value::as_f64) {
-                    Some(secs) if secs >= 0.0 => format!("Scheduling a wakeup in {}", duration(secs)),
+                    Some(secs) if secs >= 0.0 => {
+                        format!("Scheduling a wakeup in {}", duration(secs))
+                    }
                     _ => "Scheduling a wakeup".to_owned(),
                 }
             };
@@ -228,24 +239,114 @@ mod tests {
     #[test]
     fn every_tool_of_the_current_release_has_a_row() {
         let cases = [
-            ("Monitor", json!({"description": "Watch the build log", "command": "tail -f log", "timeout_ms": 5000}), ToolKind::Bash, "Monitoring Watch the build log"),
-            ("Monitor", json!({"command": "bash -c 'tail -f log'"}), ToolKind::Bash, "Monitoring tail -f log"),
-            ("Monitor", json!({"ws": {"url": "wss://events.example.com/feed"}}), ToolKind::Bash, "Monitoring events.example.com"),
-            ("ToolSearch", json!({"query": "select:CronCreate,CronList", "max_results": 5}), ToolKind::Mcp, "Loading tools CronCreate, CronList"),
-            ("ToolSearch", json!({"query": "slack send"}), ToolKind::Mcp, "Searching tools for slack send"),
-            ("CronCreate", json!({"cron": "0 3 * * *", "prompt": "Run the nightly check"}), ToolKind::Todo, "Scheduling \"Run the nightly check\" (0 3 * * *)"),
-            ("CronDelete", json!({"id": "9c0c2af7"}), ToolKind::Todo, "Cancelling scheduled job 9c0c2af7"),
-            ("CronList", json!({}), ToolKind::Todo, "Listing scheduled jobs"),
-            ("ScheduleWakeup", json!({"delaySeconds": 600, "prompt": "x"}), ToolKind::Todo, "Scheduling a wakeup in 10 min"),
-            ("ScheduleWakeup", json!({"stop": true}), ToolKind::Todo, "Stopping the loop"),
-            ("EnterWorktree", json!({"name": "nightly-check"}), ToolKind::Bash, "Creating worktree nightly-check"),
-            ("EnterWorktree", json!({"path": "/home/dev/app/.claude/worktrees/x"}), ToolKind::Bash, "Entering worktree .claude/worktrees/x"),
-            ("ExitWorktree", json!({"action": "keep"}), ToolKind::Bash, "Leaving the worktree"),
-            ("ExitWorktree", json!({"action": "remove", "discard_changes": true}), ToolKind::Bash, "Leaving and removing the worktree"),
-            ("ListAgents", json!({}), ToolKind::Subagent, "Listing agents"),
-            ("SendMessage", json!({"to": "reviewer", "summary": "ask for a review", "message": "…"}), ToolKind::Subagent, "Messaging reviewer: ask for a review"),
-            ("Workflow", json!({"name": "deep-research"}), ToolKind::Subagent, "Running workflow deep-research"),
-            ("ReportFindings", json!({"findings": [{"file": "a.rs"}]}), ToolKind::Todo, "Reporting 1 review finding"),
+            (
+                "Monitor",
+                json!({"description": "Watch the build log", "command": "tail -f log", "timeout_ms": 5000}),
+                ToolKind::Bash,
+                "Monitoring Watch the build log",
+            ),
+            (
+                "Monitor",
+                json!({"command": "bash -c 'tail -f log'"}),
+                ToolKind::Bash,
+                "Monitoring tail -f log",
+            ),
+            (
+                "Monitor",
+                json!({"ws": {"url": "wss://events.example.com/feed"}}),
+                ToolKind::Bash,
+                "Monitoring events.example.com",
+            ),
+            (
+                "ToolSearch",
+                json!({"query": "select:CronCreate,CronList", "max_results": 5}),
+                ToolKind::Mcp,
+                "Loading tools CronCreate, CronList",
+            ),
+            (
+                "ToolSearch",
+                json!({"query": "slack send"}),
+                ToolKind::Mcp,
+                "Searching tools for slack send",
+            ),
+            (
+                "CronCreate",
+                json!({"cron": "0 3 * * *", "prompt": "Run the nightly check"}),
+                ToolKind::Todo,
+                "Scheduling \"Run the nightly check\" (0 3 * * *)",
+            ),
+            (
+                "CronDelete",
+                json!({"id": "9c0c2af7"}),
+                ToolKind::Todo,
+                "Cancelling scheduled job 9c0c2af7",
+            ),
+            (
+                "CronList",
+                json!({}),
+                ToolKind::Todo,
+                "Listing scheduled jobs",
+            ),
+            (
+                "ScheduleWakeup",
+                json!({"delaySeconds": 600, "prompt": "x"}),
+                ToolKind::Todo,
+                "Scheduling a wakeup in 10 min",
+            ),
+            (
+                "ScheduleWakeup",
+                json!({"stop": true}),
+                ToolKind::Todo,
+                "Stopping the loop",
+            ),
+            (
+                "EnterWorktree",
+                json!({"name": "nightly-check"}),
+                ToolKind::Bash,
+                "Creating worktree nightly-check",
+            ),
+            (
+                "EnterWorktree",
+                json!({"path": "/home/dev/app/.claude/worktrees/x"}),
+                ToolKind::Bash,
+                "Entering worktree .claude/worktrees/x",
+            ),
+            (
+                "ExitWorktree",
+                json!({"action": "keep"}),
+                ToolKind::Bash,
+                "Leaving the worktree",
+            ),
+            (
+                "ExitWorktree",
+                json!({"action": "remove", "discard_changes": true}),
+                ToolKind::Bash,
+                "Leaving and removing the worktree",
+            ),
+            (
+                "ListAgents",
+                json!({}),
+                ToolKind::Subagent,
+                "Listing agents",
+            ),
+            (
+                "SendMessage",
+                json!({"to": "reviewer", "summary": "ask for a review", "message": "…"}),
+                ToolKind::Subagent,
+                "Messaging reviewer: ask for a review",
+            ),
+            (
+                "Workflow",
+                json!({"name": "deep-research"}),
+                ToolKind::Subagent,
+                "Running workflow deep-research",
+            ),
+            (
+                "ReportFindings",
+                json!({"findings": [{"file": "a.rs"}]}),
+                ToolKind::Todo,
+                "Reporting 1 review finding",
+            ),
         ];
         for (name, input, kind, title) in cases {
             let got = describe_recent(name, &input, Some("/home/dev/app"));
@@ -257,23 +358,38 @@ mod tests {
     #[test]
     fn launch_notices_of_the_current_release() {
         assert_eq!(
-            launch_notice("Async agent launched successfully. (This tool result is internal metadata — never quote it.)\nagentId: a3cede48c24f2d1b5 (internal ID - do not mention to user.)\nThe agent is working in the background."),
-            Some(Launch { task_id: Some("a3cede48c24f2d1b5".into()) })
+            launch_notice(
+                "Async agent launched successfully. (This tool result is internal metadata — never quote it.)\nagentId: a3cede48c24f2d1b5 (internal ID - do not mention to user.)\nThe agent is working in the background."
+            ),
+            Some(Launch {
+                task_id: Some("a3cede48c24f2d1b5".into())
+            })
         );
         assert_eq!(
-            launch_notice("Command running in background with ID: bbhx3zhl3. Output is being written to: ~/x/tasks/bbhx3zhl3.output."),
-            Some(Launch { task_id: Some("bbhx3zhl3".into()) })
+            launch_notice(
+                "Command running in background with ID: bbhx3zhl3. Output is being written to: ~/x/tasks/bbhx3zhl3.output."
+            ),
+            Some(Launch {
+                task_id: Some("bbhx3zhl3".into())
+            })
         );
         assert_eq!(
-            launch_notice("Monitor started (task b1vp3psj4, expires in 5s unless the source ends first)"),
-            Some(Launch { task_id: Some("b1vp3psj4".into()) })
+            launch_notice(
+                "Monitor started (task b1vp3psj4, expires in 5s unless the source ends first)"
+            ),
+            Some(Launch {
+                task_id: Some("b1vp3psj4".into())
+            })
         );
         assert_eq!(launch_notice("Five states: Uttar Pradesh, Punjab."), None);
         assert_eq!(
             summary_exit_code("Background command \"Build\" completed (exit code 0)"),
             Some(0)
         );
-        assert_eq!(summary_exit_code("Background command \"x\" failed (exit code 2)"), Some(2));
+        assert_eq!(
+            summary_exit_code("Background command \"x\" failed (exit code 2)"),
+            Some(2)
+        );
         assert_eq!(summary_exit_code("Monitor \"x\" stream ended"), None);
         let (report, used) = unwrap_hand_back("  <tools-used-before-summary>Bash, Read</tools-used-before-summary>\n  \n[Subagent hand-back] The text below is the final report of a subagent. The report follows:\n  Five states.\n    - indented more\n  Done.").unwrap();
         assert_eq!(report, "Five states.\n  - indented more\nDone.");
@@ -354,7 +470,10 @@ mod tests {
         );
         let doc = stream(&[&call, &started, &notice, &failed]);
         assert_eq!(doc.parts[0].state, ToolState::Error);
-        assert_eq!(doc.parts[0].error.as_ref().unwrap().message, "Agent failed: API error");
+        assert_eq!(
+            doc.parts[0].error.as_ref().unwrap().message,
+            "Agent failed: API error"
+        );
     }
 
     /// A `run_in_background` Bash, a follow-up that stops it, and its task's end.
@@ -375,14 +494,21 @@ mod tests {
             false,
         );
         let stop = tool_use("toolu_s", "TaskStop", r#"{"task_id":"bbh"}"#);
-        let stopped = tool_result("toolu_s", "Successfully stopped task: bbh (npm run build)", false);
+        let stopped = tool_result(
+            "toolu_s",
+            "Successfully stopped task: bbh (npm run build)",
+            false,
+        );
         let killed = format!(
             r#"{{"type":"system","subtype":"task_notification","task_id":"bbh","tool_use_id":"toolu_b","status":"killed","summary":"Background command \"Build\" was stopped",{SID}}}"#
         );
         let doc = stream(&[&run, &started, &notice, &stop, &stopped, &killed]);
         let b = &doc.parts[0];
         assert_eq!(b.state, ToolState::Error);
-        assert_eq!(b.error.as_ref().unwrap().code.as_deref(), Some("interrupted"));
+        assert_eq!(
+            b.error.as_ref().unwrap().code.as_deref(),
+            Some("interrupted")
+        );
         let s = &doc.parts[1];
         assert_eq!(s.title, "Stopping background task bbh");
         assert_eq!(s.state, ToolState::Complete);
@@ -426,7 +552,10 @@ mod tests {
         assert_eq!(doc.parts[0].output.as_ref().unwrap(), "CronList\nMonitor");
         let p = &doc.parts[1];
         assert_eq!(p.state, ToolState::Error);
-        assert_eq!(p.error.as_ref().unwrap().message, "No agent named 'reviewer' is reachable.");
+        assert_eq!(
+            p.error.as_ref().unwrap().message,
+            "No agent named 'reviewer' is reachable."
+        );
         assert!(p.output.is_none());
     }
 }

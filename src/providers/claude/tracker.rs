@@ -405,7 +405,9 @@ impl Tracker {
             // internal and is never the output.
             self.background.insert(id.to_owned());
             if let Some(task) = launch.and_then(|l| l.task_id) {
-                self.tasks.entry(task.clone()).or_insert_with(|| id.to_owned());
+                self.tasks
+                    .entry(task.clone())
+                    .or_insert_with(|| id.to_owned());
                 meta.task_id.get_or_insert(task);
             }
             meta.extra.insert("background".into(), Value::Bool(true));

@@ -166,8 +166,13 @@ fn refused(store: &mut PartStore, n: u32, id: Option<&RawValue>, error: &RawValu
         .and_then(Value::as_str)
         .and_then(first_line)
         .unwrap_or_else(|| crate::text::clip(error.get(), 200));
-    let code = err.get("code").map(|c| format!(" (code {c})")).unwrap_or_default();
-    let request = id.map(|i| format!(" {}", i.get().trim())).unwrap_or_default();
+    let code = err
+        .get("code")
+        .map(|c| format!(" (code {c})"))
+        .unwrap_or_default();
+    let request = id
+        .map(|i| format!(" {}", i.get().trim()))
+        .unwrap_or_default();
     store.warn(
         n,
         format!("the app-server refused request{request}{code}: {message}"),

@@ -44,7 +44,10 @@ fn shell_with_json_string_outputs() {
     let b = by(&doc, "call_b");
     assert_eq!(b.state, ToolState::Error);
     let e = b.error.as_ref().unwrap();
-    assert_eq!((e.message.as_str(), e.code.as_deref()), ("Exit code 1", Some("1")));
+    assert_eq!(
+        (e.message.as_str(), e.code.as_deref()),
+        ("Exit code 1", Some("1"))
+    );
     assert!(b.output.is_none());
 }
 
@@ -84,8 +87,14 @@ fn failures_only_in_plain_text() {
         r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"s3","output":"unsupported call: update_plan"}}"#,
     ]);
     for (id, message) in [
-        ("s1", "failed in sandbox SeatbeltSandbox with execution error: Denied"),
-        ("s2", "execution error: Io(Os { code: 2, kind: NotFound, message: \"No such file or directory\" })"),
+        (
+            "s1",
+            "failed in sandbox SeatbeltSandbox with execution error: Denied",
+        ),
+        (
+            "s2",
+            "execution error: Io(Os { code: 2, kind: NotFound, message: \"No such file or directory\" })",
+        ),
         ("s3", "unsupported call: update_plan"),
     ] {
         let p = by(&doc, id);
@@ -119,7 +128,10 @@ fn apply_patch_custom_tool_call() {
         r#"{"timestamp":"t","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"p2","output":"apply_patch verification failed: Failed to find expected lines in /home/dev/app/src/a.js:\nold"}}"#,
     ]);
     let p1 = by(&doc, "p1");
-    assert_eq!((p1.kind, p1.state), (ToolKind::FileWrite, ToolState::Complete));
+    assert_eq!(
+        (p1.kind, p1.state),
+        (ToolKind::FileWrite, ToolState::Complete)
+    );
     assert_eq!(p1.title, "Creating notes.txt");
     let p2 = by(&doc, "p2");
     assert_eq!(p2.title, "Editing src/a.js");
@@ -167,19 +179,13 @@ fn app_server_plans_of_turns_that_reuse_an_id() {
     };
     let done = r#"{"method":"turn/completed","params":{"threadId":"th","turn":{"id":"0","items":[],"status":"completed","error":null}}}"#;
     let (p1, p2, p3) = (plan("inProgress"), plan("completed"), plan("pending"));
-    let doc = run(
-        Dialect::CodexAppServer,
-        &[&p1, &p2, done, &p3, done, &p3],
-    );
+    let doc = run(Dialect::CodexAppServer, &[&p1, &p2, done, &p3, done, &p3]);
     let ids: Vec<&str> = doc.parts.iter().map(|p| p.id.as_str()).collect();
     assert_eq!(ids, ["plan-0", "plan-0-2", "plan-0-3"]);
     // The first turn's plan was updated in place: its last state is kept.
     assert_eq!(doc.parts[0].input["plan"][0]["status"], "completed");
     // The same stream gives the same ids again.
-    let again = run(
-        Dialect::CodexAppServer,
-        &[&p1, &p2, done, &p3, done, &p3],
-    );
+    let again = run(Dialect::CodexAppServer, &[&p1, &p2, done, &p3, done, &p3]);
     assert_eq!(again.parts, doc.parts);
 }
 

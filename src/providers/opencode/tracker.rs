@@ -390,7 +390,14 @@ mod tests {
         let e = c1.error.as_ref().unwrap();
         assert_eq!(e.message, "Model tried to call unavailable tool 'list'");
         assert_eq!(e.code.as_deref(), Some("invalid_tool"));
-        assert!(e.details.as_ref().unwrap().as_str().unwrap().contains("Available tools"));
+        assert!(
+            e.details
+                .as_ref()
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .contains("Available tools")
+        );
         let c2 = &doc.parts[1];
         assert_eq!(c2.state, ToolState::Error);
         assert_eq!(c2.error.as_ref().unwrap().message, "bad args");

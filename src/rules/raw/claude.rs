@@ -51,12 +51,13 @@ fn scan_line(s: &mut RawScan, line: u32, v: &Value, top_level: bool) {
             };
             let scope = format!("task:{id}");
             match str_of(v, "subtype") {
-                Some("task_started") if v.get("is_backgrounded") == Some(&Value::Bool(true)) => {
-                    if s.get(id).is_some() {
-                        let call = s.call(id, line);
-                        call.background = true;
-                        call.scope = Some(scope);
-                    }
+                Some("task_started")
+                    if v.get("is_backgrounded") == Some(&Value::Bool(true))
+                        && s.get(id).is_some() =>
+                {
+                    let call = s.call(id, line);
+                    call.background = true;
+                    call.scope = Some(scope);
                 }
                 Some("task_notification") if s.get(id).is_some_and(|c| c.background) => {
                     s.turn_ends.push(TurnEnd {

@@ -50,8 +50,7 @@ fn fill_other_action(query: Option<&str>, action: Option<Value>) -> Option<Value
     if action_type(&action) != "other" || action.get("url").is_some() {
         return Some(action);
     }
-    if let (Some((pattern, url)), Value::Object(a)) =
-        (query.and_then(page_from_query), &mut action)
+    if let (Some((pattern, url)), Value::Object(a)) = (query.and_then(page_from_query), &mut action)
     {
         a.insert("url".to_owned(), Value::String(url.to_owned()));
         if let Some(p) = pattern {
@@ -178,13 +177,23 @@ mod tests {
             Some("'Updated' in https://apnews.com/x"),
             Some(json!({"type": "other"})),
         );
-        assert_eq!(u.title.as_deref(), Some("Finding \"Updated\" on apnews.com"));
+        assert_eq!(
+            u.title.as_deref(),
+            Some("Finding \"Updated\" on apnews.com")
+        );
         assert_eq!(u.input.as_ref().unwrap()["url"], "https://apnews.com/x");
         assert_eq!(u.input.as_ref().unwrap()["pattern"], "Updated");
         // A plain query stays a search, and a started item with an empty query says nothing.
-        let u = web_search_update("i", Some("rust serde in 2026"), Some(json!({"type": "other"})));
+        let u = web_search_update(
+            "i",
+            Some("rust serde in 2026"),
+            Some(json!({"type": "other"})),
+        );
         assert_eq!(u.title.as_deref(), Some("Searching rust serde in 2026"));
-        assert_eq!(u.metadata.unwrap().action.unwrap(), json!({"type": "other"}));
+        assert_eq!(
+            u.metadata.unwrap().action.unwrap(),
+            json!({"type": "other"})
+        );
         let u = web_search_update("i", Some(""), Some(json!({"type": "other"})));
         assert_eq!(u.title.as_deref(), Some("Searching the web"));
     }
