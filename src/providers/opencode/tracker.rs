@@ -403,6 +403,38 @@ mod tests {
         assert_eq!(c2.error.as_ref().unwrap().message, "bad args");
     }
 
+    /// A session on Windows (`/global/event` names its directory): paths in titles are relative
+    /// to it, whichever separator the tool was given.
+    #[test]
+    fn windows_paths_are_relative_to_the_session_directory() {
+        use serde_json::json;
+        let line = |part: serde_json::Value| {
+            json!({"directory": "C:\\Users\\dev\\app", "payload": {"type": "message.part.updated",
+                "properties": {"part": part}}})
+            .to_string()
+        };
+        let text = [
+            line(part(
+                "r1",
+                "read",
+                json!({"status": "completed",
+                "input": {"filePath": "C:\\Users\\dev\\app\\src\\a.ts"}, "output": "x",
+                "time": {"start": 1, "end": 2}}),
+            )),
+            line(part(
+                "e1",
+                "edit",
+                json!({"status": "completed",
+                "input": {"filePath": "c:/Users/dev/app/src/b.ts"}, "output": "",
+                "time": {"start": 3, "end": 4}}),
+            )),
+        ]
+        .join("\n");
+        let doc = crate::dialects::normalize_text(&text, crate::stream::Dialect::OpencodeEvents);
+        assert_eq!(doc.parts[0].title, "Reading src\\a.ts");
+        assert_eq!(doc.parts[1].title, "Editing src/b.ts");
+    }
+
     /// `opencode serve` 1.18.33: a question answered, one dismissed, and a web search whose
     /// backend is unreachable (shapes from the live recordings).
     #[test]
