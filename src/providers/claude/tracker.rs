@@ -373,10 +373,12 @@ impl Tracker {
         let mut text = outcome.text.clone();
         if kind == ToolKind::Subagent {
             if let Some((report, used)) = unwrap_hand_back(&text) {
-                meta.extra.insert(
-                    "toolsUsed".into(),
-                    Value::Array(used.into_iter().map(Value::String).collect()),
-                );
+                if !used.is_empty() {
+                    meta.extra.insert(
+                        "toolsUsed".into(),
+                        Value::Array(used.into_iter().map(Value::String).collect()),
+                    );
+                }
                 text = report;
             }
             if let Some((body, trailer)) = tools::split_agent_trailer(&text) {
