@@ -319,6 +319,8 @@ struct RunSpecific {
     cron_job: regex::Regex,
     /// The name Claude gives the session for peer messages (`This session is work-ea [dfea2f]`).
     peer_name: regex::Regex,
+    /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`).
+    opencode_session: regex::Regex,
 }
 
 /// Metadata keys whose values are ids drawn per run.
@@ -337,6 +339,8 @@ impl RunSpecific {
                 .expect("a valid pattern"),
             peer_name: regex::Regex::new(r"This session is \S+ \[[0-9a-f]{6}\]")
                 .expect("a valid pattern"),
+            opencode_session: regex::Regex::new(r"\bses_[0-9A-Za-z]{20,}")
+                .expect("a valid pattern"),
         }
     }
 }
@@ -352,6 +356,7 @@ fn mask_run_specific(v: &mut Value, re: &RunSpecific) {
             let masked = re
                 .peer_name
                 .replace_all(&masked, "This session is <peer-name>");
+            let masked = re.opencode_session.replace_all(&masked, "<session>");
             if masked != s.as_str() {
                 *s = masked.into_owned();
             }
@@ -383,7 +388,7 @@ mod tests {
             "title": "Running seq 1 60000",
             "more": ["Scheduled recurring job 9c0c2af7 (Every day at 3:00 AM).",
                 "9c0c2af7 — Every day at 3:00 AM", "This session is work-ea [dfea2f] — the name",
-                "commit 9c0c2af7 is fine"]
+                "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state"]
         }]);
         mask_run_specific(&mut v, &RunSpecific::new());
         assert_eq!(
@@ -394,7 +399,7 @@ mod tests {
                 "title": "Running seq 1 60000",
                 "more": ["Scheduled recurring job <job> (Every day at 3:00 AM).",
                     "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
-                    "commit 9c0c2af7 is fine"]
+                    "commit 9c0c2af7 is fine", "<task id=\"<session>\" state"]
             }])
         );
     }
