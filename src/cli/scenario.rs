@@ -1,4 +1,4 @@
-//! `toolnorm scenario list|run|drift`: the live scenarios of the real agent CLIs.
+//! `toolnorm scenario list|run|drift|matrix`: the live scenarios of the real agent CLIs.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,6 +9,8 @@ use clap::Subcommand;
 use crate::cli::exit;
 use crate::scenario::drift::{self, DriftOptions};
 use crate::scenario::launch::RunOptions;
+use crate::scenario::matrix::{self, MatrixOptions, Version};
+use crate::scenario::matrix_render;
 use crate::scenario::run::run_scenario;
 use crate::scenario::spec::{self, Scenario};
 
@@ -29,6 +31,33 @@ pub enum Action {
     Run(RunArgs),
     /// Re-record one CLI's scenarios with another version and verify them against the expected files.
     Drift(DriftArgs),
+    /// Record one CLI's scenarios with several versions and print the compatibility table.
+    Matrix(MatrixArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MatrixArgs {
+    /// The CLI and its versions, `codex@0.150.0,0.160.0,0.171.0`; the CLI alone (`codex`) with
+    /// `--since` or `--last` picks published versions from the registry.
+    #[arg(long)]
+    pub cli: String,
+    /// Versions published on or after this date (YYYY-MM-DD), from the registry.
+    #[arg(long)]
+    pub since: Option<String>,
+    /// The last N versions published (after `--since`, if given), from the registry.
+    #[arg(long)]
+    pub last: Option<usize>,
+    /// Scenario names (default: every scenario of that CLI).
+    pub names: Vec<String>,
+    /// The committed corpus the recordings are compared with.
+    #[arg(long, default_value = "corpus")]
+    pub corpus: PathBuf,
+    /// Where matrix.md, matrix.html and matrix.json are written.
+    #[arg(long, default_value = "reports/matrix")]
+    pub reports: PathBuf,
+    /// Keep each version's recordings in DIR/<version>/ (a fixture per format era to commit).
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -145,6 +174,66 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 exit::FAILURE
             } else {
                 exit::SUCCESS
+            })
+        }
+        Action::Matrix(a) => {
+            let (cli, listed) = matrix::parse_matrix_cli(&a.cli)?;
+            let versions: Vec<Version> = if a.since.is_some() || a.last.is_some() {
+                if !listed.is_empty() {
+                    bail!("--cli {}: give versions or --since/--last, not both", a.cli);
+                }
+                if let Some(s) = &a.since {
+                    let ok = s.len() == 10
+                        && s.bytes().enumerate().all(|(i, b)| {
+                            if i == 4 || i == 7 {
+                                b == b'-'
+                            } else {
+                                b.is_ascii_digit()
+                            }
+                        });
+                    if !ok {
+                        bail!("--since {s:?}: expected a date, YYYY-MM-DD");
+                    }
+                }
+                let times = matrix::registry_times(cli)?;
+                matrix::pick_versions(&times, a.since.as_deref(), a.last)
+            } else {
+                listed
+                    .into_iter()
+                    .map(|version| Version {
+                        version,
+                        published: None,
+                    })
+                    .collect()
+            };
+            if versions.is_empty() {
+                bail!(
+                    "--cli {}: no version to try (name some, or use --since / --last)",
+                    a.cli
+                );
+            }
+            let opts = MatrixOptions {
+                cli,
+                versions,
+                names: a.names,
+                corpus: a.corpus,
+                reports: a.reports.clone(),
+                keep: a.keep,
+            };
+            let m = matrix::run(&scenarios, &opts)?;
+            print!("{}", matrix_render::terminal(&m));
+            let files = matrix_render::write_all(&m, &a.reports)?;
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
+            let all_same = m
+                .rows
+                .iter()
+                .all(|r| r.cells.iter().all(|c| *c == matrix::Cell::Same));
+            Ok(if all_same {
+                exit::SUCCESS
+            } else {
+                exit::FAILURE
             })
         }
         Action::Drift(a) => {

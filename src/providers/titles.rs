@@ -38,13 +38,15 @@ pub fn host(url: &str) -> String {
     }
 }
 
-/// A path as a person wants to see it: relative to `cwd` when it lies inside it.
+/// A path as a person wants to see it: relative to `cwd` when it lies inside it. Windows paths
+/// (`C:\Users\dev\app\src\a.ts`, or with `/`) compare without regard to the drive letter's
+/// case or the separator; the relative part keeps the path's own separators.
 pub fn display_path(path: &str, cwd: Option<&str>) -> String {
     if let Some(cwd) = cwd {
-        let cwd = cwd.trim_end_matches('/');
+        let cwd = cwd.trim_end_matches(['/', '\\']);
         if !cwd.is_empty() {
-            if let Some(rest) = path.strip_prefix(cwd) {
-                if let Some(rel) = rest.strip_prefix('/') {
+            if let Some(rest) = strip_dir(path, cwd) {
+                if let Some(rel) = rest.strip_prefix(['/', '\\']) {
                     if !rel.is_empty() {
                         return rel.to_owned();
                     }
@@ -56,6 +58,33 @@ pub fn display_path(path: &str, cwd: Option<&str>) -> String {
         }
     }
     path.to_owned()
+}
+
+/// `path` without the leading `dir`, exactly, or, when either looks like a Windows path, with
+/// `\\` and `/` equal and ASCII case ignored.
+fn strip_dir<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
+    if let Some(rest) = path.strip_prefix(dir) {
+        return Some(rest);
+    }
+    let windows = |p: &str| p.contains('\\') || p.as_bytes().get(1) == Some(&b':');
+    if !(windows(path) || windows(dir))
+        || path.len() < dir.len()
+        || !path.is_char_boundary(dir.len())
+    {
+        return None;
+    }
+    let (head, rest) = path.split_at(dir.len());
+    let same = head.bytes().zip(dir.bytes()).all(|(a, b)| {
+        let fold = |c: u8| {
+            if c == b'\\' {
+                b'/'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        };
+        fold(a) == fold(b)
+    });
+    same.then_some(rest)
 }
 
 /// Strip a shell wrapper: `/bin/bash -lc 'ls -1'` → `ls -1`, `["bash","-lc","ls"]` → `ls`.
@@ -308,13 +337,53 @@ pub fn view_image(path: &str) -> String {
     finish(&format!("Viewing image {path}"), "Viewing an image")
 }
 
-/// A tool nothing identifies: its name in words, as a sentence.
-pub fn unknown_tool(name: &str) -> String {
-    let w = words(name);
-    if w.is_empty() {
-        return "Using a tool".to_owned();
+/// A tool no table knows yet: a title from the call's own descriptive fields, tried in this order:
+/// `description` (as it is), `command` (as a shell command), a path, a URL, a query, a pattern
+/// (each after the tool's name in words: `Enter worktree: feature-x`). A call with none of them
+/// shows its first short text argument the same way, and one with no text argument its name in
+/// words marked as taking none. Never the raw name alone and never a bare "Using X": a tool a new
+/// release adds reads right before anyone writes its row.
+pub fn generic(name: &str, input: &Value, cwd: Option<&str>) -> String {
+    let label = match capitalize(&words(name)) {
+        l if l.is_empty() => "Tool call".to_owned(),
+        l => l,
+    };
+    let labelled = |detail: &str| finish(&format!("{label}: {}", detail.trim()), &label);
+    if let Some(d) = arg_str(input, &["description"]) {
+        return finish(&capitalize(d.trim()), &label);
     }
-    finish(&format!("Using {w}"), "Using a tool")
+    match input.get("command") {
+        Some(Value::String(c)) if !c.trim().is_empty() => return shell(c),
+        Some(Value::Array(argv)) if !argv.is_empty() => return shell(&argv_command(argv)),
+        _ => {}
+    }
+    if let Some(p) = arg_str(input, &["path", "file_path", "filePath", "notebook_path"]) {
+        return labelled(&display_path(p.trim(), cwd));
+    }
+    if let Some(u) = arg_str(input, &["url", "uri"]) {
+        let shown = if u.contains("://") {
+            format!("{}{}", host(u), url_path(u))
+        } else {
+            u.trim().to_owned()
+        };
+        return labelled(&shown);
+    }
+    if let Some(q) = arg_str(input, &["query"]) {
+        return labelled(q);
+    }
+    if let Some(p) = arg_str(input, &["pattern"]) {
+        return labelled(&format!("\"{}\"", p.trim()));
+    }
+    let first_text = input.as_object().and_then(|o| {
+        o.values()
+            .filter_map(Value::as_str)
+            .map(str::trim)
+            .find(|v| !v.is_empty() && !v.starts_with(['{', '[']))
+    });
+    match first_text {
+        Some(t) => labelled(t),
+        None => finish(&format!("{label} (no arguments)"), "Tool call"),
+    }
 }
 
 /// Kind of an MCP tool: browser automation (`browser_*`) is `browser`, the rest `mcp`.
@@ -455,9 +524,85 @@ mod tests {
     }
 
     #[test]
+    fn generic_titles_come_from_the_calls_own_fields() {
+        let g = |name: &str, input: Value| generic(name, &input, Some("/w"));
+        assert_eq!(
+            g(
+                "Monitor",
+                json!({"description": "watch the build", "command": "make"})
+            ),
+            "Watch the build"
+        );
+        assert_eq!(
+            g("Monitor", json!({"command": "tail -f log"})),
+            "Running tail -f log"
+        );
+        assert_eq!(
+            g("run", json!({"command": ["bash", "-lc", "ls"]})),
+            "Running ls"
+        );
+        assert_eq!(
+            g(
+                "EnterWorktree",
+                json!({"path": "/w/trees/x", "url": "https://a.org"})
+            ),
+            "Enter worktree: trees/x"
+        );
+        assert_eq!(
+            g("open_thing", json!({"url": "https://www.a.org/docs/?q=1"})),
+            "Open thing: a.org/docs"
+        );
+        assert_eq!(
+            g(
+                "ToolSearch",
+                json!({"query": "select:Read", "max_results": 5})
+            ),
+            "Tool search: select:Read"
+        );
+        assert_eq!(
+            g("lookFor", json!({"pattern": "TODO"})),
+            "Look for: \"TODO\""
+        );
+        assert_eq!(
+            g(
+                "CronCreate",
+                json!({"cron": "*/5 * * * *", "prompt": "check"})
+            ),
+            "Cron create: */5 * * * *"
+        );
+        assert_eq!(g("CronList", json!({})), "Cron list (no arguments)");
+        assert_eq!(g("", Value::Null), "Tool call (no arguments)");
+        // An object argument is not dumped into the title.
+        assert_eq!(g("x_y", json!({"a": "{\"k\":1}"})), "X y (no arguments)");
+        // Empty descriptive fields are skipped, not shown.
+        assert_eq!(
+            g("Skillish", json!({"description": " ", "query": "q"})),
+            "Skillish: q"
+        );
+        for t in [g("CronList", json!({})), g("Monitor", json!({}))] {
+            assert!(!t.starts_with("Using"), "{t}");
+            assert_ne!(t.to_lowercase().replace(' ', ""), "cronlist");
+        }
+    }
+
+    #[test]
     fn paths_relative_to_cwd() {
         assert_eq!(display_path("/w/src/a.rs", Some("/w")), "src/a.rs");
         assert_eq!(display_path("/other/a.rs", Some("/w")), "/other/a.rs");
+        assert_eq!(display_path("/wx/a.rs", Some("/w")), "/wx/a.rs");
+        // Windows sessions (OpenCode on Windows): either separator, any drive-letter case.
+        let win = Some("C:\\Users\\dev\\app");
+        assert_eq!(
+            display_path("C:\\Users\\dev\\app\\src\\a.ts", win),
+            "src\\a.ts"
+        );
+        assert_eq!(display_path("c:/Users/dev/app/src/a.ts", win), "src/a.ts");
+        assert_eq!(display_path("C:\\Users\\dev\\app", win), ".");
+        assert_eq!(
+            display_path("C:\\Users\\dev\\apps\\x", win),
+            "C:\\Users\\dev\\apps\\x"
+        );
+        assert_eq!(display_path("D:\\x\\y", Some("D:\\x\\")), "y");
         assert_eq!(read("a.rs", Some(6), Some(4)), "Reading a.rs (lines 6–9)");
     }
 }

@@ -31,8 +31,14 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let raw = cx.raw();
     let mut out = Vec::new();
     for part in &cx.doc.parts {
-        let scope = raw.get(&part.id).and_then(|c| c.scope.as_deref());
+        let call = raw.get(&part.id);
+        let scope = call.and_then(|c| c.scope.as_deref());
+        let background = call.is_some_and(|c| c.background);
         for end in &raw.turn_ends {
+            // Work that goes on in the background ends with its own task, not the turn.
+            if background && end.scope.as_deref() != scope {
+                continue;
+            }
             if let (Some(a), Some(b)) = (scope, end.scope.as_deref()) {
                 if a != b {
                     continue;

@@ -193,13 +193,13 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
 }
 
 /// One scenario's section of `drift.md`.
-struct Section {
-    changed: bool,
-    text: String,
+pub(crate) struct Section {
+    pub(crate) changed: bool,
+    pub(crate) text: String,
 }
 
 /// Diff the normalized parts (without `timing`) of the committed and the new fixture.
-fn compare(old: &Path, new: &Path, name: &str) -> Section {
+pub(crate) fn compare(old: &Path, new: &Path, name: &str) -> Section {
     let (a, b) = match (parts_of(old), parts_of(new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) => {
@@ -280,7 +280,7 @@ fn pretty(parts: &[Value]) -> String {
 }
 
 /// The normalized parts of a fixture, wall-clock `timing` removed and run-drawn ids masked.
-fn parts_of(path: &Path) -> anyhow::Result<Vec<Value>> {
+pub(crate) fn parts_of(path: &Path) -> anyhow::Result<Vec<Value>> {
     use crate::dialects::normalize;
     use crate::providers::NormalizeOptions;
     use crate::stream::{Dialect, Provider};
@@ -315,6 +315,12 @@ fn parts_of(path: &Path) -> anyhow::Result<Vec<Value>> {
 struct RunSpecific {
     uuid: regex::Regex,
     spill_file: regex::Regex,
+    /// Claude's scheduled-job ids (`Scheduled recurring job 9c0c2af7`, `9c0c2af7 — Every day`).
+    cron_job: regex::Regex,
+    /// The name Claude gives the session for peer messages (`This session is work-ea [dfea2f]`).
+    peer_name: regex::Regex,
+    /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`).
+    opencode_session: regex::Regex,
 }
 
 /// Metadata keys whose values are ids drawn per run.
@@ -329,6 +335,12 @@ impl RunSpecific {
             .expect("a valid pattern"),
             spill_file: regex::Regex::new(r"tool-results/[A-Za-z0-9_-]+\.txt")
                 .expect("a valid pattern"),
+            cron_job: regex::Regex::new(r"(?m)(job |^)[0-9a-f]{8}( \(| —)")
+                .expect("a valid pattern"),
+            peer_name: regex::Regex::new(r"This session is \S+ \[[0-9a-f]{6}\]")
+                .expect("a valid pattern"),
+            opencode_session: regex::Regex::new(r"\bses_[0-9A-Za-z]{20,}")
+                .expect("a valid pattern"),
         }
     }
 }
@@ -340,6 +352,11 @@ fn mask_run_specific(v: &mut Value, re: &RunSpecific) {
             let masked = re
                 .spill_file
                 .replace_all(&masked, "tool-results/<file>.txt");
+            let masked = re.cron_job.replace_all(&masked, "${1}<job>${2}");
+            let masked = re
+                .peer_name
+                .replace_all(&masked, "This session is <peer-name>");
+            let masked = re.opencode_session.replace_all(&masked, "<session>");
             if masked != s.as_str() {
                 *s = masked.into_owned();
             }
@@ -368,7 +385,10 @@ mod tests {
         let mut v = json!([{
             "metadata": {"taskId": "b564ksn9j", "agentId": "a0fa21e9ab968d5ea", "exitCode": 1},
             "output": "saved to: ~/.claude/projects/-work/2c11d583-be27-4965-86bd-9ab02abedd40/tool-results/b33xylmw8.txt\nline 2",
-            "title": "Running seq 1 60000"
+            "title": "Running seq 1 60000",
+            "more": ["Scheduled recurring job 9c0c2af7 (Every day at 3:00 AM).",
+                "9c0c2af7 — Every day at 3:00 AM", "This session is work-ea [dfea2f] — the name",
+                "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state"]
         }]);
         mask_run_specific(&mut v, &RunSpecific::new());
         assert_eq!(
@@ -376,7 +396,10 @@ mod tests {
             json!([{
                 "metadata": {"taskId": "<run-specific>", "agentId": "<run-specific>", "exitCode": 1},
                 "output": "saved to: ~/.claude/projects/-work/<uuid>/tool-results/<file>.txt\nline 2",
-                "title": "Running seq 1 60000"
+                "title": "Running seq 1 60000",
+                "more": ["Scheduled recurring job <job> (Every day at 3:00 AM).",
+                    "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
+                    "commit 9c0c2af7 is fine", "<task id=\"<session>\" state"]
             }])
         );
     }

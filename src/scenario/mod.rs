@@ -7,6 +7,8 @@ pub mod agents;
 pub mod drift;
 pub mod driver;
 pub mod launch;
+pub mod matrix;
+pub mod matrix_render;
 pub mod mcp_server;
 pub mod model_server;
 pub mod npm;

@@ -12,6 +12,7 @@ mod normalize;
 mod npm;
 mod record;
 mod record_sse;
+mod releases;
 mod rules;
 mod scenario;
 mod symlinks;

@@ -3,6 +3,7 @@
 //! `transcript`). Both read the same `wire` lines and share the `tracker::Tracker`, which
 //! names and titles calls through `tools`; each dialect file says which lines carry what.
 
+mod background;
 pub(crate) mod stream_json;
 mod tools;
 mod tracker;

@@ -2,7 +2,7 @@
 //! `assistant` / `user` (with `parent_tool_use_id` for subagent lines), `stream_event` (partial
 //! messages), `tool_progress` and the final `result` (permission denials, error subtypes).
 
-use super::tracker::{Origin, Tracker};
+use super::tracker::{Origin, TaskLine, Tracker};
 use super::wire::Line;
 use crate::model::ToolState;
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, PartUpdate};
@@ -108,17 +108,18 @@ fn system(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartS
                 .get()
                 .and_then(|u| u.duration_ms.millis())
                 .or(line.duration_ms.millis());
-            tracker.task(
-                number,
-                sub,
-                line.task_id.get(),
-                line.tool_use_id.get(),
+            let task = TaskLine {
+                subtype: sub,
+                task_id: line.task_id.get(),
+                tool_use_id: line.tool_use_id.get(),
                 status,
-                patch.and_then(|p| p.error.get()),
-                line.summary.get(),
-                duration,
-                store,
-            );
+                error: patch.and_then(|p| p.error.get()),
+                summary: line.summary.get(),
+                duration_ms: duration,
+                backgrounded: line.is_backgrounded.is_true(),
+                task_type: line.task_type.get(),
+            };
+            tracker.task(number, &task, store);
         }
         _ => {}
     }

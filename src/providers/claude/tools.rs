@@ -175,10 +175,11 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             ToolKind::Question,
             titles::questions(input.get("questions")),
         ),
+        // Loads a skill's instructions (OpenCode's `skill` reads the same way).
         "Skill" => (
-            ToolKind::Unknown,
+            ToolKind::FileRead,
             with_detail(
-                "Using skill",
+                "Loading skill",
                 s(input, "skill").or_else(|| s(input, "command")),
             ),
         ),
@@ -209,7 +210,8 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             ToolKind::Browser,
             titles::fetch(s(input, "url").unwrap_or("")),
         ),
-        other => (ToolKind::Unknown, titles::unknown_tool(other)),
+        other => super::background::describe_recent(other, input, cwd)
+            .unwrap_or_else(|| (ToolKind::Unknown, titles::generic(other, input, cwd))),
     };
     Described {
         name: name.to_owned(),
@@ -674,8 +676,8 @@ mod tests {
             (
                 "Skill",
                 json!({"skill": "pdf"}),
-                ToolKind::Unknown,
-                "Using skill pdf",
+                ToolKind::FileRead,
+                "Loading skill pdf",
             ),
             (
                 "SlashCommand",
@@ -696,10 +698,22 @@ mod tests {
                 "Reading MCP resource docs://a",
             ),
             (
-                "CronCreate",
+                "FrobnicateRepo",
                 json!({}),
                 ToolKind::Unknown,
-                "Using cron create",
+                "Frobnicate repo (no arguments)",
+            ),
+            (
+                "FrobnicateRepo",
+                json!({"description": "tidy the repo", "path": "/w/x"}),
+                ToolKind::Unknown,
+                "Tidy the repo",
+            ),
+            (
+                "FrobnicateRepo",
+                json!({"path": "/home/dev/app/src"}),
+                ToolKind::Unknown,
+                "Frobnicate repo: src",
             ),
         ];
         for (name, input, kind, title) in cases {

@@ -3,11 +3,12 @@
 //! subagent task lines, streamed blocks, permission denials and interrupts. Dialect files only
 //! decide which lines carry what and call in here; how a result's text reads is in [`tools`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::background::{launch_notice, summary_exit_code, unwrap_hand_back};
 use super::tools::{self, INTERRUPTED_BY_USER};
 use super::wire::{Block, Content, Message, StructuredResult};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
@@ -56,6 +57,41 @@ pub(crate) struct Tracker {
     streaming: HashMap<(Option<String>, u64), (String, String)>,
     /// Subagent calls of the main conversation, in order (inline sidechain attribution).
     subagents: Vec<String>,
+    /// Calls whose work goes on in the background (an async `Agent`, a `run_in_background`
+    /// `Bash`, a `Monitor`): their tool_result is a launch notice, their task's notification the
+    /// outcome.
+    background: HashSet<String>,
+}
+
+/// One `system` `task_*` line's fields.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TaskLine<'a> {
+    pub subtype: &'a str,
+    pub task_id: Option<&'a str>,
+    pub tool_use_id: Option<&'a str>,
+    pub status: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub summary: Option<&'a str>,
+    pub duration_ms: Option<u64>,
+    /// `task_started` `is_backgrounded`: the call returned at once and the work goes on.
+    pub backgrounded: bool,
+    /// `local_agent`, `local_bash`, …
+    pub task_type: Option<&'a str>,
+}
+
+/// `TaskOutput`, `TaskStop` and their older names: follow-ups of a background task.
+fn task_follow_up(name: &str, input: &Value) -> Option<String> {
+    if !matches!(
+        name,
+        "TaskOutput" | "TaskStop" | "BashOutput" | "KillShell" | "KillBash"
+    ) {
+        return None;
+    }
+    ["task_id", "shell_id", "bash_id"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .filter(|t| !t.trim().is_empty())
+        .map(str::to_owned)
 }
 
 impl Tracker {
@@ -206,9 +242,19 @@ impl Tracker {
                     .insert("subagentType".into(), Value::String(t.clone()));
             }
         }
+        // A follow-up names the background task it reads or stops: linked to the call that
+        // started it.
+        if let Some(task) = u.input.as_ref().and_then(|i| task_follow_up(name, i)) {
+            if let Some(call) = self.tasks.get(&task) {
+                meta.extra
+                    .insert("taskToolUseId".into(), Value::String(call.clone()));
+            }
+            meta.task_id = Some(task);
+        }
         u.metadata = Some(meta);
         store.upsert(origin.line, u);
-        if described.kind == ToolKind::Subagent && !origin.sidechain && !known {
+        let runs_subagents = !matches!(name, "ListAgents" | "SendMessage");
+        if described.kind == ToolKind::Subagent && runs_subagents && !origin.sidechain && !known {
             self.subagents.push(id.to_owned());
         }
         if let Some(p) = self.pending.remove(id) {
@@ -326,6 +372,15 @@ impl Tracker {
 
         let mut text = outcome.text.clone();
         if kind == ToolKind::Subagent {
+            if let Some((report, used)) = unwrap_hand_back(&text) {
+                if !used.is_empty() {
+                    meta.extra.insert(
+                        "toolsUsed".into(),
+                        Value::Array(used.into_iter().map(Value::String).collect()),
+                    );
+                }
+                text = report;
+            }
             if let Some((body, trailer)) = tools::split_agent_trailer(&text) {
                 if let Some(agent) = trailer.agent_id {
                     meta.extra.entry("agentId").or_insert(Value::String(agent));
@@ -340,9 +395,40 @@ impl Tracker {
             meta.truncated = Some(true);
         }
 
-        let failed = outcome.is_error || outcome.object_content;
+        // `{"success": false, "message": …}` in the structured result: a failure the content
+        // only says in JSON (SendMessage to nobody).
+        let refused = (!outcome.is_error && fields.success.0 == Some(false))
+            .then(|| fields.message.get().and_then(first_line))
+            .flatten();
+        let failed = outcome.is_error || outcome.object_content || refused.is_some();
+        let launch = (!failed).then(|| launch_notice(&outcome.text)).flatten();
+        if launch.is_some() || (!failed && self.background.contains(id)) {
+            // Only the launch: the part runs on until its task's notification; the notice is
+            // internal and is never the output.
+            self.background.insert(id.to_owned());
+            if let Some(task) = launch.and_then(|l| l.task_id) {
+                self.tasks
+                    .entry(task.clone())
+                    .or_insert_with(|| id.to_owned());
+                meta.task_id.get_or_insert(task);
+            }
+            meta.extra.insert("background".into(), Value::Bool(true));
+            meta.extra.remove("agentId");
+            let mut u = PartUpdate::new(id);
+            u.state = Some(ToolState::Running);
+            u.metadata = Some(meta);
+            store.upsert(origin.line, u);
+            return;
+        }
         if failed {
-            let err = tools::classify_error(kind, &text, structured_text.as_deref());
+            let err = match refused {
+                Some(message) => ToolError {
+                    message,
+                    code: None,
+                    details: Some(Value::String(text.clone())),
+                },
+                None => tools::classify_error(kind, &text, structured_text.as_deref()),
+            };
             if let Some(code) = err.code.as_deref().and_then(|c| c.parse::<i64>().ok()) {
                 meta.exit_code = Some(code);
             }
@@ -375,54 +461,54 @@ impl Tracker {
         store.upsert(origin.line, u);
     }
 
-    /// `system` `task_started` / `task_progress` / `task_updated` / `task_notification`.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the task line's fields, read once by the caller"
-    )]
-    pub(crate) fn task(
-        &mut self,
-        line: u32,
-        subtype: &str,
-        task_id: Option<&str>,
-        tool_use_id: Option<&str>,
-        status: Option<&str>,
-        error: Option<&str>,
-        summary: Option<&str>,
-        duration_ms: Option<u64>,
-        store: &mut PartStore,
-    ) {
-        if let (Some(task), Some(tool)) = (task_id, tool_use_id) {
+    /// `system` `task_started` / `task_progress` / `task_updated` / `task_notification`. A
+    /// background call (`is_backgrounded`, or a launch notice as its result) ends with its task:
+    /// complete with the notification's summary as output (the subagent's report, a command's
+    /// exit), or an error.
+    pub(crate) fn task(&mut self, line: u32, t: &TaskLine<'_>, store: &mut PartStore) {
+        if let (Some(task), Some(tool)) = (t.task_id, t.tool_use_id) {
             self.tasks
                 .entry(task.to_owned())
                 .or_insert_with(|| tool.to_owned());
         }
-        let Some(id) = tool_use_id
+        let Some(id) = t
+            .tool_use_id
             .map(str::to_owned)
-            .or_else(|| task_id.and_then(|t| self.tasks.get(t).cloned()))
+            .or_else(|| t.task_id.and_then(|task| self.tasks.get(task).cloned()))
         else {
             return;
         };
         if !store.contains(&id) {
             return;
         }
+        if t.subtype == "task_started" && t.backgrounded {
+            self.background.insert(id.clone());
+        }
+        let background = self.background.contains(&id);
         let mut u = PartUpdate::new(&id);
-        u.metadata = task_id.map(|t| ToolMetadata {
-            task_id: Some(t.to_owned()),
+        let mut meta = ToolMetadata {
+            task_id: t.task_id.map(str::to_owned),
             ..ToolMetadata::default()
-        });
-        u.timing = duration_ms.map(|ms| Timing {
+        };
+        if background {
+            meta.extra.insert("background".into(), Value::Bool(true));
+            if let Some(ty) = t.task_type {
+                meta.extra
+                    .insert("taskType".into(), Value::String(ty.to_owned()));
+            }
+        }
+        u.timing = t.duration_ms.map(|ms| Timing {
             elapsed_ms: Some(ms),
             ..Timing::default()
         });
-        match (subtype, status) {
+        match (t.subtype, t.status) {
             ("task_started", _) | ("task_progress", _) => u.state = Some(ToolState::Running),
             (_, Some("failed")) => {
                 u.state = Some(ToolState::Error);
                 u.error = Some(ToolError {
-                    message: error.or(summary).map_or_else(
+                    message: t.error.or(t.summary).map_or_else(
                         || "The task failed".to_owned(),
-                        |t| first_line(t).unwrap_or_default(),
+                        |e| first_line(e).unwrap_or_default(),
                     ),
                     code: Some("failed".to_owned()),
                     details: None,
@@ -436,7 +522,29 @@ impl Tracker {
                     details: None,
                 });
             }
+            (sub, Some("completed")) if background => {
+                let summary = t.summary.filter(|_| sub == "task_notification");
+                match summary.and_then(summary_exit_code) {
+                    Some(code) if code != 0 => {
+                        meta.exit_code = Some(code);
+                        u.state = Some(ToolState::Error);
+                        u.error = Some(ToolError {
+                            message: format!("Exit code {code}"),
+                            code: Some(code.to_string()),
+                            details: summary.map(|s| Value::String(s.to_owned())),
+                        });
+                    }
+                    code => {
+                        meta.exit_code = code;
+                        u.state = Some(ToolState::Complete);
+                        u.output = summary.map(|s| Value::String(s.to_owned()));
+                    }
+                }
+            }
             _ => {}
+        }
+        if !meta.is_empty() {
+            u.metadata = Some(meta);
         }
         store.upsert(line, u);
     }
@@ -596,6 +704,15 @@ fn read_result(block: &Block<'_>) -> ResultData {
                                 out.text.push('\n');
                             }
                             out.text.push_str(&t);
+                        }
+                    }
+                    // ToolSearch: the tools it loaded, one per line.
+                    "tool_reference" => {
+                        if let Some(name) = b.tool_name.get() {
+                            if !out.text.is_empty() {
+                                out.text.push('\n');
+                            }
+                            out.text.push_str(name);
                         }
                     }
                     "image" | "document" => {

@@ -300,6 +300,9 @@ pub(crate) struct Block<'a> {
     pub text: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub source: Lenient<ImageSource<'a>>,
+    /// `tool_reference` blocks (ToolSearch's result): the tool loaded.
+    #[serde(borrow, default)]
+    pub tool_name: LStr<'a>,
 }
 
 impl Block<'_> {
@@ -377,6 +380,10 @@ pub(crate) struct Line<'a> {
     pub duration_ms: LNum,
     #[serde(borrow, default)]
     pub patch: Lenient<Patch<'a>>,
+    #[serde(default)]
+    pub is_backgrounded: LBool,
+    #[serde(borrow, default)]
+    pub task_type: LStr<'a>,
     // stream_event lines
     #[serde(borrow, default)]
     pub event: Lenient<StreamEvent<'a>>,
@@ -485,6 +492,11 @@ pub(crate) struct StructuredResult<'a> {
     /// AskUserQuestion: question text → the chosen labels, comma-joined.
     #[serde(borrow, default)]
     pub answers: Option<&'a RawValue>,
+    /// `SendMessage` and others: `false` is a failure the content only says in JSON.
+    #[serde(default)]
+    pub success: LBool,
+    #[serde(borrow, default)]
+    pub message: LStr<'a>,
 }
 
 #[cfg(test)]

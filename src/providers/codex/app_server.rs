@@ -88,6 +88,8 @@ struct Params<'a> {
 #[derive(Deserialize)]
 struct Turn<'a> {
     #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
     status: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
@@ -114,6 +116,9 @@ struct Threads {
     children: HashSet<String>,
     /// Open questions: the server request's JSON-RPC id (as JSON text) → the part id.
     questions: HashMap<String, String>,
+    /// How many turns of each `(thread, turn id)` have ended: releases up to 0.90 number turns
+    /// from 0 again, so a turn id alone does not tell two turns' plans apart.
+    ended_turns: HashMap<(String, String), u32>,
 }
 
 impl Threads {
@@ -123,6 +128,56 @@ impl Threads {
             .filter(|t| self.children.contains(*t))
             .map(str::to_owned)
     }
+
+    /// The id of a turn's plan part: `plan-<turn>` for the first turn with that id, then
+    /// `plan-<turn>-2`, `-3`, … for later turns that reuse it; a subagent's plan also names its
+    /// thread. Unique across turns and the same on every run of the stream.
+    fn plan_id(&self, thread: Option<&str>, turn: &str) -> String {
+        let ended = self
+            .ended_turns
+            .get(&(thread.unwrap_or("").to_owned(), turn.to_owned()))
+            .copied()
+            .unwrap_or(0);
+        let base = match self.session(thread) {
+            Some(child) => format!("plan-{child}-{turn}"),
+            None => format!("plan-{turn}"),
+        };
+        match ended {
+            0 => base,
+            k => format!("{base}-{}", k + 1),
+        }
+    }
+
+    fn turn_ended(&mut self, thread: Option<&str>, turn: Option<&str>) {
+        if let Some(turn) = turn {
+            *self
+                .ended_turns
+                .entry((thread.unwrap_or("").to_owned(), turn.to_owned()))
+                .or_default() += 1;
+        }
+    }
+}
+
+/// A JSON-RPC error reply from the server: the request it answers was refused (a thread or turn
+/// that never started, so the session has no parts); said as a diagnostic rather than nothing.
+fn refused(store: &mut PartStore, n: u32, id: Option<&RawValue>, error: &RawValue) {
+    let err = raw_to_value(error);
+    let message = err
+        .get("message")
+        .and_then(Value::as_str)
+        .and_then(first_line)
+        .unwrap_or_else(|| crate::text::clip(error.get(), 200));
+    let code = err
+        .get("code")
+        .map(|c| format!(" (code {c})"))
+        .unwrap_or_default();
+    let request = id
+        .map(|i| format!(" {}", i.get().trim()))
+        .unwrap_or_default();
+    store.warn(
+        n,
+        format!("the app-server refused request{request}{code}: {message}"),
+    );
 }
 
 /// A JSON-RPC id as a map key (`0` and `"0"` stay apart).
@@ -167,8 +222,11 @@ impl LineNormalizer for Normalizer {
         let Some(msg) = parse_json::<Message<'_>>(line, &text, store) else {
             return;
         };
-        // Responses to the client's requests carry no method.
+        // Responses to the client's requests carry no method; a refusal is said.
         let Some(method) = msg.method.as_deref() else {
+            if let Some(err) = msg.error {
+                refused(store, line.number, msg.id, err);
+            }
             return;
         };
         let params: Params<'_> = match msg
@@ -296,7 +354,7 @@ impl LineNormalizer for Normalizer {
                 let turn = params.turn_id.as_deref().unwrap_or("turn");
                 let steps = params.plan.map_or(Value::Null, raw_to_value);
                 let mut u = tools::plan_update(
-                    &format!("plan-{turn}"),
+                    &threads.plan_id(params.thread_id.as_deref(), turn),
                     "todoList",
                     params.explanation.as_deref(),
                     &steps,
@@ -371,6 +429,7 @@ impl LineNormalizer for Normalizer {
             }
             "turn/completed" => {
                 let Some(turn) = &params.turn else { return };
+                threads.turn_ended(params.thread_id.as_deref(), turn.id.as_deref());
                 // A subagent's turn ending closes only its own parts; the main turn's, all.
                 let child = threads.session(params.thread_id.as_deref());
                 let mut abort = |message: &str, code: &str| match &child {

@@ -12,3 +12,6 @@ pub(crate) mod rollout;
 mod tools;
 mod tracker;
 mod wire;
+
+#[cfg(test)]
+mod old_releases;

@@ -176,8 +176,9 @@ fn response_item(
                 u
             } else {
                 let mut u = tools::named(id, name, ToolKind::Unknown);
-                u.title = Some(titles::unknown_tool(name));
-                u.input = Some(json!({ "input": text }));
+                let input = json!({ "input": text });
+                u.title = Some(titles::generic(name, &input, tracker.cwd.as_deref()));
+                u.input = Some(input);
                 u
             };
             u.timing = started;
@@ -350,13 +351,34 @@ fn parse_output_text(s: String) -> (String, Option<i64>, Option<bool>) {
             return (body.to_owned(), code, None);
         }
     }
+    // `shell_command` (0.6x–0.9x): "Exit code: N\nWall time: …\nOutput:\n…".
     let code = code.or_else(|| {
         s.lines()
             .find_map(|l| l.trim().strip_prefix("Exit code: "))
             .and_then(|c| c.trim().parse().ok())
     });
-    (s, code, None)
+    if code.is_some() && s.starts_with("Exit code: ") {
+        if let Some((_, body)) = s.split_once("\nOutput:\n") {
+            return (body.to_owned(), code, None);
+        }
+    }
+    let failed = PLAIN_TEXT_FAILURES
+        .iter()
+        .any(|m| s.trim_start().starts_with(m));
+    (s, code, failed.then_some(false))
 }
+
+/// How outputs that are only text begin when the call failed without an exit code: the sandbox
+/// refused it, the command could not be started, the call is not offered, the patch did not
+/// apply.
+const PLAIN_TEXT_FAILURES: &[&str] = &[
+    "failed in sandbox",
+    "execution error:",
+    "unsupported call:",
+    "apply_patch verification failed",
+    "Failed to apply patch",
+    "exec command rejected",
+];
 
 /// Recognises a rollout line: one of its record types with a `payload`.
 pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {

@@ -272,7 +272,7 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         _ => match (&ctx.class.mcp, specific(ctx.provider_title, ctx)) {
             (_, Some(t)) => titles::finish(t, "Using a tool"),
             (Some(m), None) => titles::mcp(&m.server, &m.tool, input),
-            (None, None) => titles::unknown_tool(ctx.tool),
+            (None, None) => titles::generic(ctx.tool, input, ctx.cwd),
         },
     }
 }
@@ -301,6 +301,36 @@ fn patch_title(patch: Option<&str>, cwd: Option<&str>) -> String {
         ([p], ['A']) => titles::create(p),
         ([p], ['D']) => titles::delete(p),
         _ => titles::edit_files(&paths),
+    }
+}
+
+/// The error of an `invalid` part: OpenCode's sentence for the model (`The arguments provided to
+/// the tool are invalid: …`) or, without output, the input's own `error`; code `invalid_tool`.
+pub(super) fn invalid_call_error(output: &Value, input: &Value) -> ToolError {
+    let text = match output {
+        Value::String(s) if !s.trim().is_empty() => s.trim().to_owned(),
+        _ => str_arg(input, &["error"]).unwrap_or("").trim().to_owned(),
+    };
+    let requested = str_arg(input, &["tool"]);
+    // The reason without OpenCode's preamble and without the list of tools it offers.
+    let reason = first_meaningful_line(&text).map(|line| {
+        let line = line
+            .strip_prefix("The arguments provided to the tool are invalid:")
+            .map_or(line, str::trim);
+        line.split_once(". Available tools:")
+            .map_or(line, |(head, _)| head)
+            .trim_end_matches('.')
+    });
+    let message = match (reason.filter(|r| !r.is_empty()), requested) {
+        (Some(line), _) => crate::text::clip(line, 300),
+        (None, Some(t)) => format!("Unknown tool {t}"),
+        (None, None) => "The model called a tool that does not exist".to_owned(),
+    };
+    let details = (!text.is_empty() && text != message).then(|| Value::String(text.clone()));
+    ToolError {
+        message,
+        code: Some("invalid_tool".to_owned()),
+        details,
     }
 }
 
@@ -577,8 +607,10 @@ mod tests {
         let (c, title) = t("deploy", json!({}), Some("deploy"));
         assert_eq!(
             (c.kind, c.mcp, title.as_str()),
-            (ToolKind::Unknown, None, "Using deploy")
+            (ToolKind::Unknown, None, "Deploy (no arguments)")
         );
+        let (_, title) = t("deploy", json!({"description": "ship to staging"}), None);
+        assert_eq!(title, "Ship to staging");
         // Split on the first `_` only.
         let (c, _) = t("my_server_do_thing", json!({}), None);
         assert_eq!(

@@ -212,7 +212,7 @@ impl Tracker {
         if state.status.as_deref() != Some("pending")
             || state.input.is_some_and(|i| i.get() != "{}")
         {
-            update.input = Some(input);
+            update.input = Some(input.clone());
         }
 
         let mut metadata = ToolMetadata {
@@ -288,6 +288,13 @@ impl Tracker {
                     .map(raw_to_value)
                     .unwrap_or(Value::String(String::new()));
                 match meta.exit_code().filter(|c| *c != 0 && tool == "bash") {
+                    // The model called a tool that does not exist (or with arguments that do not
+                    // parse): OpenCode completes the `invalid` part with the reason for the
+                    // model, but no tool ran. A failed call.
+                    _ if tool == "invalid" => {
+                        update.state = Some(ToolState::Error);
+                        update.error = Some(tools::invalid_call_error(&output, &input));
+                    }
                     Some(code) => {
                         update.state = Some(ToolState::Error);
                         update.error = Some(ToolError {
@@ -406,6 +413,85 @@ mod tests {
     fn part(call: &str, tool: &str, state: serde_json::Value) -> serde_json::Value {
         serde_json::json!({"id": format!("prt_{call}"), "sessionID": "ses_a", "messageID": "msg_a",
             "type": "tool", "callID": call, "tool": tool, "state": state})
+    }
+
+    /// OpenCode 1.18.33 `run`: the model called `list`, which is not a tool. The `invalid` part
+    /// completes with the reason for the model; no tool ran, so the call failed.
+    #[test]
+    fn an_invalid_part_is_a_failed_call() {
+        use crate::model::ToolState;
+        use serde_json::json;
+        let input = json!({"tool": "list", "error": "Model tried to call unavailable tool 'list'. Available tools: bash, edit, glob, grep, invalid, read."});
+        let doc = events(&[
+            part(
+                "c1",
+                "invalid",
+                json!({"status": "running", "input": input, "time": {"start": 1}}),
+            ),
+            part(
+                "c1",
+                "invalid",
+                json!({"status": "completed", "input": input,
+                "output": "The arguments provided to the tool are invalid: Model tried to call unavailable tool 'list'. Available tools: bash, edit, glob, grep, invalid, read.",
+                "metadata": {"truncated": false}, "title": "Invalid Tool", "time": {"start": 1, "end": 4}}),
+            ),
+            // Without output, the input's own reason.
+            part(
+                "c2",
+                "invalid",
+                json!({"status": "completed", "input": {"tool": "ls", "error": "bad args"}, "time": {"start": 5, "end": 6}}),
+            ),
+        ]);
+        let c1 = &doc.parts[0];
+        assert_eq!(c1.state, ToolState::Error);
+        assert_eq!(c1.title, "Calling unavailable tool list");
+        assert!(c1.output.is_none());
+        let e = c1.error.as_ref().unwrap();
+        assert_eq!(e.message, "Model tried to call unavailable tool 'list'");
+        assert_eq!(e.code.as_deref(), Some("invalid_tool"));
+        assert!(
+            e.details
+                .as_ref()
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .contains("Available tools")
+        );
+        let c2 = &doc.parts[1];
+        assert_eq!(c2.state, ToolState::Error);
+        assert_eq!(c2.error.as_ref().unwrap().message, "bad args");
+    }
+
+    /// A session on Windows (`/global/event` names its directory): paths in titles are relative
+    /// to it, whichever separator the tool was given.
+    #[test]
+    fn windows_paths_are_relative_to_the_session_directory() {
+        use serde_json::json;
+        let line = |part: serde_json::Value| {
+            json!({"directory": "C:\\Users\\dev\\app", "payload": {"type": "message.part.updated",
+                "properties": {"part": part}}})
+            .to_string()
+        };
+        let text = [
+            line(part(
+                "r1",
+                "read",
+                json!({"status": "completed",
+                "input": {"filePath": "C:\\Users\\dev\\app\\src\\a.ts"}, "output": "x",
+                "time": {"start": 1, "end": 2}}),
+            )),
+            line(part(
+                "e1",
+                "edit",
+                json!({"status": "completed",
+                "input": {"filePath": "c:/Users/dev/app/src/b.ts"}, "output": "",
+                "time": {"start": 3, "end": 4}}),
+            )),
+        ]
+        .join("\n");
+        let doc = crate::dialects::normalize_text(&text, crate::stream::Dialect::OpencodeEvents);
+        assert_eq!(doc.parts[0].title, "Reading src\\a.ts");
+        assert_eq!(doc.parts[1].title, "Editing src/b.ts");
     }
 
     /// `opencode serve` 1.18.33: a question answered, one dismissed, and a web search whose

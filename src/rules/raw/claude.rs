@@ -1,6 +1,8 @@
 //! The rules' scan of Claude Code streams: `tool_use` blocks (in assistant messages, partial
 //! `content_block_start` events and a transcript's `agent_progress`), `tool_result` errors, and
-//! the `result` line that ends a turn. Stream-json and transcripts share these shapes.
+//! the `result` line that ends a turn. Stream-json and transcripts share these shapes. A call the
+//! stream says runs in the background (`system` `task_started` with `is_backgrounded`) ends with
+//! its task's `task_notification`, not with the turn.
 
 use serde_json::Value;
 
@@ -8,7 +10,13 @@ use super::{RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
 use crate::stream::Input;
 
 /// Lines worth parsing.
-const MARKERS: &[&str] = &["\"tool_use\"", "\"tool_result\"", "\"result\""];
+const MARKERS: &[&str] = &[
+    "\"tool_use\"",
+    "\"tool_result\"",
+    "\"result\"",
+    "\"task_started\"",
+    "\"task_notification\"",
+];
 
 /// `claude -p --output-format stream-json --verbose`.
 pub(crate) fn stream_json(input: &Input<'_>) -> RawScan {
@@ -37,6 +45,32 @@ fn split_mcp(name: &str) -> Option<(String, String)> {
 fn scan_line(s: &mut RawScan, line: u32, v: &Value, top_level: bool) {
     match str_of(v, "type") {
         Some("result") if top_level => s.turn_ends.push(TurnEnd { line, scope: None }),
+        Some("system") => {
+            let Some(id) = str_of(v, "tool_use_id") else {
+                return;
+            };
+            let scope = format!("task:{id}");
+            match str_of(v, "subtype") {
+                Some("task_started")
+                    if v.get("is_backgrounded") == Some(&Value::Bool(true))
+                        && s.get(id).is_some() =>
+                {
+                    let call = s.call(id, line);
+                    call.background = true;
+                    call.scope = Some(scope);
+                }
+                Some("task_notification") if s.get(id).is_some_and(|c| c.background) => {
+                    s.turn_ends.push(TurnEnd {
+                        line,
+                        scope: Some(scope),
+                    });
+                    if matches!(str_of(v, "status"), Some("failed" | "killed" | "stopped")) {
+                        s.fail_known(id, line);
+                    }
+                }
+                _ => {}
+            }
+        }
         Some("assistant") | Some("user") => {
             if let Some(msg) = v.get("message") {
                 scan_message(s, line, msg);
@@ -135,6 +169,44 @@ mod tests {
                 line: 4,
                 scope: None
             }]
+        );
+    }
+
+    #[test]
+    fn a_background_call_ends_with_its_task() {
+        let s = stream_json(&Input::from_bytes(
+            concat!(
+                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a1","name":"Agent","input":{"prompt":"p"}}]}}"#,
+                "\n",
+                r#"{"type":"system","subtype":"task_started","task_id":"k","tool_use_id":"a1","is_backgrounded":true}"#,
+                "\n",
+                r#"{"type":"result","subtype":"success"}"#,
+                "\n",
+                r#"{"type":"system","subtype":"task_notification","task_id":"k","tool_use_id":"a1","status":"failed"}"#,
+                "\n",
+                // A foreground task's lines change nothing.
+                r#"{"type":"system","subtype":"task_started","task_id":"j","tool_use_id":"zz","is_backgrounded":true}"#,
+                "\n"
+            )
+            .as_bytes(),
+        ));
+        let a1 = s.get("a1").unwrap();
+        assert!(a1.background);
+        assert_eq!(a1.scope.as_deref(), Some("task:a1"));
+        assert_eq!(a1.failed_line, Some(4));
+        assert_eq!(s.calls.len(), 1);
+        assert_eq!(
+            s.turn_ends,
+            vec![
+                TurnEnd {
+                    line: 3,
+                    scope: None
+                },
+                TurnEnd {
+                    line: 4,
+                    scope: Some("task:a1".into())
+                }
+            ]
         );
     }
 }

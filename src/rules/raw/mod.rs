@@ -63,6 +63,10 @@ pub(crate) struct RawCall {
     pub web_action: bool,
     /// OpenCode `task`: the child session id it spawned.
     pub child_session: Option<String>,
+    /// Claude Code: the call's work went on as a background task (`task_started`
+    /// `is_backgrounded`); only its task's end (a [`TurnEnd`] of the call's scope) ends it, not
+    /// the turn that launched it.
+    pub background: bool,
 }
 
 /// A raw line saying the provider's turn is over.

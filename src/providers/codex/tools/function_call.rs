@@ -113,7 +113,7 @@ pub(crate) fn function_call(
                 Some((server, tool)) => mcp_update(id, &server, &tool, args),
                 None => {
                     let mut u = named(id, name, ToolKind::Unknown);
-                    u.title = Some(titles::unknown_tool(name));
+                    u.title = Some(titles::generic(name, &args, session_cwd));
                     u.input = Some(args);
                     u
                 }

@@ -180,8 +180,8 @@ pub(crate) fn dynamic_item(id: &str, item: &RawItem<'_>, outcome: Option<Status>
         },
         ToolKind::Unknown,
     );
-    u.title = Some(titles::unknown_tool(tool));
     let args = item.arguments.map_or(Value::Null, raw_to_value);
+    u.title = Some(titles::generic(tool, &args, None));
     u.input = Some(if args.is_null() {
         Value::Object(Map::new())
     } else {

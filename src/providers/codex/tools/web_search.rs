@@ -22,6 +22,44 @@ fn action_type(action: &Value) -> &str {
     }
 }
 
+/// What an `other` action (Codex 0.150's spelling of an opened page or a find in a page) lost and
+/// its `query` still says: a bare URL is a page opened, `'pattern' in URL` a find in that page.
+/// `None` when the query holds no URL.
+fn page_from_query(query: &str) -> Option<(Option<&str>, &str)> {
+    let q = query.trim();
+    let is_url = |s: &str| {
+        let s = s.trim();
+        (s.starts_with("http://") || s.starts_with("https://")) && !s.contains(char::is_whitespace)
+    };
+    if is_url(q) {
+        return Some((None, q));
+    }
+    let (pattern, url) = q.rsplit_once(" in ")?;
+    let pattern = pattern.trim();
+    let pattern = pattern
+        .strip_prefix('\'')
+        .and_then(|p| p.strip_suffix('\''))
+        .unwrap_or(pattern);
+    (is_url(url) && !pattern.is_empty()).then(|| (Some(pattern), url.trim()))
+}
+
+/// An `other` action completed with the page it was about, taken from the query, so the title
+/// and `metadata.action` keep the URL; the tag stays what the provider said.
+fn fill_other_action(query: Option<&str>, action: Option<Value>) -> Option<Value> {
+    let mut action = action?;
+    if action_type(&action) != "other" || action.get("url").is_some() {
+        return Some(action);
+    }
+    if let (Some((pattern, url)), Value::Object(a)) = (query.and_then(page_from_query), &mut action)
+    {
+        a.insert("url".to_owned(), Value::String(url.to_owned()));
+        if let Some(p) = pattern {
+            a.insert("pattern".to_owned(), Value::String(p.to_owned()));
+        }
+    }
+    Some(action)
+}
+
 pub(crate) fn web_search_title(query: Option<&str>, action: Option<&Value>) -> String {
     let get = |k: &str| {
         action
@@ -49,7 +87,11 @@ pub(crate) fn web_search_title(query: Option<&str>, action: Option<&Value>) -> S
             Some(p) => titles::find_in_page(p, get("url")),
             None => titles::open_page(get("url").unwrap_or("")),
         },
-        _ => titles::web_search(query.unwrap_or("")),
+        _ => match (get("pattern"), get("url")) {
+            (Some(p), Some(u)) => titles::find_in_page(p, Some(u)),
+            (None, Some(u)) => titles::open_page(u),
+            _ => titles::web_search(query.unwrap_or("")),
+        },
     }
 }
 
@@ -58,6 +100,7 @@ pub(crate) fn web_search_update(
     query: Option<&str>,
     action: Option<Value>,
 ) -> PartUpdate {
+    let action = fill_other_action(query, action);
     let mut u = named(id, ItemType::WebSearch.name(), ToolKind::WebSearch);
     u.title = Some(web_search_title(query, action.as_ref()));
     let mut input = Map::new();
@@ -113,5 +156,45 @@ mod tests {
             "Finding \"Updated\" on apnews.com"
         );
         assert_eq!(t(json!({"type":"other"})), "Searching the web");
+    }
+
+    #[test]
+    fn an_other_action_keeps_the_url_its_query_holds() {
+        // Codex 0.150 `exec --json`: opened pages and finds in a page come back as `other`.
+        let u = web_search_update(
+            "item_3",
+            Some("https://apnews.com/hub/ap-top-news"),
+            Some(json!({"type": "other"})),
+        );
+        assert_eq!(u.title.as_deref(), Some("Opening apnews.com"));
+        let action = u.metadata.unwrap().action.unwrap();
+        assert_eq!(
+            action,
+            json!({"type": "other", "url": "https://apnews.com/hub/ap-top-news"})
+        );
+        let u = web_search_update(
+            "item_4",
+            Some("'Updated' in https://apnews.com/x"),
+            Some(json!({"type": "other"})),
+        );
+        assert_eq!(
+            u.title.as_deref(),
+            Some("Finding \"Updated\" on apnews.com")
+        );
+        assert_eq!(u.input.as_ref().unwrap()["url"], "https://apnews.com/x");
+        assert_eq!(u.input.as_ref().unwrap()["pattern"], "Updated");
+        // A plain query stays a search, and a started item with an empty query says nothing.
+        let u = web_search_update(
+            "i",
+            Some("rust serde in 2026"),
+            Some(json!({"type": "other"})),
+        );
+        assert_eq!(u.title.as_deref(), Some("Searching rust serde in 2026"));
+        assert_eq!(
+            u.metadata.unwrap().action.unwrap(),
+            json!({"type": "other"})
+        );
+        let u = web_search_update("i", Some(""), Some(json!({"type": "other"})));
+        assert_eq!(u.title.as_deref(), Some("Searching the web"));
     }
 }

@@ -1,0 +1,132 @@
+//! Every release in use: `scenario matrix` (its arguments, and a run whose CLI cannot be
+//! installed, which fills the table with `failed`) and the script that drifts new releases.
+
+use crate::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
+
+#[test]
+fn matrix_arguments_are_checked_before_anything_runs() {
+    let out = run_in(&root(), &["scenario", "matrix", "--cli", "emacs@29"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown CLI"), "{}", stderr(&out));
+    let out = run_in(&root(), &["scenario", "matrix", "--cli", "codex"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no version to try"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_in(
+        &root(),
+        &[
+            "scenario",
+            "matrix",
+            "--cli",
+            "codex",
+            "--since",
+            "last week",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("YYYY-MM-DD"), "{}", stderr(&out));
+    let out = run_in(
+        &root(),
+        &[
+            "scenario",
+            "matrix",
+            "--cli",
+            "codex@0.150.0",
+            "--last",
+            "3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("not both"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_version_that_cannot_run_is_a_failed_cell_in_every_format() {
+    let cache = tempdir();
+    let reports = tempdir();
+    let out = toolnorm()
+        .args([
+            "scenario",
+            "matrix",
+            "--cli",
+            "codex@0.150.0,0.160.0",
+            "codex-exec-shell",
+            "--reports",
+        ])
+        .arg(reports.path())
+        .current_dir(root())
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("PATH", "")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(
+        table.contains("codex-cli: 2 version(s) × 1 scenario(s)"),
+        "{table}"
+    );
+    for v in ["0.150.0", "0.160.0"] {
+        let row = table.lines().find(|l| l.starts_with(v)).expect(v);
+        assert!(
+            row.contains("failed") && row.contains("(1 failed;"),
+            "{row}"
+        );
+    }
+    let md = std::fs::read_to_string(reports.path().join("matrix.md")).unwrap();
+    assert!(
+        md.contains("| version | published | codex-exec-shell | summary |"),
+        "{md}"
+    );
+    assert!(md.contains("npm was not found on PATH"), "{md}");
+    let html = std::fs::read_to_string(reports.path().join("matrix.html")).unwrap();
+    assert!(html.contains("<td class=\"failed\">"), "{html}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.path().join("matrix.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["rows"][1]["version"], "0.160.0");
+    assert_eq!(json["rows"][1]["cells"][0]["verdict"], "failed");
+}
+
+/// The CI script asks the registry (here a stand-in `npm`) for releases newer than the pinned
+/// ones and plans one drift per release, the newest MAX_PER_CLI of each CLI.
+#[cfg(unix)]
+#[test]
+fn the_drift_script_plans_one_drift_per_newer_release() {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tempdir();
+    let npm = bin.path().join("npm");
+    std::fs::write(
+        &npm,
+        "#!/bin/sh\ncase \"$2\" in\n  @openai/codex) echo '[\"0.170.0\",\"0.171.0\",\"0.172.0-alpha.1\",\"0.172.0\",\"0.173.0\",\"0.175.0\"]' ;;\n  opencode-ai) echo '[\"1.18.32\",\"1.18.33\"]' ;;\n  *) echo '[\"2.1.9\",\"2.1.332\",\"2.1.1000\"]' ;;\nesac\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&npm, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("sh")
+        .arg("scripts/drift-new-releases.sh")
+        .arg("--dry-run")
+        .current_dir(root())
+        .env("PATH", &path)
+        .env("TOOLNORM", "toolnorm")
+        .env("MAX_PER_CLI", "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let planned: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(
+        planned,
+        [
+            "toolnorm scenario drift --cli claude@2.1.1000 --reports reports/drift/claude-2.1.1000",
+            "toolnorm scenario drift --cli codex@0.173.0 --reports reports/drift/codex-0.173.0",
+            "toolnorm scenario drift --cli codex@0.175.0 --reports reports/drift/codex-0.175.0",
+            "opencode: no release newer than 1.18.33",
+        ]
+    );
+}
