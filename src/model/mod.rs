@@ -1,6 +1,9 @@
 //! The contract's types: `NormalizedToolPart` and friends, the normalized output document, and the
 //! derived views (ACP frames, legacy UI parts). Pure data, no I/O.
 
+#[cfg(feature = "acp")]
+pub mod acp;
+pub mod acp_meta;
 mod document;
 mod part;
 mod typescript;
