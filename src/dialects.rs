@@ -3,7 +3,9 @@
 //! scan all go through this table, so adding a dialect is its folder and one row here.
 
 use crate::model::NormalizedDocument;
-use crate::providers::{NormalizeFn, NormalizeOptions, PartStore, Probe, claude, codex, opencode};
+use crate::providers::{
+    NormalizeFn, NormalizeOptions, PartStore, Probe, acp, claude, codex, opencode,
+};
 use crate::rules::{RawScan, raw};
 use crate::stream::{Dialect, Input, Provider};
 
@@ -22,6 +24,14 @@ pub struct DialectEntry {
 
 /// Every dialect, in detection order: a line counts for the first row whose sniffer recognises it.
 pub static DIALECTS: &[DialectEntry] = &[
+    // Above `app-server`, whose sniffer takes any method with a `/`.
+    DialectEntry {
+        dialect: Dialect::Acp,
+        sniff: acp::stdio::sniff,
+        sniff_document: None,
+        normalize: acp::stdio::normalize,
+        scan: raw::acp::stdio,
+    },
     DialectEntry {
         dialect: Dialect::OpencodeEvents,
         sniff: opencode::events::sniff,
@@ -202,7 +212,7 @@ pub fn detect(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect, 
         Some((d, _)) => Ok(*d),
         None => Err(NormalizeError::Undetectable(match provider {
             Some(p) => format!("no line looks like any {p} dialect"),
-            None => "no line looks like Claude, Codex or OpenCode output".to_owned(),
+            None => "no line looks like Claude, Codex, OpenCode or ACP output".to_owned(),
         })),
     }
 }

@@ -125,7 +125,7 @@ mod tests {
             "unset": ["output"]});
         apply_toolnorm_meta(&mut p, ours.as_object().unwrap()).unwrap();
         assert_eq!((p.name.as_str(), p.kind), ("Bash", ToolKind::Bash));
-        assert_eq!(p.error.unwrap().message, "m");
+        assert_eq!(p.error.as_ref().unwrap().message, "m");
         assert_eq!(p.output, None);
         let bad = json!({"timing": {"elapsedMs": "soon"}});
         let err = apply_toolnorm_meta(&mut p, bad.as_object().unwrap()).unwrap_err();

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{McpRef, PartEvent, Timing, ToolMetadata};
+use crate::model::{McpRef, PartEvent, Timing, ToolError, ToolMetadata};
 
 fn part(state: ToolState) -> NormalizedToolPart {
     NormalizedToolPart {

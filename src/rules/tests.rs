@@ -745,6 +745,7 @@ fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
         Dialect::OpencodeEvents => raw::opencode::events,
         Dialect::OpencodeRun => raw::opencode::run,
         Dialect::OpencodeExport => raw::opencode::export,
+        Dialect::Acp => raw::acp::stdio,
     };
     of_dialect(input)
 }

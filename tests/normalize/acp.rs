@@ -109,3 +109,37 @@ fn every_fixture_s_frames_fold_back_into_its_parts() {
     }
     assert!(parts > 100, "only {parts} parts: the corpus is missing");
 }
+
+/// The `acp` dialect reads toolnorm's own frames back: an engine that emits them is put under the
+/// gate with nothing lost. Every fixture's frames, as one ACP stream, normalize to its parts.
+#[test]
+fn every_fixture_s_frames_normalize_back_through_the_acp_dialect() {
+    for s in load_all() {
+        let doc = s.normalize();
+        let text: String = document_frames(&doc)
+            .iter()
+            .map(|f| serde_json::to_string(f).unwrap() + "\n")
+            .collect();
+        if text.is_empty() {
+            continue;
+        }
+        let input = toolnorm::Input::from_bytes(text.as_bytes());
+        let detected = toolnorm::dialects::detect(&input, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        assert_eq!(detected, toolnorm::Dialect::Acp, "{}", s.name);
+        let back = toolnorm::normalize(
+            &input,
+            toolnorm::NormalizeOptions {
+                dialect: Some(toolnorm::Dialect::Acp),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(back.provider, "acp");
+        assert!(back.diagnostics.is_empty(), "{}: {:?}", s.name, back.diagnostics);
+        assert_eq!(back.parts.len(), doc.parts.len(), "{}", s.name);
+        for (a, b) in back.parts.iter().zip(&doc.parts) {
+            assert_eq!(a, b, "{}: part {} changed through the acp dialect", s.name, b.id);
+        }
+    }
+}
