@@ -88,7 +88,7 @@ impl CallView {
                         .and_then(|c| c.get("text"))
                         .and_then(Value::as_str)
                     {
-                        out.push(t.to_owned());
+                        out.push(unfence(t));
                     }
                 }
                 Some("diff") => {
@@ -116,6 +116,19 @@ impl CallView {
                 })
             })
             .collect()
+    }
+}
+
+/// A text without the markdown code fence an adapter wraps output in (```` ```console ````).
+fn unfence(text: &str) -> String {
+    let t = text.trim();
+    match (t.strip_prefix("```"), t.ends_with("```")) {
+        (Some(rest), true) if rest.len() >= 3 => {
+            let body = &rest[..rest.len() - 3];
+            // The fence's first line may name a language.
+            body.split_once('\n').map_or(body, |(_, b)| b).trim_end_matches('\n').to_owned()
+        }
+        _ => text.to_owned(),
     }
 }
 
@@ -164,9 +177,11 @@ pub(crate) fn derive(view: &CallView, declined: Option<&str>) -> Derived {
         state = ToolState::Error;
     }
     let text = view.content_text();
+    // The content of a call still running is what it is about (a description), not its result.
     let output = match state {
         ToolState::Error => None,
-        _ => view
+        ToolState::Started | ToolState::Running => view.raw_output.clone(),
+        ToolState::Complete => view
             .raw_output
             .clone()
             .or_else(|| {
@@ -182,10 +197,10 @@ pub(crate) fn derive(view: &CallView, declined: Option<&str>) -> Derived {
                 .iter()
                 .find_map(|k| o.get(*k).and_then(Value::as_str).map(str::to_owned)),
         });
-        let message = text
+        let message = from_output
             .as_deref()
-            .or(from_output.as_deref())
             .and_then(first_line)
+            .or_else(|| text.as_deref().and_then(first_line))
             .unwrap_or_else(|| match declined {
                 Some(_) => "the user declined the tool call".to_owned(),
                 None => "the tool call failed".to_owned(),
@@ -249,13 +264,24 @@ mod tests {
     }
 
     #[test]
+    fn fenced_output_is_unfenced_and_a_description_is_no_output() {
+        assert_eq!(unfence("```console\nhello\n```"), "hello");
+        assert_eq!(unfence("```\nExit code 3\nx\n```"), "Exit code 3\nx");
+        assert_eq!(unfence("plain"), "plain");
+        let v = view(json!({"toolCallId": "t", "title": "sh a", "kind": "execute",
+            "status": "in_progress",
+            "content": [{"type": "content", "content": {"type": "text", "text": "Run a"}}]}));
+        assert_eq!(derive(&v, None).output, None);
+    }
+
+    #[test]
     fn a_failed_call_takes_its_message_from_content_and_a_declined_one_says_so() {
         let v = view(json!({"toolCallId": "t", "title": "Run false", "kind": "execute",
-            "status": "failed", "rawOutput": {"stderr": "boom"},
-            "content": [{"type": "content", "content": {"type": "text", "text": "\nExit 1\nmore"}}]}));
+            "status": "failed", "rawOutput": "Exit code 3\nboom",
+            "content": [{"type": "content", "content": {"type": "text", "text": "```\nExit code 3\nboom\n```"}}]}));
         let d = derive(&v, None);
         assert_eq!(d.state, ToolState::Error);
-        assert_eq!(d.error.as_ref().unwrap().message, "Exit 1");
+        assert_eq!(d.error.as_ref().unwrap().message, "Exit code 3");
         assert_eq!(d.output, None);
         assert_eq!(d.name, "execute", "no name sent: ACP's kind stands in");
         let v = view(json!({"toolCallId": "t", "title": "Write a", "kind": "edit"}));
