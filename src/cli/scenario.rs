@@ -227,9 +227,15 @@ fn compare(scenarios: &[Scenario], a: CompareArgs) -> anyhow::Result<u8> {
     let mut cards = Vec::new();
     let mut missing = 0;
     for s in chosen {
-        let Some(native) = s.mirrors.as_deref().and_then(|m| scenarios.iter().find(|n| n.name == m))
+        let Some(native) = s
+            .mirrors
+            .as_deref()
+            .and_then(|m| scenarios.iter().find(|n| n.name == m))
         else {
-            eprintln!("error: {}: mirrors {:?}, which is no scenario", s.name, s.mirrors);
+            eprintln!(
+                "error: {}: mirrors {:?}, which is no scenario",
+                s.name, s.mirrors
+            );
             missing += 1;
             continue;
         };
@@ -246,14 +252,24 @@ fn compare(scenarios: &[Scenario], a: CompareArgs) -> anyhow::Result<u8> {
         }
         let acp = normalize_fixture(&acp_path)?;
         let nat = normalize_fixture(&native_path)?;
-        cards.push(scorecard::card(s.agent.as_str(), &s.name, &native.name, &nat, &acp));
+        cards.push(scorecard::card(
+            s.agent.as_str(),
+            &s.name,
+            &native.name,
+            &nat,
+            &acp,
+        ));
     }
     print!("{}", scorecard::markdown(&cards));
     if let Some(path) = &a.html {
         std::fs::write(path, scorecard::html_page(&cards))
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
-    Ok(if missing > 0 { exit::FAILURE } else { exit::SUCCESS })
+    Ok(if missing > 0 {
+        exit::FAILURE
+    } else {
+        exit::SUCCESS
+    })
 }
 
 fn select<'a>(all: &'a [Scenario], names: &[String]) -> anyhow::Result<Vec<&'a Scenario>> {

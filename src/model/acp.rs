@@ -172,13 +172,16 @@ pub fn part_update_frame(
 ) -> AcpUpdateFrame {
     let terminal = after.state.is_terminal();
     let Some(before) = before else {
-        let mut call = acp::ToolCall::new(acp::ToolCallId::new(after.id.as_str()), after.title.as_str())
-            .kind(acp_kind(after.kind))
-            .status(acp_status(after.state))
-            .locations(locations(after))
-            .raw_input((!after.input.is_null()).then(|| after.input.clone()))
-            .raw_output(after.output.clone().filter(|v| !v.is_null()))
-            .meta(meta(None, after));
+        let mut call = acp::ToolCall::new(
+            acp::ToolCallId::new(after.id.as_str()),
+            after.title.as_str(),
+        )
+        .kind(acp_kind(after.kind))
+        .status(acp_status(after.state))
+        .locations(locations(after))
+        .raw_input((!after.input.is_null()).then(|| after.input.clone()))
+        .raw_output(after.output.clone().filter(|v| !v.is_null()))
+        .meta(meta(None, after));
         if terminal {
             call = call.content(display_content(after));
         }
@@ -205,7 +208,8 @@ pub fn part_update_frame(
             fields = fields.content(content);
         }
     }
-    let update = acp::ToolCallUpdate::new(acp::ToolCallId::new(after.id.as_str()), fields).meta(meta(Some(before), after));
+    let update = acp::ToolCallUpdate::new(acp::ToolCallId::new(after.id.as_str()), fields)
+        .meta(meta(Some(before), after));
     wrap(session_id, acp::SessionUpdate::ToolCallUpdate(update))
 }
 

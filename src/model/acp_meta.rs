@@ -22,12 +22,13 @@ pub fn state_of_status(status: &str) -> Option<ToolState> {
     }
 }
 
-/// The contract kind an ACP kind name suggests when nothing better is known: `read` a file read,
-/// `edit` / `delete` / `move` a file edit, `execute` a shell command, `fetch` a web search or
-/// fetch, `think` a subagent or plan, the rest (`search`, `switch_mode`, `other`) unknown.
+/// The contract kind an ACP kind name suggests when nothing better is known: `read` and `search`
+/// (finding files, searching their content) a file read, `edit` / `delete` / `move` a file edit,
+/// `execute` a shell command, `fetch` a web search or fetch, `think` a subagent or plan, the rest
+/// (`switch_mode`, `other`) unknown.
 pub fn kind_of_acp_kind(kind: &str) -> ToolKind {
     match kind {
-        "read" => ToolKind::FileRead,
+        "read" | "search" => ToolKind::FileRead,
         "edit" | "delete" | "move" => ToolKind::FileEdit,
         "execute" => ToolKind::Bash,
         "fetch" => ToolKind::WebSearch,

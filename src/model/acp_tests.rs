@@ -58,7 +58,11 @@ fn kinds_map_to_acp_as_documented() {
     ];
     assert_eq!(table.len(), ToolKind::ALL.len());
     for (k, name) in table {
-        assert_eq!(serde_json::to_value(acp_kind(k)).unwrap(), json!(name), "{k:?}");
+        assert_eq!(
+            serde_json::to_value(acp_kind(k)).unwrap(),
+            json!(name),
+            "{k:?}"
+        );
     }
 }
 
@@ -114,7 +118,10 @@ fn a_failure_travels_as_failed_with_the_error_under_meta_and_folds_back() {
     assert_eq!(u["status"], "failed");
     assert_eq!(u["content"][0]["content"]["text"], "Exit code 1");
     assert_eq!(u["_meta"]["toolnorm"]["error"]["code"], "1");
-    assert!(u["_meta"]["toolnorm"].get("name").is_none(), "unchanged: not repeated");
+    assert!(
+        u["_meta"]["toolnorm"].get("name").is_none(),
+        "unchanged: not repeated"
+    );
     assert_eq!(fold_frames(&frames).unwrap(), vec![failed]);
 }
 
@@ -183,7 +190,11 @@ fn a_document_gives_one_tool_call_then_one_update_per_event() {
         want.map(|(a, b)| (a.to_owned(), b.to_owned())).to_vec()
     );
     // The output appears with the last event only.
-    assert!(json_of(&frames[0])["params"]["update"].get("rawOutput").is_none());
+    assert!(
+        json_of(&frames[0])["params"]["update"]
+            .get("rawOutput")
+            .is_none()
+    );
     assert_eq!(
         json_of(&frames[3])["params"]["update"]["rawOutput"],
         json!("a\nb")

@@ -11,8 +11,17 @@ use crate::model::{NormalizedDocument, NormalizedToolPart};
 
 /// The fields compared, in column order.
 pub const FIELDS: [&str; 11] = [
-    "name", "kind", "title", "state", "input", "output", "error", "error code", "MCP identity",
-    "subagent link", "timing",
+    "name",
+    "kind",
+    "title",
+    "state",
+    "input",
+    "output",
+    "error",
+    "error code",
+    "MCP identity",
+    "subagent link",
+    "timing",
 ];
 
 /// What became of one field of one part on the ACP path.
@@ -70,12 +79,14 @@ fn verdict<T: PartialEq>(native: Option<T>, acp: Option<T>) -> Verdict {
     }
 }
 
+/// What ties a call to a subagent: the spawning call's id, the child session or thread, the task.
 fn subagent_link(p: &NormalizedToolPart) -> Option<Vec<Option<&str>>> {
     let m = p.metadata.as_ref()?;
     let link = vec![
         m.parent_tool_use_id.as_deref(),
         m.child_session_id.as_deref(),
         m.task_id.as_deref(),
+        m.session_id.as_deref(),
     ];
     link.iter().any(Option::is_some).then_some(link)
 }
@@ -136,7 +147,10 @@ pub fn card(
             Some(i)
         })
         .collect();
-    let mut rest = (0..acp.parts.len()).filter(|i| !used[*i]).collect::<Vec<_>>().into_iter();
+    let mut rest = (0..acp.parts.len())
+        .filter(|i| !used[*i])
+        .collect::<Vec<_>>()
+        .into_iter();
     for m in matched.iter_mut().filter(|m| m.is_none()) {
         *m = rest.next();
         if let Some(i) = *m {
@@ -201,7 +215,10 @@ pub fn markdown(cards: &[Card]) -> String {
     for adapter in adapters(cards) {
         let mine: Vec<&Card> = cards.iter().filter(|c| c.adapter == adapter).collect();
         let _ = writeln!(out, "### {adapter}\n");
-        let _ = writeln!(out, "| field | kept | changed | lost | added |\n| --- | --- | --- | --- | --- |");
+        let _ = writeln!(
+            out,
+            "| field | kept | changed | lost | added |\n| --- | --- | --- | --- | --- |"
+        );
         for (f, (k, c, l, a)) in FIELDS.iter().zip(totals(&mine)) {
             let _ = writeln!(out, "| {f} | {k} | {c} | {l} | {a} |");
         }
@@ -214,7 +231,13 @@ pub fn markdown(cards: &[Card]) -> String {
                     Some(cells) => cells.iter().map(Verdict::as_str).collect::<Vec<_>>(),
                     None => vec!["missing"; FIELDS.len()],
                 };
-                let _ = writeln!(out, "| {} | {} | {} |", c.scenario, row.native, cells.join(" | "));
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} |",
+                    c.scenario,
+                    row.native,
+                    cells.join(" | ")
+                );
             }
             for extra in &c.extra {
                 let _ = writeln!(
@@ -236,14 +259,23 @@ pub fn html(cards: &[Card]) -> String {
     let mut out = String::from("<section class=\"scorecard\">\n<h2>ACP adapters: scorecard</h2>\n");
     for adapter in adapters(cards) {
         let mine: Vec<&Card> = cards.iter().filter(|c| c.adapter == adapter).collect();
-        let _ = writeln!(out, "<h3>{}</h3>\n<table>\n<tr><th>scenario</th><th>part (native)</th>", esc(adapter));
+        let _ = writeln!(
+            out,
+            "<h3>{}</h3>\n<table>\n<tr><th>scenario</th><th>part (native)</th>",
+            esc(adapter)
+        );
         for f in FIELDS {
             let _ = write!(out, "<th>{}</th>", esc(f));
         }
         out.push_str("</tr>\n");
         for c in &mine {
             for row in &c.rows {
-                let _ = write!(out, "<tr><td>{}</td><td>{}</td>", esc(&c.scenario), esc(&row.native));
+                let _ = write!(
+                    out,
+                    "<tr><td>{}</td><td>{}</td>",
+                    esc(&c.scenario),
+                    esc(&row.native)
+                );
                 match &row.cells {
                     Some(cells) => {
                         for v in cells {
@@ -251,7 +283,11 @@ pub fn html(cards: &[Card]) -> String {
                         }
                     }
                     None => {
-                        let _ = write!(out, "<td class=\"lost\" colspan=\"{}\">missing</td>", FIELDS.len());
+                        let _ = write!(
+                            out,
+                            "<td class=\"lost\" colspan=\"{}\">missing</td>",
+                            FIELDS.len()
+                        );
                     }
                 }
                 out.push_str("</tr>\n");
@@ -345,7 +381,13 @@ mod tests {
     fn parts_match_by_id_then_in_order_and_the_rest_are_named() {
         let native = doc(vec![part("a"), part("b"), part("c")]);
         let acp = doc(vec![part("b"), part("z"), part("y"), part("w")]);
-        let c = card("claude-acp", "claude-acp-bash", "claude-bash", &native, &acp);
+        let c = card(
+            "claude-acp",
+            "claude-acp-bash",
+            "claude-bash",
+            &native,
+            &acp,
+        );
         assert!(c.rows.iter().all(|r| r.cells.is_some()));
         assert_eq!(c.extra, vec!["Bash `w`".to_owned()]);
         let md = markdown(&[c.clone()]);

@@ -62,7 +62,10 @@ impl Agent {
 
     /// An ACP adapter: driven as an ACP client, recorded into the `acp` provider folder.
     pub fn is_acp(self) -> bool {
-        matches!(self, Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp)
+        matches!(
+            self,
+            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp
+        )
     }
 
     /// The agent whose native scenarios an ACP adapter's mirror (`claude-acp` of `claude`,

@@ -76,6 +76,15 @@ impl CallView {
         })
     }
 
+    /// The call an adapter says this one ran inside (`_meta.<agent>.parentToolUseId`).
+    pub fn parent(&self) -> Option<String> {
+        self.meta.values().find_map(|v| {
+            v.get("parentToolUseId")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+    }
+
     /// The text blocks of `content`, joined; diffs as `path` lines.
     pub fn content_text(&self) -> Option<String> {
         let mut out: Vec<String> = Vec::new();
@@ -126,7 +135,10 @@ fn unfence(text: &str) -> String {
         (Some(rest), true) if rest.len() >= 3 => {
             let body = &rest[..rest.len() - 3];
             // The fence's first line may name a language.
-            body.split_once('\n').map_or(body, |(_, b)| b).trim_end_matches('\n').to_owned()
+            body.split_once('\n')
+                .map_or(body, |(_, b)| b)
+                .trim_end_matches('\n')
+                .to_owned()
         }
         _ => text.to_owned(),
     }
@@ -139,17 +151,55 @@ fn mcp_parts(name: &str) -> Option<(String, String)> {
     (!server.is_empty() && !tool.is_empty()).then(|| (server.to_owned(), tool.to_owned()))
 }
 
+/// An MCP invocation as some adapters pass it in `rawInput`: `{server, tool, arguments}`
+/// (codex-acp) → (server, tool, arguments).
+fn mcp_invocation(input: Option<&Value>) -> Option<(String, String, Value)> {
+    let o = input?.as_object()?;
+    let server = o.get("server")?.as_str()?;
+    let tool = o.get("tool")?.as_str()?;
+    let args = o.get("arguments")?;
+    (!server.is_empty() && !tool.is_empty())
+        .then(|| (server.to_owned(), tool.to_owned(), args.clone()))
+}
+
 /// The contract kind of a call: from its name where that says more than ACP's kind.
 fn kind(view: &CallView, name: Option<&str>) -> ToolKind {
     if let Some((server, tool)) = name.and_then(mcp_parts) {
+        return titles::mcp_kind(&server, &tool);
+    }
+    if let Some((server, tool, _)) = mcp_invocation(view.raw_input.as_ref()) {
         return titles::mcp_kind(&server, &tool);
     }
     match name.map(str::to_ascii_lowercase).as_deref() {
         Some("todowrite" | "todo_write" | "todowrite_tool" | "update_plan") => ToolKind::Todo,
         Some("task" | "agent") => ToolKind::Subagent,
         Some("websearch" | "web_search") => ToolKind::WebSearch,
+        Some("webfetch" | "web_fetch") => ToolKind::Browser,
         Some("write") => ToolKind::FileWrite,
         _ => kind_of_acp_kind(view.kind.as_deref().unwrap_or("other")),
+    }
+}
+
+/// The part a `plan` update makes: ACP's plan has no tool call, so (as for `codex app-server`'s
+/// `turn/plan/updated`) one `todo` part per prompt turn, `plan-<turn>`, updated in place with the
+/// entries as its input.
+pub(crate) fn plan_update(id: &str, entries: &Value) -> crate::providers::PartUpdate {
+    let list = entries.as_array().map(Vec::as_slice).unwrap_or_default();
+    let done = list
+        .iter()
+        .filter(|e| e.get("status").and_then(Value::as_str) == Some("completed"))
+        .count();
+    crate::providers::PartUpdate {
+        name: Some("plan".to_owned()),
+        kind: Some(ToolKind::Todo),
+        title: Some(titles::todo(list.len(), done)),
+        input: Some(json!({"entries": entries})),
+        state: Some(ToolState::Running),
+        metadata: Some(ToolMetadata {
+            provider_type: Some("plan".to_owned()),
+            ..ToolMetadata::default()
+        }),
+        ..crate::providers::PartUpdate::new(id)
     }
 }
 
@@ -208,14 +258,27 @@ pub(crate) fn derive(view: &CallView, declined: Option<&str>) -> Derived {
         ToolError {
             message,
             code: declined.map(|_| "declined".to_owned()),
-            details: view.raw_output.clone().or_else(|| text.clone().map(Value::String)),
+            details: view
+                .raw_output
+                .clone()
+                .or_else(|| text.clone().map(Value::String)),
         }
     });
     let mut metadata = ToolMetadata {
         provider_type: Some("tool_call".to_owned()),
         ..ToolMetadata::default()
     };
+    metadata.parent_tool_use_id = view.parent();
+    // An MCP tool's name is the tool's own, its server in `metadata.mcp`.
+    let mut name = name;
+    let mut input = view.raw_input.clone().unwrap_or_else(|| json!({}));
     if let Some((server, tool)) = name.as_deref().and_then(mcp_parts) {
+        name = Some(tool.clone());
+        metadata.mcp = Some(McpRef { server, tool });
+    } else if let Some((server, tool, args)) = mcp_invocation(view.raw_input.as_ref()) {
+        // The MCP tool's own arguments are the call's input.
+        name.get_or_insert_with(|| tool.clone());
+        input = args;
         metadata.mcp = Some(McpRef { server, tool });
     }
     metadata
@@ -231,7 +294,7 @@ pub(crate) fn derive(view: &CallView, declined: Option<&str>) -> Derived {
         name,
         kind,
         title,
-        input: view.raw_input.clone().unwrap_or_else(|| json!({})),
+        input,
         output,
         error,
         state,
@@ -252,15 +315,33 @@ mod tests {
 
     #[test]
     fn an_adapter_s_tool_name_and_mcp_identity_are_read() {
-        let v = view(json!({"toolCallId": "t", "title": "amalgm: browser_navigate",
+        let v = view(
+            json!({"toolCallId": "t", "title": "amalgm: browser_navigate",
             "kind": "other", "status": "completed",
             "_meta": {"claudeCode": {"toolName": "mcp__amalgm__browser_navigate"}},
-            "content": [{"type": "content", "content": {"type": "text", "text": "ok"}}]}));
+            "content": [{"type": "content", "content": {"type": "text", "text": "ok"}}]}),
+        );
         let d = derive(&v, None);
-        assert_eq!(d.name, "mcp__amalgm__browser_navigate");
+        assert_eq!(d.name, "browser_navigate");
         assert_eq!(d.kind, ToolKind::Browser);
         assert_eq!(d.metadata.mcp.unwrap().server, "amalgm");
         assert_eq!(d.output, Some(json!("ok")));
+    }
+
+    #[test]
+    fn an_mcp_invocation_in_raw_input_gives_the_identity_and_the_arguments() {
+        let v = view(
+            json!({"toolCallId": "t", "title": "Tool: amalgm/browser_snapshot",
+            "status": "completed",
+            "rawInput": {"server": "amalgm", "tool": "browser_snapshot", "arguments": {"a": 1}}}),
+        );
+        let d = derive(&v, None);
+        assert_eq!(
+            (d.name.as_str(), d.kind),
+            ("browser_snapshot", ToolKind::Browser)
+        );
+        assert_eq!(d.input, json!({"a": 1}));
+        assert_eq!(d.metadata.mcp.unwrap().server, "amalgm");
     }
 
     #[test]
@@ -268,17 +349,21 @@ mod tests {
         assert_eq!(unfence("```console\nhello\n```"), "hello");
         assert_eq!(unfence("```\nExit code 3\nx\n```"), "Exit code 3\nx");
         assert_eq!(unfence("plain"), "plain");
-        let v = view(json!({"toolCallId": "t", "title": "sh a", "kind": "execute",
+        let v = view(
+            json!({"toolCallId": "t", "title": "sh a", "kind": "execute",
             "status": "in_progress",
-            "content": [{"type": "content", "content": {"type": "text", "text": "Run a"}}]}));
+            "content": [{"type": "content", "content": {"type": "text", "text": "Run a"}}]}),
+        );
         assert_eq!(derive(&v, None).output, None);
     }
 
     #[test]
     fn a_failed_call_takes_its_message_from_content_and_a_declined_one_says_so() {
-        let v = view(json!({"toolCallId": "t", "title": "Run false", "kind": "execute",
+        let v = view(
+            json!({"toolCallId": "t", "title": "Run false", "kind": "execute",
             "status": "failed", "rawOutput": "Exit code 3\nboom",
-            "content": [{"type": "content", "content": {"type": "text", "text": "```\nExit code 3\nboom\n```"}}]}));
+            "content": [{"type": "content", "content": {"type": "text", "text": "```\nExit code 3\nboom\n```"}}]}),
+        );
         let d = derive(&v, None);
         assert_eq!(d.state, ToolState::Error);
         assert_eq!(d.error.as_ref().unwrap().message, "Exit code 3");

@@ -48,6 +48,10 @@ pub(crate) struct Tracker {
     permissions: HashMap<String, Permission>,
     /// Who the agent said it is in its `initialize` response.
     agent: Option<(String, Option<String>)>,
+    /// How many prompts the client sent (numbers the plan parts).
+    prompts: usize,
+    /// The plan part of the current prompt turn, once a `plan` update came.
+    plan: Option<String>,
 }
 
 impl Tracker {
@@ -78,6 +82,9 @@ impl Tracker {
                 self.permission_request(n, id, msg.params, store);
             }
             (Some(method), Some(id)) => {
+                if method == "session/prompt" {
+                    self.prompts += 1;
+                }
                 self.requests.insert(id, method.to_owned());
             }
             (Some(_), None) => {}
@@ -98,6 +105,15 @@ impl Tracker {
         let first = match note.update.session_update.as_deref() {
             Some("tool_call") => true,
             Some("tool_call_update") => false,
+            Some("plan") => {
+                let id = self
+                    .plan
+                    .get_or_insert_with(|| format!("plan-{}", self.prompts.max(1)))
+                    .clone();
+                let entries = note.update.entries.clone().unwrap_or(Value::Null);
+                store.upsert(n, super::tools::plan_update(&id, &entries));
+                return;
+            }
             _ => return,
         };
         self.frame(n, &note.update.call, first, store);
@@ -144,7 +160,10 @@ impl Tracker {
             if let Err(e) = apply_toolnorm_meta(&mut part, ours) {
                 store.warn(
                     n,
-                    format!("`_meta.toolnorm.{}` of `{id}` unreadable: {}", e.field, e.reason),
+                    format!(
+                        "`_meta.toolnorm.{}` of `{id}` unreadable: {}",
+                        e.field, e.reason
+                    ),
                 );
             }
             call.ours = Some(part);
@@ -156,7 +175,9 @@ impl Tracker {
 
     /// Push the call's current part into the store.
     fn emit(&self, n: u32, id: &str, store: &mut PartStore) {
-        let Some(call) = self.calls.get(id) else { return };
+        let Some(call) = self.calls.get(id) else {
+            return;
+        };
         let update = match &call.ours {
             Some(p) => PartUpdate {
                 id: p.id.clone(),
@@ -203,7 +224,10 @@ impl Tracker {
     ) {
         let Some(req) = params.and_then(|p| serde_json::from_value::<PermissionRequest>(p).ok())
         else {
-            store.warn(n, "session/request_permission without a readable `toolCall`");
+            store.warn(
+                n,
+                "session/request_permission without a readable `toolCall`",
+            );
             return;
         };
         let Some(call_id) = req.tool_call.tool_call_id.clone() else {
@@ -232,7 +256,8 @@ impl Tracker {
         let outcome = msg.result.as_ref().and_then(|r| r.get("outcome"));
         if let Some(outcome) = outcome {
             if let Some(p) = self.permissions.remove(id) {
-                let outcome: Option<PermissionOutcome> = serde_json::from_value(outcome.clone()).ok();
+                let outcome: Option<PermissionOutcome> =
+                    serde_json::from_value(outcome.clone()).ok();
                 let chosen = outcome.as_ref().and_then(|o| match o.outcome.as_deref() {
                     Some("selected") => p
                         .options
@@ -270,6 +295,12 @@ impl Tracker {
                 }
             }
             "session/prompt" => {
+                // The turn is over: its plan is settled.
+                if let Some(plan) = self.plan.take() {
+                    let mut done = PartUpdate::new(plan);
+                    done.state = Some(ToolState::Complete);
+                    store.upsert(n, done);
+                }
                 if let Some(err) = &msg.error {
                     let e: RpcError = serde_json::from_value(err.clone()).unwrap_or_default();
                     let message = e

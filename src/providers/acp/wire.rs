@@ -33,7 +33,10 @@ pub(crate) struct Message {
 impl Message {
     /// The request id as a map key (`1` and `"1"` stay apart).
     pub fn id_key(&self) -> Option<String> {
-        self.id.as_ref().filter(|v| !v.is_null()).map(Value::to_string)
+        self.id
+            .as_ref()
+            .filter(|v| !v.is_null())
+            .map(Value::to_string)
     }
 
     pub fn is_response(&self) -> bool {
@@ -54,6 +57,9 @@ pub(crate) struct SessionNotification {
 pub(crate) struct Update {
     #[serde(default, deserialize_with = "lenient")]
     pub session_update: Option<String>,
+    /// A `plan` update's entries.
+    #[serde(default)]
+    pub entries: Option<Value>,
     #[serde(flatten)]
     pub call: ToolCallFields,
 }

@@ -2,7 +2,9 @@
 //! `tool_call_update`) and of the agent's permission requests, by `toolCallId`; the name an agent
 //! states (ACP's `name`, `_meta.toolnorm.name`, or an adapter's `_meta.<agent>.toolName`); a
 //! `failed` status, or a permission request the client answered with a `reject_*` option, as the
-//! failure marker; and a `session/prompt` response (`stopReason`) as the end of the turn.
+//! failure marker; a `plan` update as the turn's todo list (`plan-<turn>`, turns counted by the
+//! client's `session/prompt` requests); and a `session/prompt` response (`stopReason`) as the end
+//! of the turn.
 
 use std::collections::HashMap;
 
@@ -11,21 +13,35 @@ use serde_json::Value;
 use super::{RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
 use crate::stream::Input;
 
-const MARKERS: &[&str] = &["toolCallId", "stopReason", "outcome"];
+const MARKERS: &[&str] = &[
+    "toolCallId",
+    "stopReason",
+    "outcome",
+    "\"plan\"",
+    "session/prompt",
+];
 
 /// ACP over stdio, both directions.
 pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
     // Permission request id (as JSON text) → (call id, reject option ids).
     let mut asked: HashMap<String, (String, Vec<String>)> = HashMap::new();
+    // A `plan` update is the todo list of its prompt turn: one call per turn, `plan-<turn>`.
+    let mut prompts = 0usize;
     for_marked_lines(input, MARKERS, |line, v| {
         let method = str_of(&v, "method");
         let params = v.get("params");
         match method {
+            Some("session/prompt") => prompts += 1,
             Some("session/update") => {
                 let Some(u) = params.and_then(|p| p.get("update")) else {
                     return;
                 };
+                if str_of(u, "sessionUpdate") == Some("plan") {
+                    let call = s.call(&format!("plan-{}", prompts.max(1)), line);
+                    call.item_type.get_or_insert_with(|| "plan".to_owned());
+                    return;
+                }
                 if matches!(
                     str_of(u, "sessionUpdate"),
                     Some("tool_call" | "tool_call_update")
@@ -84,7 +100,10 @@ fn call_fields(s: &mut RawScan, line: u32, u: &Value) {
     };
     let meta = u.get("_meta");
     let name = str_of(u, "name")
-        .or_else(|| meta.and_then(|m| m.get("toolnorm")).and_then(|t| str_of(t, "name")))
+        .or_else(|| {
+            meta.and_then(|m| m.get("toolnorm"))
+                .and_then(|t| str_of(t, "name"))
+        })
         .or_else(|| {
             meta.and_then(Value::as_object)?
                 .values()
@@ -128,6 +147,12 @@ mod tests {
                 "\n",
                 r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
                 "\n",
+                r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}"#,
+                "\n",
             )
             .as_bytes(),
         ));
@@ -136,6 +161,13 @@ mod tests {
         assert_eq!(a.failed_line, Some(2));
         assert_eq!(a.args.get("command"), Some(&Value::from("ls")));
         assert_eq!(s.get("b").unwrap().failed_line, Some(4));
-        assert_eq!(s.turn_ends, vec![TurnEnd { line: 5, scope: None }]);
+        assert_eq!(
+            s.turn_ends,
+            vec![TurnEnd {
+                line: 5,
+                scope: None
+            }]
+        );
+        assert_eq!(s.get("plan-2").unwrap().line, 8);
     }
 }

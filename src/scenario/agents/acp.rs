@@ -64,10 +64,12 @@ fn who(agent: Agent) -> &'static str {
 fn acp_mcp_servers(config: &std::path::Path) -> anyhow::Result<Value> {
     let text = std::fs::read_to_string(config)
         .with_context(|| format!("failed to read {}", config.display()))?;
-    let v: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not JSON", config.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", config.display()))?;
     let server = &v["mcpServers"][SERVER_NAME];
-    Ok(json!([{"name": SERVER_NAME, "command": server["command"], "args": server["args"], "env": []}]))
+    Ok(
+        json!([{"name": SERVER_NAME, "command": server["command"], "args": server["args"], "env": []}]),
+    )
 }
 
 /// Wait for the response to request `id`, answering the agent's own requests meanwhile.
@@ -102,9 +104,15 @@ fn response(
 
 /// The client's answer to one of the agent's requests: a permission request gets the first
 /// option that allows; anything else (the client offers no file system or terminal) an error.
-fn answer(method: &str, params: Option<&Value>, problems: &mut Vec<String>) -> Result<Value, Value> {
+fn answer(
+    method: &str,
+    params: Option<&Value>,
+    problems: &mut Vec<String>,
+) -> Result<Value, Value> {
     if method != "session/request_permission" {
-        problems.push(format!("the agent asked the client for {method}, which it does not offer"));
+        problems.push(format!(
+            "the agent asked the client for {method}, which it does not offer"
+        ));
         return Err(json!({"code": -32601, "message": format!("method not found: {method}")}));
     }
     let options = params
@@ -140,17 +148,21 @@ fn drive_acp(
         "clientInfo": {"name": "toolnorm", "version": env!("CARGO_PKG_VERSION")}
     }}))?;
     response(channel, 0, "the initialize response", &mut problems)?;
-    channel.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {
-        "cwd": cwd, "mcpServers": mcp_servers
-    }}))?;
+    channel.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {
+            "cwd": cwd, "mcpServers": mcp_servers
+        }}),
+    )?;
     let session = response(channel, 1, "the session/new response", &mut problems)?;
     let session_id = session
         .get("sessionId")
         .cloned()
         .ok_or_else(|| anyhow::anyhow!("session/new answered without a sessionId: {session}"))?;
-    channel.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {
-        "sessionId": session_id, "prompt": [{"type": "text", "text": s.prompt}]
-    }}))?;
+    channel.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {
+            "sessionId": session_id, "prompt": [{"type": "text", "text": s.prompt}]
+        }}),
+    )?;
     let done = response(channel, 2, "the session/prompt response", &mut problems)?;
     match done.get("stopReason").and_then(Value::as_str) {
         Some("end_turn") => {}
