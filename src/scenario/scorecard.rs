@@ -215,6 +215,17 @@ pub fn markdown(cards: &[Card]) -> String {
     for adapter in adapters(cards) {
         let mine: Vec<&Card> = cards.iter().filter(|c| c.adapter == adapter).collect();
         let _ = writeln!(out, "### {adapter}\n");
+        let parts: usize = mine.iter().map(|c| c.rows.len()).sum();
+        let missing: usize = mine
+            .iter()
+            .map(|c| c.rows.iter().filter(|r| r.cells.is_none()).count())
+            .sum();
+        let extra: usize = mine.iter().map(|c| c.extra.len()).sum();
+        let _ = writeln!(
+            out,
+            "{} scenarios, {parts} native parts: {missing} missing from the adapter's output, {extra} only in it.\n",
+            mine.len()
+        );
         let _ = writeln!(
             out,
             "| field | kept | changed | lost | added |\n| --- | --- | --- | --- | --- |"
@@ -390,8 +401,14 @@ mod tests {
         );
         assert!(c.rows.iter().all(|r| r.cells.is_some()));
         assert_eq!(c.extra, vec!["Bash `w`".to_owned()]);
-        let md = markdown(&[c.clone()]);
+        let md = markdown(std::slice::from_ref(&c));
         assert!(md.contains("### claude-acp"), "{md}");
+        assert!(
+            md.contains(
+                "1 scenarios, 3 native parts: 0 missing from the adapter's output, 1 only in it."
+            ),
+            "{md}"
+        );
         assert!(md.contains("| error code | 3 | 0 | 0 | 0 |"), "{md}");
         let page = html_page(&[c]);
         assert!(page.contains("<section class=\"scorecard\">"));
