@@ -113,7 +113,11 @@ fn emits_acp_session_updates_one_per_line() {
         assert_eq!(f["method"], "session/update");
         let u = &f["params"]["update"];
         let id = u["toolCallId"].as_str().unwrap().to_owned();
-        let want = if seen.insert(id) { "tool_call" } else { "tool_call_update" };
+        let want = if seen.insert(id) {
+            "tool_call"
+        } else {
+            "tool_call_update"
+        };
         assert_eq!(u["sessionUpdate"], want, "{f}");
     }
 }

@@ -53,13 +53,20 @@ fn every_fixture_s_frames_validate_against_the_acp_schema() {
                 ("session notification", &session, &v["params"]),
             ] {
                 let errs = errors(validator, instance);
-                assert!(errs.is_empty(), "{} frame {i}: not a valid ACP {what}: {errs:?}\n{v}", s.name);
+                assert!(
+                    errs.is_empty(),
+                    "{} frame {i}: not a valid ACP {what}: {errs:?}\n{v}",
+                    s.name
+                );
             }
             assert_eq!(v["method"], "session/update", "{} frame {i}", s.name);
             checked += 1;
         }
     }
-    assert!(checked > 100, "only {checked} frames: the corpus is missing");
+    assert!(
+        checked > 100,
+        "only {checked} frames: the corpus is missing"
+    );
 }
 
 #[test]
@@ -92,7 +99,11 @@ fn every_fixture_s_frames_fold_back_into_its_parts() {
         let folded = fold_frames(&read).unwrap_or_else(|e| panic!("{}: {e}", s.name));
         assert_eq!(folded.len(), doc.parts.len(), "{}", s.name);
         for (a, b) in folded.iter().zip(&doc.parts) {
-            assert_eq!(a, b, "{}: part {} changed on the way through ACP", s.name, b.id);
+            assert_eq!(
+                a, b,
+                "{}: part {} changed on the way through ACP",
+                s.name, b.id
+            );
         }
         let events = doc
             .events
@@ -104,7 +115,12 @@ fn every_fixture_s_frames_fold_back_into_its_parts() {
             .iter()
             .filter(|p| !doc.events.iter().any(|e| e.part_id == p.id))
             .count();
-        assert_eq!(frames.len(), events + silent, "{}: one frame per event", s.name);
+        assert_eq!(
+            frames.len(),
+            events + silent,
+            "{}: one frame per event",
+            s.name
+        );
         parts += doc.parts.len();
     }
     assert!(parts > 100, "only {parts} parts: the corpus is missing");
@@ -124,8 +140,8 @@ fn every_fixture_s_frames_normalize_back_through_the_acp_dialect() {
             continue;
         }
         let input = toolnorm::Input::from_bytes(text.as_bytes());
-        let detected = toolnorm::dialects::detect(&input, None)
-            .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        let detected =
+            toolnorm::dialects::detect(&input, None).unwrap_or_else(|e| panic!("{}: {e}", s.name));
         assert_eq!(detected, toolnorm::Dialect::Acp, "{}", s.name);
         let back = toolnorm::normalize(
             &input,
@@ -136,10 +152,19 @@ fn every_fixture_s_frames_normalize_back_through_the_acp_dialect() {
         )
         .unwrap();
         assert_eq!(back.provider, "acp");
-        assert!(back.diagnostics.is_empty(), "{}: {:?}", s.name, back.diagnostics);
+        assert!(
+            back.diagnostics.is_empty(),
+            "{}: {:?}",
+            s.name,
+            back.diagnostics
+        );
         assert_eq!(back.parts.len(), doc.parts.len(), "{}", s.name);
         for (a, b) in back.parts.iter().zip(&doc.parts) {
-            assert_eq!(a, b, "{}: part {} changed through the acp dialect", s.name, b.id);
+            assert_eq!(
+                a, b,
+                "{}: part {} changed through the acp dialect",
+                s.name, b.id
+            );
         }
     }
 }
