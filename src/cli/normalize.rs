@@ -31,10 +31,11 @@ pub enum Emit {
 pub struct Args {
     /// A raw `.jsonl` / `.json` file, a corpus fixture (`.jsonl.zst`), or `-` for stdin.
     pub path: PathBuf,
-    /// Force the provider (claude, codex, opencode) instead of detecting it.
+    /// Force the provider (claude, codex, opencode, acp) instead of detecting it.
     #[arg(long)]
     pub provider: Option<Provider>,
-    /// Force the dialect (stream-json, transcript, app-server, exec, rollout, legacy, events, run, export).
+    /// Force the dialect (stream-json, transcript, app-server, exec, rollout, legacy, events, run, export,
+    /// acp).
     #[arg(long)]
     pub dialect: Option<String>,
     /// What to print.
