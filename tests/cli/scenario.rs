@@ -689,5 +689,9 @@ fn scenario_compare_prints_the_adapters_scorecard() {
             "claude-bash",
         ],
     );
-    assert_ne!(out.status.code(), Some(0), "a native scenario mirrors nothing");
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "a native scenario mirrors nothing"
+    );
 }
