@@ -8,7 +8,7 @@ use std::fmt;
 
 use crate::model::NormalizedDocument;
 use crate::normalizer::Normalizer;
-use crate::providers::{NewNormalizer, NormalizeOptions, Probe, claude, codex, opencode};
+use crate::providers::{NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, opencode};
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
 use crate::stream::{Dialect, Direction, Input, Provider, RawLine};
@@ -30,6 +30,15 @@ pub struct DialectEntry {
 
 /// Every dialect, in detection order: a line counts for the first row whose sniffer recognises it.
 pub static DIALECTS: &[DialectEntry] = &[
+    // Above `app-server`, whose sniffer takes any method with a `/`.
+    DialectEntry {
+        dialect: Dialect::Acp,
+        sniff: acp::stdio::sniff,
+        sniff_document: None,
+        new: acp::stdio::new,
+        #[cfg(feature = "cli")]
+        scan: raw::acp::stdio,
+    },
     DialectEntry {
         dialect: Dialect::OpencodeEvents,
         sniff: opencode::events::sniff,

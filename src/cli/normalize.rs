@@ -20,8 +20,12 @@ pub enum Emit {
     /// The normalized document: parts, events, diagnostics.
     #[default]
     Parts,
-    /// ACP-style frames.
+    /// The ACP `session/update` notifications an agent sends for the tool calls, one JSON-RPC
+    /// message per line (ACP's stdio framing); see docs/acp.md.
+    #[cfg(feature = "acp")]
     Acp,
+    /// The flat ACP-style frames of the compatibility path, one per part (the legacy view).
+    AcpLegacy,
     /// The UI's legacy tool parts (calling / output-available / output-error).
     Legacy,
 }
@@ -30,10 +34,11 @@ pub enum Emit {
 pub struct Args {
     /// A raw `.jsonl` / `.json` file, a corpus fixture (`.jsonl.zst`), or `-` for stdin.
     pub path: PathBuf,
-    /// Force the provider (claude, codex, opencode) instead of detecting it.
+    /// Force the provider (claude, codex, opencode, acp) instead of detecting it.
     #[arg(long)]
     pub provider: Option<Provider>,
-    /// Force the dialect (stream-json, transcript, app-server, exec, rollout, legacy, events, run, export).
+    /// Force the dialect (stream-json, transcript, app-server, exec, rollout, legacy, events, run, export,
+    /// acp).
     #[arg(long)]
     pub dialect: Option<String>,
     /// What to print.
@@ -98,12 +103,20 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             },
         );
     }
+    let mut out = io::stdout().lock();
     let value = match args.emit {
         Emit::Parts => serde_json::to_value(&doc)?,
-        Emit::Acp => serde_json::to_value(acp_frames(&doc.parts))?,
+        #[cfg(feature = "acp")]
+        Emit::Acp => {
+            for frame in crate::model::acp::document_frames(&doc) {
+                serde_json::to_writer(&mut out, &frame)?;
+                writeln!(out)?;
+            }
+            return Ok(exit::SUCCESS);
+        }
+        Emit::AcpLegacy => serde_json::to_value(acp_frames(&doc.parts))?,
         Emit::Legacy => serde_json::to_value(legacy_parts(&doc.parts))?,
     };
-    let mut out = io::stdout().lock();
     if args.compact {
         serde_json::to_writer(&mut out, &value)?;
     } else {

@@ -23,7 +23,7 @@ use crate::stream::{Dialect, Provider};
     toolnorm record --provider codex --name rpc --proxy -- codex app-server\n  \
     toolnorm record --provider opencode --name ev --sse http://127.0.0.1:4096/event --until session.idle")]
 pub struct Args {
-    /// The agent's provider: claude, codex or opencode.
+    /// The agent's provider: claude, codex, opencode or acp (any ACP agent, with `--proxy`).
     #[arg(long)]
     pub provider: Provider,
     /// Fixture name (default: the start time, e.g. 20261202-151000).

@@ -1,4 +1,5 @@
-//! `toolnorm scenario list|run|drift|matrix`: the live scenarios of the real agent CLIs.
+//! `toolnorm scenario list|run|drift|matrix|compare`: the live scenarios of the real agent CLIs,
+//! their version matrix, and the ACP adapters' scorecard.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -33,6 +34,9 @@ pub enum Action {
     Drift(DriftArgs),
     /// Record one CLI's scenarios with several versions and print the compatibility table.
     Matrix(MatrixArgs),
+    /// The ACP adapters' scorecard: each adapter scenario's normalized output beside the native
+    /// normalization of the scenario it mirrors, per part and per field (markdown on stdout).
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -58,6 +62,17 @@ pub struct MatrixArgs {
     /// Keep each version's recordings in DIR/<version>/ (a fixture per format era to commit).
     #[arg(long)]
     pub keep: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Adapter scenario names (default: every scenario that `mirrors` another).
+    pub names: Vec<String>,
+    #[arg(long, default_value = "corpus")]
+    pub corpus: PathBuf,
+    /// Also write the scorecard as an HTML page here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -236,6 +251,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 exit::FAILURE
             })
         }
+        Action::Compare(a) => compare(&scenarios, a),
         Action::Drift(a) => {
             let opts = DriftOptions {
                 cli: a.cli,
@@ -262,6 +278,87 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             })
         }
     }
+}
+
+/// Normalize a fixture of the corpus as `verify` does: provider from its folder, dialect from its
+/// header, its recorded working directory.
+fn normalize_fixture(path: &std::path::Path) -> anyhow::Result<crate::model::NormalizedDocument> {
+    use crate::providers::NormalizeOptions;
+    use crate::stream::{Dialect, Provider};
+    let stream = crate::corpus::load_stream(path)?;
+    let provider: Option<Provider> = stream.provider.as_deref().and_then(|p| p.parse().ok());
+    let dialect = stream
+        .dialect
+        .as_deref()
+        .and_then(|d| Dialect::parse(d, provider).ok());
+    let opts = NormalizeOptions {
+        provider,
+        dialect,
+        cwd: stream.cwd.as_deref(),
+    };
+    crate::dialects::normalize(&stream.input(), opts).with_context(|| path.display().to_string())
+}
+
+fn compare(scenarios: &[Scenario], a: CompareArgs) -> anyhow::Result<u8> {
+    use crate::scenario::scorecard;
+    let chosen: Vec<&Scenario> = select(scenarios, &a.names)?
+        .into_iter()
+        .filter(|s| s.mirrors.is_some())
+        .collect();
+    if chosen.is_empty() {
+        bail!("no scenario mirrors another (set `mirrors` in an adapter's scenario)");
+    }
+    let fixture = |s: &Scenario| {
+        a.corpus
+            .join(s.agent.provider())
+            .join(format!("{}.jsonl.zst", s.fixture_name()))
+    };
+    let mut cards = Vec::new();
+    let mut missing = 0;
+    for s in chosen {
+        let Some(native) = s
+            .mirrors
+            .as_deref()
+            .and_then(|m| scenarios.iter().find(|n| n.name == m))
+        else {
+            eprintln!(
+                "error: {}: mirrors {:?}, which is no scenario",
+                s.name, s.mirrors
+            );
+            missing += 1;
+            continue;
+        };
+        let (acp_path, native_path) = (fixture(s), fixture(native));
+        if !acp_path.exists() || !native_path.exists() {
+            eprintln!(
+                "skipped {}: {} or {} is not recorded",
+                s.name,
+                acp_path.display(),
+                native_path.display()
+            );
+            missing += 1;
+            continue;
+        }
+        let acp = normalize_fixture(&acp_path)?;
+        let nat = normalize_fixture(&native_path)?;
+        cards.push(scorecard::card(
+            s.agent.as_str(),
+            &s.name,
+            &native.name,
+            &nat,
+            &acp,
+        ));
+    }
+    print!("{}", scorecard::markdown(&cards));
+    if let Some(path) = &a.html {
+        std::fs::write(path, scorecard::html_page(&cards))
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    Ok(if missing > 0 {
+        exit::FAILURE
+    } else {
+        exit::SUCCESS
+    })
 }
 
 fn select<'a>(all: &'a [Scenario], names: &[String]) -> anyhow::Result<Vec<&'a Scenario>> {

@@ -2,6 +2,9 @@
 //! derived views (ACP frames, legacy UI parts; with the `schema` feature, as their derives are).
 //! Pure data, no I/O.
 
+#[cfg(feature = "acp")]
+pub mod acp;
+pub mod acp_meta;
 mod document;
 mod part;
 #[cfg(feature = "schema")]

@@ -7,6 +7,7 @@
 //! All of them feed the shared [`PartStore`] and use the shared [`titles`]; [`crate::dialects`]
 //! lists the dialects. Pure: no I/O, no printing.
 
+pub mod acp;
 pub mod claude;
 pub mod codex;
 pub mod opencode;

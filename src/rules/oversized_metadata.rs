@@ -63,7 +63,10 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             .chain(part.error.as_ref().and_then(|e| e.details.as_ref()))
             .filter(|p| p.to_string().len() >= MIN_COPY_BYTES)
             .collect();
-        for (key, value) in &map {
+        // Keys in sorted order, whether or not serde_json keeps insertion order.
+        let mut keys: Vec<(&String, &Value)> = map.iter().collect();
+        keys.sort_by_key(|(k, _)| *k);
+        for (key, value) in keys {
             if payloads.iter().any(|p| copies(value, p)) {
                 out.push(Finding::new(
                     line,

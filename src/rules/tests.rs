@@ -21,6 +21,16 @@ const CLAUDE_OK: &str = concat!(
 );
 
 /// The same call, failed.
+/// ACP: a tool call, the agent's permission request for it, the client's rejection.
+const ACP_REJECTED: &str = concat!(
+    r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Run ls","kind":"execute","rawInput":{"command":"ls"},"_meta":{"claudeCode":{"toolName":"Bash"}}}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"t1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"reject"}}}"#,
+    "\n",
+);
+
 const CLAUDE_FAILED: &str = concat!(
     r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la","description":"List files"}}]}}"#,
     "\n",
@@ -198,6 +208,7 @@ fn case(
         "exec" => Dialect::CodexExec,
         "events" => Dialect::OpencodeEvents,
         "transcript" => Dialect::ClaudeTranscript,
+        "acp" => Dialect::Acp,
         _ => Dialect::ClaudeStreamJson,
     };
     Case {
@@ -436,6 +447,28 @@ fn cases() -> Vec<Case> {
             false,
             CLAUDE_FAILED,
             bash_doc(failed_part()),
+        ),
+        case(
+            "TN011",
+            "ACP call whose permission the client rejected shown complete",
+            true,
+            ACP_REJECTED,
+            doc(
+                Dialect::Acp,
+                vec![bash_part()],
+                json!([{"line": 1, "partId": "t1", "state": "complete"}]),
+            ),
+        ),
+        case(
+            "TN011",
+            "ACP call whose permission the client rejected is error",
+            false,
+            ACP_REJECTED,
+            doc(
+                Dialect::Acp,
+                vec![failed_part()],
+                json!([{"line": 1, "partId": "t1", "state": "started"}, {"line": 3, "partId": "t1", "state": "error"}]),
+            ),
         ),
         case(
             "TN012",
@@ -745,6 +778,7 @@ fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
         Dialect::OpencodeEvents => raw::opencode::events,
         Dialect::OpencodeRun => raw::opencode::run,
         Dialect::OpencodeExport => raw::opencode::export,
+        Dialect::Acp => raw::acp::stdio,
     };
     of_dialect(input)
 }

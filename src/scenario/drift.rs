@@ -47,7 +47,7 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
         format!("--cli {spec:?}: expected NAME@VERSION, e.g. claude@2.1.198, codex@0.172.0, opencode@1.18.34")
     })?;
     let cli = Cli::parse(name).with_context(|| {
-        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex or opencode)")
+        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, claude-agent-acp or codex-acp)")
     })?;
     Ok((cli, version.to_owned()))
 }

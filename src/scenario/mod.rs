@@ -15,4 +15,5 @@ pub mod npm;
 pub mod page_server;
 pub mod process;
 pub mod run;
+pub mod scorecard;
 pub mod spec;

@@ -80,7 +80,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .push(("workspace".to_owned(), scratch.work.display().to_string()));
     // Claude Code's WebFetch only fetches https: the pages are served over TLS as well, from a
     // certificate authority made for this run that only the agent trusts.
-    let tls_pages = if s.agent == Agent::Claude && !s.pages.is_empty() {
+    let tls_pages = if s.agent.native() == Agent::Claude && !s.pages.is_empty() {
         let pages = TlsPageServer::start(s.pages.clone())
             .context("failed to start the HTTPS page server")?;
         script
@@ -93,7 +93,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     let server = ModelServer::start(script, Some(&log_path))
         .context("failed to start the scripted model server")?;
 
-    let launcher = agents::launcher(cli);
+    let launcher = agents::launcher_of(s.agent);
     let mcp = mcp_server::launch_command()?;
     let setup = Setup {
         scenario: s,
@@ -228,7 +228,7 @@ mod tests {
                 mcp: &mcp,
             };
             let mut cmd = AgentCommand::new(Path::new("agent"));
-            let launcher = agents::launcher(s.agent.cli());
+            let launcher = agents::launcher_of(s.agent);
             launcher.configure(&setup, &mut cmd).unwrap();
             launcher.command(&setup, &mut cmd);
             let args: Vec<String> = cmd.args.iter().map(|a| scratch.redact_paths(a)).collect();
@@ -243,7 +243,10 @@ mod tests {
                 Agent::Claude,
                 Agent::CodexExec,
                 Agent::CodexAppServer,
-                Agent::OpencodeRun
+                Agent::OpencodeRun,
+                Agent::ClaudeAcp,
+                Agent::CodexAcp,
+                Agent::OpencodeAcp
             ]
         );
     }

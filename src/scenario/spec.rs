@@ -38,17 +38,45 @@ pub enum Agent {
     OpencodeRun,
     /// `opencode serve`, its `/event` SSE stream recorded while we post the session.
     OpencodeServe,
+    /// Zed's Claude adapter (`claude-agent-acp`), driven as an ACP client through the proxy.
+    ClaudeAcp,
+    /// Zed's Codex adapter (`codex-acp`), driven as an ACP client through the proxy.
+    CodexAcp,
+    /// `opencode acp`, driven as an ACP client through the proxy.
+    OpencodeAcp,
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 5] {
+    pub fn all() -> [Agent; 8] {
         [
             Agent::Claude,
             Agent::CodexExec,
             Agent::CodexAppServer,
             Agent::OpencodeRun,
             Agent::OpencodeServe,
+            Agent::ClaudeAcp,
+            Agent::CodexAcp,
+            Agent::OpencodeAcp,
         ]
+    }
+
+    /// An ACP adapter: driven as an ACP client, recorded into the `acp` provider folder.
+    pub fn is_acp(self) -> bool {
+        matches!(
+            self,
+            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp
+        )
+    }
+
+    /// The agent whose native scenarios an ACP adapter's mirror (`claude-acp` of `claude`,
+    /// `codex-acp` of `codex-app-server`, `opencode-acp` of `opencode-run`).
+    pub fn native(self) -> Agent {
+        match self {
+            Agent::ClaudeAcp => Agent::Claude,
+            Agent::CodexAcp => Agent::CodexAppServer,
+            Agent::OpencodeAcp => Agent::OpencodeRun,
+            other => other,
+        }
     }
 
     /// The provider folder of the corpus.
@@ -57,6 +85,7 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::CodexExec | Agent::CodexAppServer => "codex",
             Agent::OpencodeRun | Agent::OpencodeServe => "opencode",
+            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp => "acp",
         }
     }
 
@@ -65,16 +94,18 @@ impl Agent {
         match self {
             Agent::Claude => Cli::Claude,
             Agent::CodexExec | Agent::CodexAppServer => Cli::Codex,
-            Agent::OpencodeRun | Agent::OpencodeServe => Cli::Opencode,
+            Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Cli::Opencode,
+            Agent::ClaudeAcp => Cli::ClaudeAcp,
+            Agent::CodexAcp => Cli::CodexAcp,
         }
     }
 
     /// Which wire API the scripted model must speak for this agent.
     pub fn api(self) -> Api {
         match self {
-            Agent::Claude => Api::Anthropic,
-            Agent::CodexExec | Agent::CodexAppServer => Api::Responses,
-            Agent::OpencodeRun | Agent::OpencodeServe => Api::ChatCompletions,
+            Agent::Claude | Agent::ClaudeAcp => Api::Anthropic,
+            Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => Api::Responses,
+            Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
         }
     }
 
@@ -85,6 +116,9 @@ impl Agent {
             Agent::CodexAppServer => "codex-app-server",
             Agent::OpencodeRun => "opencode-run",
             Agent::OpencodeServe => "opencode-serve",
+            Agent::ClaudeAcp => "claude-acp",
+            Agent::CodexAcp => "codex-acp",
+            Agent::OpencodeAcp => "opencode-acp",
         }
     }
 }
@@ -95,6 +129,10 @@ pub enum Cli {
     Claude,
     Codex,
     Opencode,
+    /// Zed's Claude ACP adapter (formerly `@zed-industries/claude-code-acp`).
+    ClaudeAcp,
+    /// Zed's Codex ACP adapter.
+    CodexAcp,
 }
 
 impl Cli {
@@ -103,6 +141,8 @@ impl Cli {
             "claude" | "claude-code" | "@anthropic-ai/claude-code" => Some(Cli::Claude),
             "codex" | "codex-cli" | "@openai/codex" => Some(Cli::Codex),
             "opencode" | "opencode-ai" => Some(Cli::Opencode),
+            "claude-agent-acp" | "@zed-industries/claude-agent-acp" => Some(Cli::ClaudeAcp),
+            "codex-acp" | "@zed-industries/codex-acp" => Some(Cli::CodexAcp),
             _ => None,
         }
     }
@@ -113,6 +153,8 @@ impl Cli {
             Cli::Claude => "@anthropic-ai/claude-code",
             Cli::Codex => "@openai/codex",
             Cli::Opencode => "opencode-ai",
+            Cli::ClaudeAcp => "@zed-industries/claude-agent-acp",
+            Cli::CodexAcp => "@zed-industries/codex-acp",
         }
     }
 
@@ -122,6 +164,8 @@ impl Cli {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
             Cli::Opencode => "opencode",
+            Cli::ClaudeAcp => "claude-agent-acp",
+            Cli::CodexAcp => "codex-acp",
         }
     }
 
@@ -131,6 +175,8 @@ impl Cli {
             Cli::Claude => "claude-code",
             Cli::Codex => "codex-cli",
             Cli::Opencode => "opencode",
+            Cli::ClaudeAcp => "claude-agent-acp",
+            Cli::CodexAcp => "codex-acp",
         }
     }
 }
@@ -152,6 +198,10 @@ pub struct Scenario {
     pub name: String,
     pub description: String,
     pub agent: Agent,
+    /// An ACP adapter's scenario: the native scenario it plays the same script as (for
+    /// `toolnorm scenario compare`).
+    #[serde(default)]
+    pub mirrors: Option<String>,
     /// The pinned CLI version installed from npm.
     pub cli_version: String,
     pub prompt: String,
@@ -305,8 +355,8 @@ pub struct Subagent {
 
 /// Tools each agent's model may call (for checking scenario files before a slow live run).
 pub fn known_tools(agent: Agent) -> &'static [&'static str] {
-    match agent {
-        Agent::Claude => &[
+    match agent.native() {
+        Agent::Claude | Agent::ClaudeAcp => &[
             "Bash",
             "Read",
             "Write",
@@ -347,7 +397,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "mcp__amalgm__browser_tabs_new",
             "mcp__amalgm__artifacts_register",
         ],
-        Agent::CodexExec | Agent::CodexAppServer => &[
+        Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => &[
             "exec_command",
             "write_stdin",
             "shell",
@@ -376,7 +426,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "browser_tabs_new",
             "artifacts_register",
         ],
-        Agent::OpencodeRun | Agent::OpencodeServe => &[
+        Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => &[
             "bash",
             "read",
             "write",

@@ -12,16 +12,24 @@ pub enum Provider {
     Claude,
     Codex,
     Opencode,
+    /// Any ACP (Agent Client Protocol) agent, read from its JSON-RPC traffic.
+    Acp,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 3] = [Provider::Claude, Provider::Codex, Provider::Opencode];
+    pub const ALL: [Provider; 4] = [
+        Provider::Claude,
+        Provider::Codex,
+        Provider::Opencode,
+        Provider::Acp,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Claude => "claude",
             Provider::Codex => "codex",
             Provider::Opencode => "opencode",
+            Provider::Acp => "acp",
         }
     }
 
@@ -46,8 +54,9 @@ impl FromStr for Provider {
             "claude" | "claude-code" => Ok(Provider::Claude),
             "codex" => Ok(Provider::Codex),
             "opencode" => Ok(Provider::Opencode),
+            "acp" => Ok(Provider::Acp),
             other => Err(format!(
-                "unknown provider `{other}` (expected claude, codex or opencode)"
+                "unknown provider `{other}` (expected claude, codex, opencode or acp)"
             )),
         }
     }
@@ -101,6 +110,8 @@ dialects! {
     OpencodeRun => (Opencode, "run"),
     /// `opencode export` session JSON.
     OpencodeExport => (Opencode, "export"),
+    /// ACP (Agent Client Protocol) JSON-RPC traffic over stdio, both directions.
+    Acp => (Acp, "acp"),
 }
 
 impl Dialect {

@@ -1,8 +1,8 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
 mod empty_gate;
-mod follow;
 mod fmt;
+mod follow;
 mod hostile_input;
 mod html_browser;
 mod implementation;

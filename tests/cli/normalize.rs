@@ -79,17 +79,46 @@ fn unreadable_or_undetectable_input_exits_2() {
 }
 
 #[test]
-fn emits_acp_and_legacy_views() {
+fn emits_acp_legacy_and_legacy_views() {
     let dir = tempdir();
     fs::write(dir.path().join("s.jsonl"), CLAUDE_STREAM).unwrap();
-    for (emit, key) in [("acp", "toolCallId"), ("legacy", "toolCallId")] {
+    for (emit, key) in [("acp-legacy", "toolName"), ("legacy", "toolCallId")] {
         let out = run_in(dir.path(), &["normalize", "s.jsonl", "--emit", emit]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
         let frames = v.as_array().unwrap();
+        assert!(!frames.is_empty(), "{emit}");
         for f in frames {
             assert!(f.get(key).is_some(), "{emit}: {f}");
         }
+    }
+}
+
+/// `--emit acp`: one JSON-RPC `session/update` notification per line, a `tool_call` first for
+/// each call, then its `tool_call_update`s.
+#[test]
+fn emits_acp_session_updates_one_per_line() {
+    let dir = tempdir();
+    fs::write(dir.path().join("s.jsonl"), CLAUDE_STREAM).unwrap();
+    let out = run_in(dir.path(), &["normalize", "s.jsonl", "--emit", "acp"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let frames: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!frames.is_empty());
+    let mut seen = std::collections::HashSet::new();
+    for f in &frames {
+        assert_eq!(f["jsonrpc"], "2.0");
+        assert_eq!(f["method"], "session/update");
+        let u = &f["params"]["update"];
+        let id = u["toolCallId"].as_str().unwrap().to_owned();
+        let want = if seen.insert(id) {
+            "tool_call"
+        } else {
+            "tool_call_update"
+        };
+        assert_eq!(u["sessionUpdate"], want, "{f}");
     }
 }
 

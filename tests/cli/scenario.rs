@@ -640,3 +640,58 @@ fn a_missing_npm_is_a_clear_error() {
             .exists()
     );
 }
+
+/// `scenario compare` on the shipped corpus: each adapter's scorecard beside its native mirror,
+/// as markdown on stdout and as an HTML page.
+#[test]
+fn scenario_compare_prints_the_adapters_scorecard() {
+    let dir = tempdir();
+    let html = dir.path().join("scorecard.html");
+    let scenarios = root().join("scenarios");
+    let corpus = root().join("corpus");
+    let out = run_in(
+        dir.path(),
+        &[
+            "scenario",
+            "--scenarios",
+            scenarios.to_str().unwrap(),
+            "compare",
+            "claude-acp-bash",
+            "codex-acp-shell",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.contains("### claude-acp"), "{md}");
+    assert!(md.contains("### codex-acp"), "{md}");
+    // Claude's adapter keeps the tool name and the failed call, but ACP has no timing.
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| claude-acp-bash | Bash `toolu_m_tn1c0`"))
+        .unwrap_or_else(|| panic!("no row for the failing Bash call:\n{md}"));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert_eq!(cells[3], "kept", "name: {row}");
+    assert_eq!(cells[13], "lost", "timing: {row}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<section class=\"scorecard\">"));
+
+    let out = run_in(
+        dir.path(),
+        &[
+            "scenario",
+            "--scenarios",
+            scenarios.to_str().unwrap(),
+            "compare",
+            "claude-bash",
+        ],
+    );
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "a native scenario mirrors nothing"
+    );
+}

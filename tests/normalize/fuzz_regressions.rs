@@ -40,7 +40,13 @@ fn every_forced_dialect_normalizes_an_empty_input() {
 /// a value must hold the numbers that were written.
 #[test]
 fn canonical_json_reads_back_the_same_floats() {
-    for x in [6.666666666666665e49, 0.1 + 0.2, 1e-300, 123456789.12345678, f64::MAX] {
+    for x in [
+        6.666666666666665e49,
+        0.1 + 0.2,
+        1e-300,
+        123456789.12345678,
+        f64::MAX,
+    ] {
         let value = serde_json::json!({ "limit": x, "nested": [x, { "x": x }] });
         let text = toolnorm::compare::canonical_json(&value);
         let back: serde_json::Value = serde_json::from_str(&text).expect("parses");

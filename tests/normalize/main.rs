@@ -3,6 +3,7 @@
 //! read with the library) is held to properties that freeze nothing, and small hand-written
 //! streams pin the edge cases of each wire format.
 
+mod acp;
 mod claude;
 mod codex;
 mod corpus;

@@ -50,9 +50,40 @@ enum PartsLine<'a> {
     },
 }
 
+/// What `--emit acp` remembers between updates: each part's last snapshot (a `tool_call_update`
+/// carries what changed since it) and the session id the frames name. Proportional to the parts.
+#[derive(Default)]
+pub(crate) struct AcpLive {
+    #[cfg(feature = "acp")]
+    last: std::collections::HashMap<String, NormalizedToolPart>,
+    #[cfg(feature = "acp")]
+    session: Option<String>,
+}
+
+impl AcpLive {
+    /// The frame for this change of `part`: a `tool_call` at its first appearance, else a
+    /// `tool_call_update` against its previous snapshot.
+    #[cfg(feature = "acp")]
+    fn frame(&mut self, part: &NormalizedToolPart) -> serde_json::Result<String> {
+        if self.session.is_none() {
+            self.session = part.metadata.as_ref().and_then(|m| m.session_id.clone());
+        }
+        let session = self
+            .session
+            .as_deref()
+            .unwrap_or(crate::model::acp::DEFAULT_SESSION_ID);
+        let frame =
+            crate::model::acp::part_update_frame(session, self.last.get(part.id.as_str()), part);
+        self.last.insert(part.id.clone(), part.clone());
+        serde_json::to_string(&frame)
+    }
+}
+
 /// One update as `--follow` writes it for `emit`: the one place that knows an update's JSON line.
 /// `None` only if the value cannot be written as JSON.
-pub(crate) fn render(emit: Emit, update: &Update) -> Option<Rendered> {
+pub(crate) fn render(emit: Emit, update: &Update, live: &mut AcpLive) -> Option<Rendered> {
+    #[cfg(not(feature = "acp"))]
+    let _ = live;
     let line = match update {
         Update::Dialect(d) => PartsLine::Dialect {
             provider: d.provider().as_str(),
@@ -76,7 +107,9 @@ pub(crate) fn render(emit: Emit, update: &Update) -> Option<Rendered> {
         (_, PartsLine::Dialect { .. } | PartsLine::Diagnostic { .. }) => {
             return serde_json::to_string(&line).ok().map(Rendered::Stderr);
         }
-        (Emit::Acp, PartsLine::Part { part, .. } | PartsLine::Revised { part }) => {
+        #[cfg(feature = "acp")]
+        (Emit::Acp, PartsLine::Part { part, .. } | PartsLine::Revised { part }) => live.frame(part),
+        (Emit::AcpLegacy, PartsLine::Part { part, .. } | PartsLine::Revised { part }) => {
             serde_json::to_string(&AcpFrame::from(*part))
         }
         (Emit::Legacy, PartsLine::Part { part, .. } | PartsLine::Revised { part }) => {
@@ -89,6 +122,7 @@ pub(crate) fn render(emit: Emit, update: &Update) -> Option<Rendered> {
 /// Writes rendered updates, a flushed line each.
 struct Writer {
     emit: Emit,
+    live: AcpLive,
     out: io::Stdout,
     err: io::Stderr,
 }
@@ -96,7 +130,7 @@ struct Writer {
 impl Writer {
     fn write(&mut self, updates: impl IntoIterator<Item = Update>) -> io::Result<()> {
         for u in updates {
-            let (mut text, to_stdout) = match render(self.emit, &u) {
+            let (mut text, to_stdout) = match render(self.emit, &u, &mut self.live) {
                 Some(Rendered::Stdout(v)) => (v, true),
                 Some(Rendered::Stderr(v)) => (v, false),
                 None => continue,
@@ -126,6 +160,7 @@ pub(crate) fn run(
 ) -> anyhow::Result<u8> {
     let mut writer = Writer {
         emit,
+        live: AcpLive::default(),
         out: io::stdout(),
         err: io::stderr(),
     };
@@ -264,23 +299,43 @@ mod tests {
             part: p.clone(),
             created: true,
         };
-        let Some(Rendered::Stdout(v)) = render(Emit::Parts, &update) else {
+        let Some(Rendered::Stdout(v)) = render(Emit::Parts, &update, &mut AcpLive::default())
+        else {
             panic!()
         };
         let v = json(&v);
         assert_eq!(v["type"], "part");
         assert!(
-            matches!(render(Emit::Parts, &update), Some(Rendered::Stdout(t)) if t.starts_with(r#"{"type":"part","#))
+            matches!(render(Emit::Parts, &update, &mut AcpLive::default()), Some(Rendered::Stdout(t)) if t.starts_with(r#"{"type":"part","#))
         );
         assert_eq!(v["event"]["line"], 1);
         assert_eq!(v["part"]["title"], "Running ls");
-        let Some(Rendered::Stdout(v)) = render(Emit::Acp, &update) else {
+        let mut live = AcpLive::default();
+        let Some(Rendered::Stdout(v)) = render(Emit::Acp, &update, &mut live) else {
+            panic!()
+        };
+        let v = json(&v);
+        assert_eq!(v["method"], "session/update");
+        assert_eq!(v["params"]["update"]["sessionUpdate"], "tool_call");
+        assert_eq!(v["params"]["update"]["toolCallId"], "i1");
+        // The same part again is an update of the call, not a second call.
+        let Some(Rendered::Stdout(v)) = render(Emit::Acp, &update, &mut live) else {
+            panic!()
+        };
+        assert_eq!(
+            json(&v)["params"]["update"]["sessionUpdate"],
+            "tool_call_update"
+        );
+        let Some(Rendered::Stdout(v)) = render(Emit::AcpLegacy, &update, &mut AcpLive::default())
+        else {
             panic!()
         };
         let v = json(&v);
         assert_eq!(v["toolCallId"], "i1");
         assert_eq!(v["status"], "calling");
-        let Some(Rendered::Stdout(v)) = render(Emit::Legacy, &Update::Revised(p)) else {
+        let Some(Rendered::Stdout(v)) =
+            render(Emit::Legacy, &Update::Revised(p), &mut AcpLive::default())
+        else {
             panic!()
         };
         let v = json(&v);
@@ -290,14 +345,20 @@ mod tests {
             level: DiagnosticLevel::Warning,
             message: "not JSON".into(),
         });
-        assert!(matches!(render(Emit::Parts, &d), Some(Rendered::Stdout(_))));
-        let Some(Rendered::Stderr(v)) = render(Emit::Acp, &d) else {
+        assert!(matches!(
+            render(Emit::Parts, &d, &mut AcpLive::default()),
+            Some(Rendered::Stdout(_))
+        ));
+        let Some(Rendered::Stderr(v)) = render(Emit::Acp, &d, &mut AcpLive::default()) else {
             panic!()
         };
         let v = json(&v);
         assert_eq!(v["diagnostic"]["line"], 3);
-        let Some(Rendered::Stderr(v)) = render(Emit::Legacy, &Update::Dialect(Dialect::CodexExec))
-        else {
+        let Some(Rendered::Stderr(v)) = render(
+            Emit::Legacy,
+            &Update::Dialect(Dialect::CodexExec),
+            &mut AcpLive::default(),
+        ) else {
             panic!()
         };
         let v = json(&v);

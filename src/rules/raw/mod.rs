@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::stream::Input;
 
+pub(crate) mod acp;
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod opencode;

@@ -18,7 +18,12 @@ pub struct Claude;
 
 /// The `--mcp-config` file.
 fn mcp_config(setup: &Setup<'_>) -> PathBuf {
-    setup.scratch.root.join("mcp.json")
+    mcp_config_path(&setup.scratch.root)
+}
+
+/// The `--mcp-config` file in a scratch folder (the ACP adapter passes it on in `session/new`).
+pub(super) fn mcp_config_path(scratch_root: &std::path::Path) -> PathBuf {
+    scratch_root.join("mcp.json")
 }
 
 impl Launcher for Claude {

@@ -3,6 +3,7 @@
 //! of them share — a one-shot run passed through (`wrapped`), a two-way conversation over its
 //! stdio (`proxied`) — are here.
 
+mod acp;
 mod claude;
 mod codex;
 mod opencode;
@@ -17,7 +18,7 @@ use anyhow::{Context, bail};
 use super::driver::LineChannel;
 use super::launch::{AgentCommand, Launch, Setup};
 use super::process::RunningAgent;
-use super::spec::Cli;
+use super::spec::{Agent, Cli};
 use crate::corpus::record::memory::{self, Captured};
 use crate::corpus::record::{AgentEnds, StderrEnd, StdinEnd};
 
@@ -31,12 +32,22 @@ pub trait Launcher: Sync {
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven>;
 }
 
+/// The launcher of `agent`.
+pub fn launcher_of(agent: Agent) -> &'static dyn Launcher {
+    if agent.is_acp() {
+        &acp::Acp
+    } else {
+        launcher(agent.cli())
+    }
+}
+
 /// The launcher of `cli`.
 pub fn launcher(cli: Cli) -> &'static dyn Launcher {
     match cli {
         Cli::Claude => &claude::Claude,
         Cli::Codex => &codex::Codex,
         Cli::Opencode => &opencode::Opencode,
+        Cli::ClaudeAcp | Cli::CodexAcp => &acp::Acp,
     }
 }
 

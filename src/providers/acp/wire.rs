@@ -1,0 +1,144 @@
+//! The ACP wire shapes the `acp` dialect reads: JSON-RPC 2.0 messages (requests, responses,
+//! notifications) and, inside them, the tool-call shapes of `session/update` and
+//! `session/request_permission`. Lenient like ACP's own types: every field is optional and a
+//! field of the wrong type reads as absent, so an agent's odd frame loses that field, not the line.
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+/// A field that reads as `None` when it is absent, `null` or of another type.
+fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
+}
+
+/// One JSON-RPC message: a request (`id` + `method`), a notification (`method`), or a response
+/// (`id` + `result` or `error`).
+#[derive(Deserialize, Debug, Default)]
+pub(crate) struct Message {
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub method: Option<String>,
+    #[serde(default)]
+    pub params: Option<Value>,
+    #[serde(default)]
+    pub result: Option<Value>,
+    #[serde(default)]
+    pub error: Option<Value>,
+}
+
+impl Message {
+    /// The request id as a map key (`1` and `"1"` stay apart).
+    pub fn id_key(&self) -> Option<String> {
+        self.id
+            .as_ref()
+            .filter(|v| !v.is_null())
+            .map(Value::to_string)
+    }
+
+    pub fn is_response(&self) -> bool {
+        self.method.is_none() && (self.result.is_some() || self.error.is_some())
+    }
+}
+
+/// `params` of `session/update`.
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionNotification {
+    pub update: Update,
+}
+
+/// A `session/update`'s update: `sessionUpdate` names it; the tool-call fields sit beside it.
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Update {
+    #[serde(default, deserialize_with = "lenient")]
+    pub session_update: Option<String>,
+    /// A `plan` update's entries.
+    #[serde(default)]
+    pub entries: Option<Value>,
+    #[serde(flatten)]
+    pub call: ToolCallFields,
+}
+
+/// The fields of a `tool_call`, a `tool_call_update`, or a permission request's `toolCall`. On an
+/// update, absent means unchanged.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolCallFields {
+    #[serde(default, deserialize_with = "lenient")]
+    pub tool_call_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub title: Option<String>,
+    /// The tool's programmatic name (a recent addition to ACP; few agents send it).
+    #[serde(default, deserialize_with = "lenient")]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub kind: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub status: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub content: Option<Vec<Value>>,
+    #[serde(default)]
+    pub raw_input: Option<Value>,
+    #[serde(default)]
+    pub raw_output: Option<Value>,
+    #[serde(default, rename = "_meta", deserialize_with = "lenient")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// `params` of `session/request_permission` (agent → client).
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionRequest {
+    pub tool_call: ToolCallFields,
+    #[serde(default, deserialize_with = "lenient")]
+    pub options: Option<Vec<PermissionOption>>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionOption {
+    #[serde(default, deserialize_with = "lenient")]
+    pub option_id: Option<String>,
+    /// `allow_once`, `allow_always`, `reject_once`, `reject_always`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub kind: Option<String>,
+}
+
+/// `result.outcome` of the client's answer to a permission request.
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionOutcome {
+    /// `selected` or `cancelled`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub outcome: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub option_id: Option<String>,
+}
+
+/// `result` of `initialize`: who the agent is.
+#[derive(Deserialize, Debug, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InitializeResult {
+    #[serde(default, deserialize_with = "lenient")]
+    pub agent_info: Option<Implementation>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+pub(crate) struct Implementation {
+    #[serde(default, deserialize_with = "lenient")]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub version: Option<String>,
+}
+
+/// A JSON-RPC error object.
+#[derive(Deserialize, Debug, Default)]
+pub(crate) struct RpcError {
+    #[serde(default, deserialize_with = "lenient")]
+    pub message: Option<String>,
+}

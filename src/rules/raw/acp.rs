@@ -1,0 +1,173 @@
+//! The rules' scan of ACP traffic: the tool calls of `session/update` (`tool_call`,
+//! `tool_call_update`) and of the agent's permission requests, by `toolCallId`; the name an agent
+//! states (ACP's `name`, `_meta.toolnorm.name`, or an adapter's `_meta.<agent>.toolName`); a
+//! `failed` status, or a permission request the client answered with a `reject_*` option, as the
+//! failure marker; a `plan` update as the turn's todo list (`plan-<turn>`, turns counted by the
+//! client's `session/prompt` requests); and a `session/prompt` response (`stopReason`) as the end
+//! of the turn.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
+use crate::stream::Input;
+
+const MARKERS: &[&str] = &[
+    "toolCallId",
+    "stopReason",
+    "outcome",
+    "\"plan\"",
+    "session/prompt",
+];
+
+/// ACP over stdio, both directions.
+pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
+    let mut s = RawScan::default();
+    // Permission request id (as JSON text) → (call id, reject option ids).
+    let mut asked: HashMap<String, (String, Vec<String>)> = HashMap::new();
+    // A `plan` update is the todo list of its prompt turn: one call per turn, `plan-<turn>`.
+    let mut prompts = 0usize;
+    for_marked_lines(input, MARKERS, |line, v| {
+        let method = str_of(&v, "method");
+        let params = v.get("params");
+        match method {
+            Some("session/prompt") => prompts += 1,
+            Some("session/update") => {
+                let Some(u) = params.and_then(|p| p.get("update")) else {
+                    return;
+                };
+                if str_of(u, "sessionUpdate") == Some("plan") {
+                    let call = s.call(&format!("plan-{}", prompts.max(1)), line);
+                    call.item_type.get_or_insert_with(|| "plan".to_owned());
+                    return;
+                }
+                if matches!(
+                    str_of(u, "sessionUpdate"),
+                    Some("tool_call" | "tool_call_update")
+                ) {
+                    call_fields(&mut s, line, u);
+                }
+            }
+            Some("session/request_permission") => {
+                let Some(tc) = params.and_then(|p| p.get("toolCall")) else {
+                    return;
+                };
+                call_fields(&mut s, line, tc);
+                let (Some(id), Some(call)) = (v.get("id"), str_of(tc, "toolCallId")) else {
+                    return;
+                };
+                let rejects = params
+                    .and_then(|p| p.get("options"))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|o| str_of(o, "kind").is_some_and(|k| k.starts_with("reject")))
+                    .filter_map(|o| str_of(o, "optionId").map(str::to_owned))
+                    .collect();
+                asked.insert(id.to_string(), (call.to_owned(), rejects));
+            }
+            Some(_) => {}
+            None => {
+                let result = v.get("result");
+                if result.and_then(|r| r.get("stopReason")).is_some() {
+                    s.turn_ends.push(TurnEnd { line, scope: None });
+                }
+                let outcome = result.and_then(|r| r.get("outcome"));
+                let Some((call, rejects)) = v.get("id").and_then(|id| asked.get(&id.to_string()))
+                else {
+                    return;
+                };
+                let rejected = match outcome.and_then(|o| str_of(o, "outcome")) {
+                    Some("selected") => outcome
+                        .and_then(|o| str_of(o, "optionId"))
+                        .is_some_and(|id| rejects.iter().any(|r| r == id)),
+                    Some("cancelled") => true,
+                    _ => false,
+                };
+                if rejected {
+                    s.fail_known(call, line);
+                }
+            }
+        }
+    });
+    s
+}
+
+fn call_fields(s: &mut RawScan, line: u32, u: &Value) {
+    let Some(id) = str_of(u, "toolCallId") else {
+        return;
+    };
+    let meta = u.get("_meta");
+    let name = str_of(u, "name")
+        .or_else(|| {
+            meta.and_then(|m| m.get("toolnorm"))
+                .and_then(|t| str_of(t, "name"))
+        })
+        .or_else(|| {
+            meta.and_then(Value::as_object)?
+                .values()
+                .find_map(|v| str_of(v, "toolName"))
+        });
+    let failed = str_of(u, "status") == Some("failed");
+    let call = s.call(id, line);
+    call.item_type.get_or_insert_with(|| "tool_call".to_owned());
+    if let Some(n) = name {
+        call.name = Some(n.to_owned());
+        if let Some((server, tool)) = n
+            .strip_prefix("mcp__")
+            .and_then(|rest| rest.split_once("__"))
+        {
+            call.mcp = Some((server.to_owned(), tool.to_owned()));
+        }
+    }
+    if let Some(input) = u.get("rawInput") {
+        merge_args(&mut call.args, input);
+    }
+    if failed {
+        call.failed_line.get_or_insert(line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_failures_rejections_and_turn_ends() {
+        let s = stdio(&Input::from_bytes(
+            concat!(
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"a","title":"Run ls","kind":"execute","rawInput":{"command":"ls"},"_meta":{"claudeCode":{"toolName":"Bash"}}}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"a","status":"failed"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"b","title":"Write x"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"no"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}"#,
+                "\n",
+            )
+            .as_bytes(),
+        ));
+        let a = s.get("a").unwrap();
+        assert_eq!(a.name.as_deref(), Some("Bash"));
+        assert_eq!(a.failed_line, Some(2));
+        assert_eq!(a.args.get("command"), Some(&Value::from("ls")));
+        assert_eq!(s.get("b").unwrap().failed_line, Some(4));
+        assert_eq!(
+            s.turn_ends,
+            vec![TurnEnd {
+                line: 5,
+                scope: None
+            }]
+        );
+        assert_eq!(s.get("plan-2").unwrap().line, 8);
+    }
+}

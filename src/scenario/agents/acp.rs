@@ -1,0 +1,193 @@
+//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, and `opencode acp` — driven with
+//! toolnorm as the ACP client through the recording proxy: `initialize`, `session/new` (in the
+//! scratch workspace), one `session/prompt`, every `session/request_permission` answered with
+//! the first option that allows, until the prompt's response. Each adapter is configured as its
+//! native CLI is (the model server, the fixture MCP server); Claude's adapter gets the MCP server
+//! in `session/new`, as an editor passes it, the others read it from their configuration.
+
+use anyhow::Context;
+use serde_json::{Value, json};
+
+use super::{Driven, Launcher, claude, codex, opencode, proxied};
+use crate::scenario::driver::LineChannel;
+use crate::scenario::launch::{AgentCommand, Launch, Setup};
+use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::spec::{Agent, Scenario};
+
+pub struct Acp;
+
+/// ACP's protocol version the client speaks.
+const PROTOCOL_VERSION: u64 = 1;
+
+impl Launcher for Acp {
+    fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+        match setup.scenario.agent {
+            Agent::CodexAcp => codex::Codex.configure(setup, cmd),
+            Agent::OpencodeAcp => opencode::Opencode.configure(setup, cmd),
+            _ => claude::Claude.configure(setup, cmd),
+        }
+    }
+
+    fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
+        if setup.scenario.agent == Agent::OpencodeAcp {
+            cmd.arg("acp");
+        }
+        for a in &setup.scenario.args {
+            cmd.arg(a.clone());
+        }
+    }
+
+    fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        let s = launch.scenario;
+        let mcp = if s.mcp && s.agent == Agent::ClaudeAcp {
+            acp_mcp_servers(&claude::mcp_config_path(&launch.scratch.root))?
+        } else {
+            json!([])
+        };
+        let cwd = launch.scratch.work.display().to_string();
+        proxied(launch, who(s.agent), |channel| {
+            drive_acp(channel, s, &cwd, mcp)
+        })
+    }
+}
+
+fn who(agent: Agent) -> &'static str {
+    match agent {
+        Agent::CodexAcp => "codex-acp",
+        Agent::OpencodeAcp => "opencode acp",
+        _ => "claude-agent-acp",
+    }
+}
+
+/// The fixture MCP server as ACP's `session/new` takes it (`[{name, command, args, env}]`),
+/// from the `--mcp-config` file the Claude configuration wrote.
+fn acp_mcp_servers(config: &std::path::Path) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(config)
+        .with_context(|| format!("failed to read {}", config.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", config.display()))?;
+    let server = &v["mcpServers"][SERVER_NAME];
+    Ok(
+        json!([{"name": SERVER_NAME, "command": server["command"], "args": server["args"], "env": []}]),
+    )
+}
+
+/// Wait for the response to request `id`, answering the agent's own requests meanwhile.
+fn response(
+    channel: &mut LineChannel,
+    id: u64,
+    what: &str,
+    problems: &mut Vec<String>,
+) -> anyhow::Result<Value> {
+    loop {
+        let v = channel.next(what)?;
+        if let Some(method) = v.get("method").and_then(Value::as_str) {
+            if let Some(req_id) = v.get("id").cloned() {
+                let reply = answer(method, v.get("params"), problems);
+                let mut msg = json!({"jsonrpc": "2.0", "id": req_id});
+                match reply {
+                    Ok(result) => msg["result"] = result,
+                    Err(error) => msg["error"] = error,
+                }
+                channel.send(&msg)?;
+            }
+            continue;
+        }
+        if v.get("id").and_then(Value::as_u64) == Some(id) {
+            if let Some(err) = v.get("error") {
+                anyhow::bail!("{what} failed: {err}");
+            }
+            return Ok(v.get("result").cloned().unwrap_or(Value::Null));
+        }
+    }
+}
+
+/// The client's answer to one of the agent's requests: a permission request gets the first
+/// option that allows; anything else (the client offers no file system or terminal) an error.
+fn answer(
+    method: &str,
+    params: Option<&Value>,
+    problems: &mut Vec<String>,
+) -> Result<Value, Value> {
+    if method != "session/request_permission" {
+        problems.push(format!(
+            "the agent asked the client for {method}, which it does not offer"
+        ));
+        return Err(json!({"code": -32601, "message": format!("method not found: {method}")}));
+    }
+    let options = params
+        .and_then(|p| p.get("options"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let kind = |o: &Value| o.get("kind").and_then(Value::as_str).map(str::to_owned);
+    let chosen = ["allow_once", "allow_always"]
+        .iter()
+        .find_map(|k| options.iter().find(|o| kind(o).as_deref() == Some(*k)))
+        .or_else(|| options.first());
+    match chosen.and_then(|o| o.get("optionId")) {
+        Some(id) => Ok(json!({"outcome": {"outcome": "selected", "optionId": id}})),
+        None => {
+            problems.push("a permission request offered no option".to_owned());
+            Ok(json!({"outcome": {"outcome": "cancelled"}}))
+        }
+    }
+}
+
+/// One ACP session: initialize, session/new, the prompt, until its response.
+fn drive_acp(
+    channel: &mut LineChannel,
+    s: &Scenario,
+    cwd: &str,
+    mcp_servers: Value,
+) -> anyhow::Result<Driven> {
+    let mut problems = Vec::new();
+    channel.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": PROTOCOL_VERSION,
+        "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
+        "clientInfo": {"name": "toolnorm", "version": env!("CARGO_PKG_VERSION")}
+    }}))?;
+    response(channel, 0, "the initialize response", &mut problems)?;
+    channel.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {
+            "cwd": cwd, "mcpServers": mcp_servers
+        }}),
+    )?;
+    let session = response(channel, 1, "the session/new response", &mut problems)?;
+    let session_id = session
+        .get("sessionId")
+        .cloned()
+        .ok_or_else(|| anyhow::anyhow!("session/new answered without a sessionId: {session}"))?;
+    channel.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {
+            "sessionId": session_id, "prompt": [{"type": "text", "text": s.prompt}]
+        }}),
+    )?;
+    let done = response(channel, 2, "the session/prompt response", &mut problems)?;
+    match done.get("stopReason").and_then(Value::as_str) {
+        Some("end_turn") => {}
+        other => problems.push(format!("the prompt stopped with {other:?}, not end_turn")),
+    }
+    Ok(Driven {
+        problems,
+        dismissed: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permission_requests_get_the_first_allowing_option() {
+        let mut problems = Vec::new();
+        let params = json!({"options": [
+            {"optionId": "no", "kind": "reject_once"},
+            {"optionId": "always", "kind": "allow_always"},
+            {"optionId": "yes", "kind": "allow_once"}]});
+        let r = answer("session/request_permission", Some(&params), &mut problems).unwrap();
+        assert_eq!(r["outcome"]["optionId"], "yes");
+        assert!(answer("fs/read_text_file", None, &mut problems).is_err());
+        assert_eq!(problems.len(), 1);
+    }
+}
