@@ -165,7 +165,13 @@ fn another_formatter_is_formatting_not_diffs_and_fmt_restores_every_byte() {
     assert_eq!(fixtures.len(), n);
     for f in fixtures {
         assert!(f.get("diff").is_none(), "{}: a diff", f["path"]);
-        assert_eq!(f["status"], "pass", "{}", f["path"]);
+        // Known failures (expectations.toml) stay known failures: formatting changes no verdict.
+        assert!(
+            f["status"] == "pass" || f["status"] == "xfail",
+            "{}: {}",
+            f["path"],
+            f["status"]
+        );
         let notes = f["formatting"].as_array().expect("formatting notes");
         let notes: Vec<&str> = notes.iter().filter_map(Value::as_str).collect();
         assert!(

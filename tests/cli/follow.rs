@@ -166,8 +166,9 @@ fn follow_ends_quietly_when_its_reader_goes_away() {
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
     let frame: serde_json::Value = serde_json::from_str(&first).unwrap();
-    assert_eq!(frame["toolCallId"], "i0");
-    assert_eq!(frame["status"], "calling");
+    assert_eq!(frame["method"], "session/update");
+    assert_eq!(frame["params"]["update"]["sessionUpdate"], "tool_call");
+    assert_eq!(frame["params"]["update"]["toolCallId"], "i0");
     drop(stdout);
     // Writing on goes to a closed pipe: toolnorm stops, with success.
     for i in 8..10_000 {
