@@ -59,7 +59,7 @@ pub struct MatrixArgs {
     /// Where matrix.md, matrix.html and matrix.json are written.
     #[arg(long, default_value = "reports/matrix")]
     pub reports: PathBuf,
-    /// Keep each version's recordings in DIR/<version>/ (a fixture per format era to commit).
+    /// Keep each version's recordings in `DIR/<version>/` (a fixture per format era to commit).
     #[arg(long)]
     pub keep: Option<PathBuf>,
 }

@@ -2,7 +2,7 @@
 //! say, version × scenario, whether the normalized parts are the same as the committed
 //! fixture's, changed (with the drift's diff), failed to run, or hit a tool the version does not
 //! have. The versions are given, or picked from the registry's publish times (`--since`,
-//! `--last`). The comparison is the drift's ([`super::drift::compare`]); the writers are in
+//! `--last`). The comparison is the drift's (`drift::compare`); the writers are in
 //! [`super::matrix_render`].
 
 use std::path::{Path, PathBuf};

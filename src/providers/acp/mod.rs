@@ -1,7 +1,7 @@
 //! ACP (Agent Client Protocol) traffic: the JSON-RPC messages between an editor and an ACP agent
-//! ([`stdio`]), as the proxy recorder captures them, both directions. The dialect file only
-//! reads lines; [`tracker::Tracker`] follows requests to their responses and tool calls through
-//! their updates, and [`tools`] derives a part's fields from ACP's own where the agent sent no
+//! (`stdio`), as the proxy recorder captures them, both directions. The dialect file only
+//! reads lines; `tracker::Tracker` follows requests to their responses and tool calls through
+//! their updates, and `tools` derives a part's fields from ACP's own where the agent sent no
 //! `_meta.toolnorm`.
 
 pub(crate) mod stdio;

@@ -236,7 +236,7 @@ pub(crate) fn derive(view: &CallView, declined: Option<&str>) -> Derived {
             .clone()
             .or_else(|| {
                 let diffs = view.diffs();
-                (!diffs.is_empty()).then(|| Value::Array(diffs))
+                (!diffs.is_empty()).then_some(Value::Array(diffs))
             })
             .or_else(|| text.clone().map(Value::String)),
     };
