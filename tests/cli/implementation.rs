@@ -268,19 +268,32 @@ fn the_javascript_example_passes_claude_stream_json_and_is_unsupported_elsewhere
     let script = root().join("examples/js-claude/normalize.mjs");
     let cmd = format!("{node} {}", script.display());
     let (out, report) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert_eq!(report["implementation"]["name"], "js-claude");
     let mut stream_json = 0;
+    let mut newer_failed = 0;
     for f in fixtures(&report) {
         let status = f["status"].as_str().unwrap();
+        let path = f["path"].as_str().unwrap();
         if f["provider"] == "claude" && f["dialect"] == "stream-json" {
             stream_json += 1;
-            assert_eq!(status, "pass", "{}: {f}", f["path"]);
-            assert_eq!(f["violations"], Value::Array(vec![]), "{}", f["path"]);
+            // The example follows Claude Code up to 2.1.197 (and the imported samples); the
+            // recordings of later releases (background tasks, new tools) are judged and may fail,
+            // never error.
+            let newer = path.starts_with("claude/live-claude-")
+                && !path.starts_with("claude/live-claude-2.1.197-");
+            if newer {
+                assert!(status == "pass" || status == "fail", "{path}: {status}");
+                newer_failed += usize::from(status == "fail");
+            } else {
+                assert_eq!(status, "pass", "{path}: {f}");
+                assert_eq!(f["violations"], Value::Array(vec![]), "{path}");
+            }
         } else {
-            assert_eq!(status, "unsupported", "{}", f["path"]);
+            assert_eq!(status, "unsupported", "{path}");
         }
     }
+    let expected_code = if newer_failed > 0 { 1 } else { 0 };
+    assert_eq!(out.status.code(), Some(expected_code), "{}", stdout(&out));
     assert!(
         stream_json >= 20,
         "the shipped Claude stream-json fixtures are judged"
