@@ -52,16 +52,19 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
     Ok((cli, version.to_owned()))
 }
 
-/// Run the drift check.
-pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome> {
-    let (cli, version) = parse_cli_spec(&opts.cli)?;
+/// The scenarios of `cli` named in `names` (`live-` prefix allowed), or all of its scenarios when
+/// none is named; none at all is an error.
+pub(crate) fn choose<'a>(
+    all: &'a [Scenario],
+    cli: Cli,
+    names: &[String],
+) -> anyhow::Result<Vec<&'a Scenario>> {
     let chosen: Vec<&Scenario> = all
         .iter()
         .filter(|s| s.agent.cli() == cli)
         .filter(|s| {
-            opts.names.is_empty()
-                || opts
-                    .names
+            names.is_empty()
+                || names
                     .iter()
                     .any(|n| n.strip_prefix("live-").unwrap_or(n) == s.name)
         })
@@ -69,6 +72,13 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
     if chosen.is_empty() {
         bail!("no scenario of {} matches", cli.display());
     }
+    Ok(chosen)
+}
+
+/// Run the drift check.
+pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome> {
+    let (cli, version) = parse_cli_spec(&opts.cli)?;
+    let chosen = choose(all, cli, &opts.names)?;
     let temp = std::env::temp_dir().join(format!("toolnorm-drift-{}", std::process::id()));
     let corpus = opts.corpus.clone().unwrap_or_else(|| temp.join("corpus"));
     let expected = temp.join("expected");

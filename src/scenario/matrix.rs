@@ -158,20 +158,7 @@ pub struct MatrixOptions {
 
 /// Record every chosen scenario with every version and build the table.
 pub fn run(all: &[Scenario], opts: &MatrixOptions) -> anyhow::Result<Matrix> {
-    let chosen: Vec<&Scenario> = all
-        .iter()
-        .filter(|s| s.agent.cli() == opts.cli)
-        .filter(|s| {
-            opts.names.is_empty()
-                || opts
-                    .names
-                    .iter()
-                    .any(|n| n.strip_prefix("live-").unwrap_or(n) == s.name)
-        })
-        .collect();
-    if chosen.is_empty() {
-        bail!("no scenario of {} matches", opts.cli.display());
-    }
+    let chosen = drift::choose(all, opts.cli, &opts.names)?;
     if opts.versions.is_empty() {
         bail!("no version of {} to try", opts.cli.display());
     }
