@@ -10,8 +10,39 @@ mod tracker;
 pub(crate) mod transcript;
 mod wire;
 
-use super::PartStore;
+use super::{LineNormalizer, PartStore};
 use crate::stream::RawLine;
+
+/// A Claude dialect's normalizer: each line parsed once as a [`wire::Line`] and handed, with the
+/// provider's one [`tracker::Tracker`], to the dialect's own reading of it.
+struct Lines {
+    tracker: tracker::Tracker,
+    read: fn(&mut tracker::Tracker, u32, &wire::Line<'_>, &mut PartStore),
+}
+
+impl Lines {
+    fn boxed(
+        read: fn(&mut tracker::Tracker, u32, &wire::Line<'_>, &mut PartStore),
+    ) -> Box<dyn LineNormalizer> {
+        Box::new(Lines {
+            tracker: tracker::Tracker::default(),
+            read,
+        })
+    }
+}
+
+impl LineNormalizer for Lines {
+    fn line(&mut self, raw: &RawLine<'_>, store: &mut PartStore) {
+        let Lines { tracker, read } = self;
+        each_line(raw, store, |number, l, store| {
+            read(tracker, number, l, store)
+        });
+    }
+
+    fn finish(&mut self, store: &mut PartStore) {
+        self.tracker.finish(store);
+    }
+}
 
 /// Parse one line of a Claude stream as a [`wire::Line`] and hand it to `each`; a blank line is
 /// skipped and a line that is not JSON is reported.

@@ -7,30 +7,10 @@ use super::tracker::{Origin, Tracker};
 use super::wire::Line;
 use crate::model::ToolState;
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, PartUpdate};
-use crate::stream::RawLine;
 
-/// Normalizes a transcript; every line carries its own cwd.
-pub(crate) struct Normalizer {
-    tracker: Tracker,
-}
-
-/// The normalizer of one stream.
+/// The normalizer of a transcript; every line carries its own cwd.
 pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
-    Box::new(Normalizer {
-        tracker: Tracker::default(),
-    })
-}
-
-impl LineNormalizer for Normalizer {
-    fn line(&mut self, raw: &RawLine<'_>, store: &mut PartStore) {
-        super::each_line(raw, store, |number, l, store| {
-            line(&mut self.tracker, number, l, store);
-        });
-    }
-
-    fn finish(&mut self, store: &mut PartStore) {
-        self.tracker.finish(store);
-    }
+    super::Lines::boxed(line)
 }
 
 fn line(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartStore) {
