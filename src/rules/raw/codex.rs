@@ -45,7 +45,7 @@ pub(crate) fn exec(input: &Input<'_>) -> RawScan {
         if !has_marker(raw.bytes, &markers) {
             continue;
         }
-        if let Ok(v) = serde_json::from_slice::<Value>(raw.bytes) {
+        if let Some(v) = super::pruned::parse(raw.bytes) {
             exec_line(&mut s, &mut ids, raw.number, &v, raw.bytes);
         }
     }

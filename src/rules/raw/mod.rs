@@ -8,8 +8,9 @@
 //! ...) are only worth something if a normalizer bug cannot hide in code both sides use. It is
 //! also deliberately shallow: it only reads ids, names, failure markers and a few argument keys.
 //!
-//! Speed: a line is only parsed (into a `serde_json::Value`) when it contains one of the dialect's
-//! marker substrings, found with `memchr::memmem`.
+//! Speed: a line is only parsed when it contains one of the dialect's marker substrings, found with
+//! `memchr::memmem`, and then only into the part of a `serde_json::Value` the scans read
+//! ([`pruned`]).
 
 use std::collections::HashMap;
 
@@ -22,6 +23,7 @@ pub(crate) mod acp;
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod opencode;
+mod pruned;
 
 /// Argument keys that carry what a call is about (contract rule 5).
 pub(crate) const MEANINGFUL_KEYS: &[&str] = &[
@@ -131,7 +133,7 @@ fn for_marked_lines(input: &Input<'_>, markers: &[&str], mut f: impl FnMut(u32, 
         if let Some(rest) = bytes.strip_prefix(b"data:") {
             bytes = rest;
         }
-        if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+        if let Some(v) = pruned::parse(bytes) {
             f(raw.number, v);
         }
     }

@@ -118,7 +118,7 @@ fn tool_part(s: &mut RawScan, line: u32, part: &Value) {
 /// first line holding its id.
 pub(crate) fn export(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
-    let Ok(doc) = serde_json::from_slice::<Value>(input.bytes) else {
+    let Some(doc) = super::pruned::parse(input.bytes) else {
         return s;
     };
     let Some(messages) = doc.get("messages").and_then(Value::as_array) else {
