@@ -2,6 +2,7 @@
 //! redaction and import. This is a shell around the pure core: it does the file and process I/O.
 
 pub mod confined;
+mod fast_record;
 pub mod format;
 pub mod import;
 pub mod lint;

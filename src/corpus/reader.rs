@@ -335,6 +335,14 @@ fn parse_record(line: &[u8]) -> Result<Record, String> {
             .map(|r| Record::Trailer(r.trailer))
             .map_err(|e| format!("bad trailer: {e}"));
     }
+    if let Some((t, dir, bytes, terminated)) = super::fast_record::line_record(line) {
+        return Ok(Record::Line(Line {
+            t,
+            dir,
+            bytes,
+            terminated,
+        }));
+    }
     let raw: RawRecord =
         serde_json::from_slice(line).map_err(|e| format!("bad line record: {e}"))?;
     let bytes = match (raw.l, raw.b) {

@@ -1,0 +1,204 @@
+//! The reader's fast path for the line records `record` and `import` write: `{"t":N,"d":"a",
+//! "l":"…"}` (with `,"n":true` before the brace for a line without a newline). Most of a
+//! fixture's bytes are the escaped text of its lines; unescaping it with a vectorised search for
+//! the next `\` or `"` is several times cheaper than a general JSON parser's string path.
+//!
+//! Anything else — other key orders, extra whitespace, base64 `b` lines, a surrogate escape, a
+//! control character, bytes that are not UTF-8 — gives `None`, and the caller reads the record
+//! with serde_json as before: the fast path accepts a subset of what that accepts and decodes it
+//! to the same bytes (a property test holds the two to that).
+
+use crate::stream::Direction;
+
+/// A line record read the fast way: (time, direction, line bytes, had a newline).
+pub(super) fn line_record(line: &[u8]) -> Option<(u64, Direction, Vec<u8>, bool)> {
+    let rest = line.strip_prefix(b"{\"t\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 20 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let t: u64 = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+    let rest = rest[digits..].strip_prefix(b",\"d\":\"")?;
+    let dir = match rest.first()? {
+        b'a' => Direction::Agent,
+        b'c' => Direction::Client,
+        b'e' => Direction::Stderr,
+        _ => return None,
+    };
+    let rest = rest[1..].strip_prefix(b"\",\"l\":\"")?;
+    let (bytes, rest) = unescape(rest)?;
+    let terminated = match rest {
+        b"}" => true,
+        b",\"n\":true}" => false,
+        _ => return None,
+    };
+    std::str::from_utf8(&bytes).ok()?;
+    Some((t, dir, bytes, terminated))
+}
+
+/// Eight bytes at a time: one bit set (the high bit of its byte) at least for every byte that is
+/// `"`, `\\` or below 0x20. Bytes above such a byte may be flagged too, so only the lowest flag is
+/// exact (the classic `haszero` trick).
+fn specials(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let quote = x ^ (LO * b'"' as u64);
+    let backslash = x ^ (LO * b'\\' as u64);
+    (quote.wrapping_sub(LO) & !quote
+        | backslash.wrapping_sub(LO) & !backslash
+        | x.wrapping_sub(LO * 0x20) & !x)
+        & HI
+}
+
+/// The body of a JSON string up to its closing quote, unescaped, and what follows the quote.
+/// Escapes come every few bytes in a recorded JSON line (each of its own quotes is one), so runs
+/// are copied eight bytes at a time and escapes decoded inline.
+fn unescape(s: &[u8]) -> Option<(Vec<u8>, &[u8])> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    loop {
+        // Copy up to the next special byte.
+        while let Some(chunk) = s.get(i..i + 8) {
+            let x = u64::from_le_bytes(chunk.try_into().ok()?);
+            let m = specials(x);
+            if m == 0 {
+                out.extend_from_slice(chunk);
+                i += 8;
+            } else {
+                let k = (m.trailing_zeros() / 8) as usize;
+                out.extend_from_slice(&chunk[..k]);
+                i += k;
+                break;
+            }
+        }
+        let b = *s.get(i)?;
+        match b {
+            b'"' => return Some((out, &s[i + 1..])),
+            b'\\' => {}
+            0..0x20 => return None,
+            _ => {
+                // The tail, shorter than eight bytes.
+                out.push(b);
+                i += 1;
+                continue;
+            }
+        }
+        let c = match *s.get(i + 1)? {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let hex = s.get(i + 2..i + 6)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                let code = u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+                // Surrogate pairs and lone surrogates: the general parser's business.
+                let ch = char::from_u32(code)?;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                i += 6;
+                continue;
+            }
+            _ => return None,
+        };
+        out.push(c);
+        i += 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What serde_json makes of the same record (the reader's general path).
+    fn general(line: &[u8]) -> Option<(u64, Direction, Vec<u8>, bool)> {
+        #[derive(serde::Deserialize)]
+        struct R {
+            t: u64,
+            d: Direction,
+            l: String,
+            #[serde(default)]
+            n: bool,
+        }
+        let r: R = serde_json::from_slice(line).ok()?;
+        Some((r.t, r.d, r.l.into_bytes(), !r.n))
+    }
+
+    fn record(t: u64, d: &str, text: &str, n: bool) -> Vec<u8> {
+        let mut out = format!("{{\"t\":{t},\"d\":\"{d}\",\"l\":").into_bytes();
+        serde_json::to_writer(&mut out, text).unwrap();
+        if n {
+            out.extend_from_slice(b",\"n\":true");
+        }
+        out.push(b'}');
+        out
+    }
+
+    #[test]
+    fn reads_what_the_writer_writes() {
+        let line = record(12, "c", "{\"a\":\"tab\\there \u{e9} \u{1F600}\"}\u{7}", true);
+        assert_eq!(
+            line_record(&line),
+            Some((
+                12,
+                Direction::Client,
+                "{\"a\":\"tab\\there \u{e9} \u{1F600}\"}\u{7}".as_bytes().to_vec(),
+                false
+            ))
+        );
+    }
+
+    #[test]
+    fn leaves_the_unusual_to_the_general_parser() {
+        for line in [
+            &b"{\"d\":\"a\",\"t\":1,\"l\":\"x\"}"[..],
+            b"{\"t\":1, \"d\":\"a\",\"l\":\"x\"}",
+            b"{\"t\":01,\"d\":\"a\",\"l\":\"x\"}",
+            b"{\"t\":99999999999999999999,\"d\":\"a\",\"l\":\"x\"}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"\\ud83d\\ude00\"}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"\\ud800\"}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"raw\ttab\"}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"\xff\"}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"x\",\"n\":false}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"x\"} ",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"x\\q\"}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"x",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"\\u12\"}",
+            b"{\"t\":1,\"d\":\"a\",\"l\":\"\\u+123\"}",
+            b"{\"t\":1,\"d\":\"x\",\"l\":\"x\"}",
+        ] {
+            assert_eq!(line_record(line), None, "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    proptest! {
+        /// Every record the writer makes is read the fast way, to the line it holds.
+        #[test]
+        fn round_trips_any_text(t in any::<u64>(), text in any::<String>(), n in any::<bool>()) {
+            let line = record(t, "a", &text, n);
+            prop_assert_eq!(line_record(&line), Some((t, Direction::Agent, text.into_bytes(), !n)));
+        }
+
+        /// On any bytes after the record's start, the fast path either declines or agrees with
+        /// serde_json.
+        #[test]
+        fn never_disagrees_with_serde_json(body in proptest::collection::vec(
+            prop_oneof![
+                Just(b'\\'), Just(b'"'), Just(b'u'), Just(b'n'), Just(b'}'), Just(b'0'),
+                Just(b'd'), Just(0x1f), Just(0xc3), Just(0xa9), any::<u8>()
+            ], 0..40)) {
+            let mut line = b"{\"t\":7,\"d\":\"e\",\"l\":\"".to_vec();
+            line.extend_from_slice(&body);
+            if let Some(fast) = line_record(&line) {
+                prop_assert_eq!(Some(fast), general(&line));
+            }
+        }
+    }
+}
