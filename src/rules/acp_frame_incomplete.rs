@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::model::{AcpFrame, ToolState};
+use crate::model::{AcpFrame, NormalizedToolPart, ToolError, ToolState};
 
 use super::{Finding, RuleContext, declare_rule};
 
@@ -37,11 +37,40 @@ const ALWAYS: &[&str] = &[
     "toolName", "kind", "title", "rawInput", "metadata", "timing",
 ];
 
+/// The part with its payloads (input, output, error details) replaced by `true`, or `null` where
+/// they are null: the frame's keys and which of them are null do not depend on what a payload
+/// holds, and a command's whole output is not copied and serialized only to be looked at.
+fn stand_in(part: &NormalizedToolPart) -> NormalizedToolPart {
+    let mark = |v: &Value| {
+        if v.is_null() {
+            Value::Null
+        } else {
+            Value::Bool(true)
+        }
+    };
+    NormalizedToolPart {
+        input: mark(&part.input),
+        output: part.output.as_ref().map(mark),
+        error: part.error.as_ref().map(|e| ToolError {
+            message: e.message.clone(),
+            code: e.code.clone(),
+            details: e.details.as_ref().map(mark),
+        }),
+        id: part.id.clone(),
+        name: part.name.clone(),
+        kind: part.kind,
+        title: part.title.clone(),
+        state: part.state,
+        timing: part.timing.clone(),
+        metadata: part.metadata.clone(),
+    }
+}
+
 fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for part in &cx.doc.parts {
         let line = cx.first_event_line(&part.id);
-        let frame = match serde_json::to_value(AcpFrame::from(part)) {
+        let frame = match serde_json::to_value(AcpFrame::from(&stand_in(part))) {
             Ok(Value::Object(m)) => m,
             Ok(_) | Err(_) => {
                 out.push(Finding::new(

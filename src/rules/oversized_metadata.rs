@@ -37,6 +37,27 @@ declare_rule! {
     }
 }
 
+/// `serde_json::to_string(v).len() >= n`, without writing more than `n` bytes anywhere: a whole
+/// command output is not serialized only to be measured.
+fn serializes_to_at_least(v: &Value, n: usize) -> bool {
+    struct Count(usize, usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            if self.0 >= self.1 {
+                // Stop the serializer: the answer is known.
+                return Err(std::io::Error::other("long enough"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0, n);
+    serde_json::to_writer(&mut count, v).is_err() || count.0 >= n
+}
+
 fn copies(v: &Value, payload: &Value) -> bool {
     v == payload || v.as_str().is_some_and(|s| payload.as_str() == Some(s))
 }
@@ -61,7 +82,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             .output
             .iter()
             .chain(part.error.as_ref().and_then(|e| e.details.as_ref()))
-            .filter(|p| p.to_string().len() >= MIN_COPY_BYTES)
+            .filter(|p| serializes_to_at_least(p, MIN_COPY_BYTES))
             .collect();
         // Keys in sorted order, whether or not serde_json keeps insertion order.
         let mut keys: Vec<(&String, &Value)> = map.iter().collect();
@@ -83,4 +104,26 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn measures_against_the_serialized_length() {
+        for v in [
+            json!("x".repeat(29)),
+            json!("x".repeat(30)),
+            json!("x".repeat(31)),
+            json!({"a": [1, 2, "xyzzy"], "b": null}),
+            json!(12345),
+        ] {
+            let len = v.to_string().len();
+            for n in [0, 1, len - 1, len, len + 1, 32] {
+                assert_eq!(serializes_to_at_least(&v, n), len >= n, "{v} against {n}");
+            }
+        }
+    }
 }

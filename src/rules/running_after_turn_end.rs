@@ -1,6 +1,7 @@
 //! TN013: no part is still started or running once the provider said the turn ended.
 
 use super::{Finding, RuleContext, declare_rule};
+use crate::model::PartEvent;
 
 declare_rule! {
     /// ## What it checks
@@ -29,12 +30,35 @@ declare_rule! {
 
 fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let raw = cx.raw();
+    let ends = &raw.turn_ends;
+    // Turn ends come in line order from every scan; if not, every end is looked at.
+    let sorted = ends.is_sorted_by_key(|e| e.line);
     let mut out = Vec::new();
     for part in &cx.doc.parts {
+        let events: Vec<&PartEvent> = cx.events_of(&part.id).collect();
+        let (Some(first), Some(last)) = (events.first(), events.last()) else {
+            continue;
+        };
+        // Events on lines in order too (they nearly always are) for the single walk below.
+        let sorted = sorted && events.windows(2).all(|w| w[0].line <= w[1].line);
         let call = raw.get(&part.id);
         let scope = call.and_then(|c| c.scope.as_deref());
         let background = call.is_some_and(|c| c.background);
-        for end in &raw.turn_ends {
+        // The part began before an end only if its first event is on an earlier line.
+        let from = if sorted {
+            ends.partition_point(|e| e.line <= first.line)
+        } else {
+            0
+        };
+        // Events up to the end being looked at: ends are visited in line order, so the events
+        // are walked once.
+        let mut seen = 0;
+        let mut state = None;
+        for end in &ends[from..] {
+            if sorted && end.line > last.line && last.state.is_terminal() {
+                // Every later end finds the part in its final, terminal state.
+                break;
+            }
             // Work that goes on in the background ends with its own task, not the turn.
             if background && end.scope.as_deref() != scope {
                 continue;
@@ -44,19 +68,23 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                     continue;
                 }
             }
-            let mut began = false;
-            let mut state = None;
-            for e in cx.events_of(&part.id).take_while(|e| e.line <= end.line) {
-                began |= e.line < end.line;
-                state = Some(e.state);
-            }
-            if began && state.is_some_and(|s| !s.is_terminal()) {
+            let (began, at_end) = if sorted {
+                while seen < events.len() && events[seen].line <= end.line {
+                    state = Some(events[seen].state);
+                    seen += 1;
+                }
+                (true, state)
+            } else {
+                let upto = events.iter().take_while(|e| e.line <= end.line);
+                (first.line < end.line, upto.last().map(|e| e.state))
+            };
+            if began && at_end.is_some_and(|s| !s.is_terminal()) {
                 out.push(Finding::new(
                     Some(end.line),
                     Some(&part.id),
                     format!(
                         "part is still `{}` when the turn ends on line {}",
-                        state.map_or("?", |s| s.as_str()),
+                        at_end.map_or("?", |s| s.as_str()),
                         end.line
                     ),
                 ));
