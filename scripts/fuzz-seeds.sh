@@ -23,6 +23,8 @@ for fixture in corpus/*/*.jsonl.zst; do
     dialect=$("$bin" normalize "$fixture" 2>/dev/null | sed -n 's/^  "dialect": "\(.*\)",\{0,1\}$/\1/p' | head -n 1)
     [ -n "$dialect" ] || continue
     target=$(printf '%s_%s' "$provider" "$dialect" | tr '-' '_')
+    # A dialect named like its provider (`acp`) gives the target its one name.
+    [ "$dialect" = "$provider" ] && target=$provider
     mkdir -p "$out/$target" "$out/fixture_reader" "$out/redactor"
     "$bin" cat "$fixture" | split -l 200 -d -a 3 - "$out/$target/$name."
     zstd -dcq "$fixture" | split -l 200 -d -a 3 - "$out/fixture_reader/$name."

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::model::acp_meta::{apply_toolnorm_meta, kind_of_acp_kind, toolnorm_meta};
 use crate::model::{NormalizedToolPart, ToolState};
@@ -21,7 +22,7 @@ use crate::stream::RawLine;
 use super::tools::{CallView, derive};
 use super::wire::{
     InitializeResult, Message, PermissionOption, PermissionOutcome, PermissionRequest, RpcError,
-    SessionNotification, ToolCallFields,
+    SessionNotification, ToolCallFields, session_update_kind,
 };
 
 #[derive(Default)]
@@ -96,9 +97,15 @@ impl Tracker {
     /// The end of the stream: nothing is invented for calls still open (the rules name them).
     pub(crate) fn finish(&mut self, _store: &mut PartStore) {}
 
-    fn session_update(&mut self, n: u32, params: Option<Value>, store: &mut PartStore) {
+    fn session_update(&mut self, n: u32, params: Option<&RawValue>, store: &mut PartStore) {
         let Some(params) = params else { return };
-        let Ok(note) = serde_json::from_value::<SessionNotification>(params) else {
+        if session_update_kind(params)
+            .is_some_and(|k| !matches!(k.as_str(), "tool_call" | "tool_call_update" | "plan"))
+        {
+            // Message and thought chunks, mode and command updates: no tool call in them.
+            return;
+        }
+        let Ok(note) = serde_json::from_str::<SessionNotification>(params.get()) else {
             store.warn(n, "session/update without a readable `update`; skipped");
             return;
         };
@@ -116,7 +123,7 @@ impl Tracker {
             }
             _ => return,
         };
-        self.frame(n, &note.update.call, first, store);
+        self.frame(n, &note.update, first, store);
     }
 
     /// One tool-call frame (a `tool_call`, an update, or a permission request's `toolCall`).
@@ -219,10 +226,11 @@ impl Tracker {
         &mut self,
         n: u32,
         id: Option<String>,
-        params: Option<Value>,
+        params: Option<&RawValue>,
         store: &mut PartStore,
     ) {
-        let Some(req) = params.and_then(|p| serde_json::from_value::<PermissionRequest>(p).ok())
+        let Some(req) =
+            params.and_then(|p| serde_json::from_str::<PermissionRequest>(p.get()).ok())
         else {
             store.warn(
                 n,
@@ -252,8 +260,19 @@ impl Tracker {
     }
 
     fn response(&mut self, n: u32, id: &str, msg: &Message, store: &mut PartStore) {
+        // Only the answers to permission requests, `initialize` and `session/prompt` are read.
+        let wanted = self.permissions.contains_key(id)
+            || self
+                .requests
+                .get(id)
+                .is_some_and(|m| m == "initialize" || m == "session/prompt");
+        if !wanted {
+            self.requests.remove(id);
+            return;
+        }
+        let result: Option<Value> = msg.result.and_then(|r| serde_json::from_str(r.get()).ok());
         // The client's answer to a permission request.
-        let outcome = msg.result.as_ref().and_then(|r| r.get("outcome"));
+        let outcome = result.as_ref().and_then(|r| r.get("outcome"));
         if let Some(outcome) = outcome {
             if let Some(p) = self.permissions.remove(id) {
                 let outcome: Option<PermissionOutcome> =
@@ -283,9 +302,7 @@ impl Tracker {
         };
         match method.as_str() {
             "initialize" => {
-                let result: InitializeResult = msg
-                    .result
-                    .clone()
+                let result: InitializeResult = result
                     .and_then(|r| serde_json::from_value(r).ok())
                     .unwrap_or_default();
                 if let Some(info) = result.agent_info {
@@ -301,8 +318,8 @@ impl Tracker {
                     done.state = Some(ToolState::Complete);
                     store.upsert(n, done);
                 }
-                if let Some(err) = &msg.error {
-                    let e: RpcError = serde_json::from_value(err.clone()).unwrap_or_default();
+                if let Some(err) = msg.error {
+                    let e: RpcError = serde_json::from_str(err.get()).unwrap_or_default();
                     let message = e
                         .message
                         .as_deref()
@@ -311,8 +328,7 @@ impl Tracker {
                     store.abort_open(n, &message, "error");
                     return;
                 }
-                let stop = msg
-                    .result
+                let stop = result
                     .as_ref()
                     .and_then(|r| r.get("stopReason"))
                     .and_then(Value::as_str);

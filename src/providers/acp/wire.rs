@@ -4,6 +4,7 @@
 //! field of the wrong type reads as absent, so an agent's odd frame loses that field, not the line.
 
 use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// A field that reads as `None` when it is absent, `null` or of another type.
@@ -15,22 +16,23 @@ fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
 }
 
 /// One JSON-RPC message: a request (`id` + `method`), a notification (`method`), or a response
-/// (`id` + `result` or `error`).
+/// (`id` + `result` or `error`). The payloads stay raw text, borrowed from the line, until the
+/// message turns out to matter: most frames of a session are text chunks and file reads.
 #[derive(Deserialize, Debug, Default)]
-pub(crate) struct Message {
+pub(crate) struct Message<'a> {
     #[serde(default)]
     pub id: Option<Value>,
     #[serde(default, deserialize_with = "lenient")]
     pub method: Option<String>,
-    #[serde(default)]
-    pub params: Option<Value>,
-    #[serde(default)]
-    pub result: Option<Value>,
-    #[serde(default)]
-    pub error: Option<Value>,
+    #[serde(default, borrow)]
+    pub params: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub result: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub error: Option<&'a RawValue>,
 }
 
-impl Message {
+impl Message<'_> {
     /// The request id as a map key (`1` and `"1"` stay apart).
     pub fn id_key(&self) -> Option<String> {
         self.id
@@ -44,6 +46,44 @@ impl Message {
     }
 }
 
+/// What a `session/update` is (`update.sessionUpdate`), read without building anything else;
+/// `None` when `update` is not an object or names no kind as a string, so the full reading
+/// decides (and says what is wrong).
+pub(crate) fn session_update_kind(params: &RawValue) -> Option<String> {
+    struct Kind(Option<String>);
+    impl<'de> Deserialize<'de> for Kind {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Kind;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an update object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Kind, A::Error> {
+                    let mut kind = None;
+                    while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                        if key == "sessionUpdate" {
+                            kind = Some(map.next_value::<Value>()?);
+                        } else {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                    Ok(Kind(kind.and_then(|v| v.as_str().map(str::to_owned))))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        update: Kind,
+    }
+    serde_json::from_str::<Params>(params.get()).ok()?.update.0
+}
+
 /// `params` of `session/update`.
 #[derive(Deserialize, Debug)]
 #[serde(rename_all = "camelCase")]
@@ -51,24 +91,22 @@ pub(crate) struct SessionNotification {
     pub update: Update,
 }
 
-/// A `session/update`'s update: `sessionUpdate` names it; the tool-call fields sit beside it.
-#[derive(Deserialize, Debug)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Update {
-    #[serde(default, deserialize_with = "lenient")]
-    pub session_update: Option<String>,
-    /// A `plan` update's entries.
-    #[serde(default)]
-    pub entries: Option<Value>,
-    #[serde(flatten)]
-    pub call: ToolCallFields,
-}
+/// A `session/update`'s update: `sessionUpdate` names it; the tool-call fields sit beside it
+/// (read as one flat struct: no buffering of the whole update, as `#[serde(flatten)]` would).
+pub(crate) type Update = ToolCallFields;
 
 /// The fields of a `tool_call`, a `tool_call_update`, or a permission request's `toolCall`. On an
 /// update, absent means unchanged.
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ToolCallFields {
+    /// What a `session/update` is (`tool_call`, `tool_call_update`, `plan`, ...); absent in a
+    /// permission request's `toolCall`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub session_update: Option<String>,
+    /// A `plan` update's entries.
+    #[serde(default)]
+    pub entries: Option<Value>,
     #[serde(default, deserialize_with = "lenient")]
     pub tool_call_id: Option<String>,
     #[serde(default, deserialize_with = "lenient")]

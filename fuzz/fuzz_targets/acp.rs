@@ -1,0 +1,7 @@
+//! The `acp` dialect (recorded ACP traffic), forced, on arbitrary bytes: see
+//! `toolnorm_fuzz::dialect`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    toolnorm_fuzz::dialect(toolnorm::Dialect::Acp, data);
+});
