@@ -8,86 +8,16 @@
 //! and object: on recorded streams most bytes are in the skipped parts. A line that is not JSON
 //! is still refused as a whole.
 //!
-//! When a scan starts reading a new key, add it to [`KEEP`] (or [`WHOLE`] if its keys are not
-//! known in advance): the scans' tests run through this parse, so a missing key fails them.
+//! When a scan starts reading a new key, add it to [`keep`] (as whole if its keys are not known
+//! in advance): the scans' tests run through this parse, so a missing key fails them.
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::MEANINGFUL_KEYS;
-
-/// Keys whose value some scan reads, sorted (binary search).
-const KEEP: &[&str] = &[
-    "Err",
-    "Ok",
-    "action",
-    "callID",
-    "call_id",
-    "content",
-    "content_block",
-    "data",
-    "error",
-    "event",
-    "exit",
-    "exitCode",
-    "exit_code",
-    "id",
-    "isError",
-    "is_backgrounded",
-    "is_error",
-    "item",
-    "itemId",
-    "kind",
-    "message",
-    "messages",
-    "metadata",
-    "method",
-    "msg",
-    "name",
-    "namespace",
-    "optionId",
-    "options",
-    "outcome",
-    "output",
-    "params",
-    "part",
-    "parts",
-    "payload",
-    "properties",
-    "reason",
-    "result",
-    "server",
-    "sessionID",
-    "sessionId",
-    "sessionUpdate",
-    "state",
-    "status",
-    "stopReason",
-    "subtype",
-    "success",
-    "threadId",
-    "tool",
-    "toolCall",
-    "toolCallId",
-    "toolName",
-    "tool_use_id",
-    "turnId",
-    "type",
-    "update",
-    "working_directory",
-];
-
-/// Keys kept with everything under them: argument objects, a patch's file map, ACP `_meta`.
-const WHOLE: &[&str] = &[
-    "_meta",
-    "arguments",
-    "changes",
-    "input",
-    "invocation",
-    "rawInput",
-];
 
 /// What to do with the value under a key.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -103,30 +33,34 @@ enum Keep {
 }
 
 fn keep(key: &str) -> Keep {
-    if key == "content" {
-        Keep::NoString
-    } else if KEEP.binary_search(&key).is_ok() || MEANINGFUL_KEYS.contains(&key) {
-        Keep::Pruned
-    } else if WHOLE.binary_search(&key).is_ok() {
-        Keep::Whole
-    } else {
-        Keep::Skip
+    // A match on the key compiles to a switch on its length, then a comparison or two.
+    match key {
+        "content" => Keep::NoString,
+        "Err" | "Ok" | "action" | "callID" | "call_id" | "content_block" | "data" | "error"
+        | "event" | "exit" | "exitCode" | "exit_code" | "id" | "isError" | "is_backgrounded"
+        | "is_error" | "item" | "itemId" | "kind" | "message" | "messages" | "metadata"
+        | "method" | "msg" | "name" | "namespace" | "optionId" | "options" | "outcome"
+        | "output" | "params" | "part" | "parts" | "payload" | "properties" | "reason"
+        | "result" | "server" | "sessionID" | "sessionId" | "sessionUpdate" | "state"
+        | "status" | "stopReason" | "subtype" | "success" | "threadId" | "tool" | "toolCall"
+        | "toolCallId" | "toolName" | "tool_use_id" | "turnId" | "type" | "update"
+        | "working_directory" => Keep::Pruned,
+        "_meta" | "arguments" | "changes" | "input" | "invocation" | "rawInput" => Keep::Whole,
+        k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
+        _ => Keep::Skip,
     }
 }
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
 pub(crate) fn parse(bytes: &[u8]) -> Option<Value> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let v = Pruned { strings: true }.deserialize(&mut de).ok()?;
+    let v = Pruned.deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
 }
 
 #[derive(Clone, Copy)]
-struct Pruned {
-    /// Strings are kept (`false` for a `content` value).
-    strings: bool,
-}
+struct Pruned;
 
 impl<'de> DeserializeSeed<'de> for Pruned {
     type Value = Value;
@@ -177,11 +111,7 @@ impl<'de> Visitor<'de> for Pruned {
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(if self.strings {
-            Value::String(v.to_owned())
-        } else {
-            Value::Null
-        })
+        Ok(Value::String(v.to_owned()))
     }
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
@@ -194,7 +124,7 @@ impl<'de> Visitor<'de> for Pruned {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Pruned { strings: true })? {
+        while let Some(v) = seq.next_element_seed(Pruned)? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -208,8 +138,17 @@ impl<'de> Visitor<'de> for Pruned {
                     continue;
                 }
                 Keep::Whole => map.next_value::<Value>()?,
-                Keep::Pruned => map.next_value_seed(Pruned { strings: true })?,
-                Keep::NoString => map.next_value_seed(Pruned { strings: false })?,
+                Keep::Pruned => map.next_value_seed(Pruned)?,
+                Keep::NoString => {
+                    // Seen as raw text first: a long string is skipped, never unescaped.
+                    let raw = map.next_value::<&'de RawValue>()?;
+                    match raw.get().as_bytes().first() {
+                        Some(b'"') => Value::Null,
+                        _ => parse(raw.get().as_bytes()).ok_or_else(|| {
+                            de::Error::custom("a value that does not parse on its own")
+                        })?,
+                    }
+                }
             };
             out.insert(k.into_owned(), v);
         }
@@ -220,12 +159,6 @@ impl<'de> Visitor<'de> for Pruned {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn key_lists_are_sorted_for_the_binary_search() {
-        assert!(KEEP.windows(2).all(|w| w[0] < w[1]), "KEEP is not sorted");
-        assert!(WHOLE.windows(2).all(|w| w[0] < w[1]), "WHOLE is not sorted");
-    }
 
     #[test]
     fn keeps_what_scans_read_and_drops_the_rest() {
