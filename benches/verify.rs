@@ -10,7 +10,10 @@
 //! `/usr/bin/time -v`), and the floor — zstd-decompressing and `serde_json::Value`-parsing every
 //! line of the same corpus on the same number of threads, measured in the same run — with verify's
 //! time as a ratio to it (the goal is <= 1.0). Expected files are accepted first, so verify does
-//! the full compare.
+//! the full compare. The floor allocates with the same allocator as the `toolnorm` binary
+//! (mimalloc), so the ratio compares work, not allocators. Each side is timed `TOOLNORM_BENCH_RUNS`
+//! times (default 3), alternating, and the medians are compared; verify's CPU time (user + sys,
+//! from `/usr/bin/time`) is printed too, as the wall time of a busy machine is noisy.
 
 use std::fs;
 use std::io::Read;
@@ -23,6 +26,9 @@ use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::redact::{RedactOptions, Redactor};
 use toolnorm::corpus::{list_fixtures, load_stream, write_fixture};
 use toolnorm::stream::Direction;
+
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -141,6 +147,8 @@ fn floor(files: &[PathBuf], jobs: usize) -> Duration {
 
 struct Run {
     wall: Duration,
+    /// User + system CPU seconds.
+    cpu: Option<f64>,
     peak_rss_kb: Option<u64>,
     exit: Option<i32>,
 }
@@ -164,12 +172,19 @@ fn toolnorm(dir: &Path, args: &[&str]) -> Run {
         .expect("run toolnorm");
     let wall = started.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let peak_rss_kb = stderr
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
-        .and_then(|v| v.trim().parse().ok());
+    let field = |name: &str| {
+        stderr
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+    };
+    let peak_rss_kb = field("Maximum resident set size (kbytes):").map(|kb| kb as u64);
+    let cpu = field("User time (seconds):")
+        .zip(field("System time (seconds):"))
+        .map(|(u, s)| u + s);
     Run {
         wall,
+        cpu,
         peak_rss_kb,
         exit: out.status.code(),
     }
@@ -227,33 +242,49 @@ fn main() {
     );
 
     let mb = raw as f64 / 1e6;
+    let runs = env_num("TOOLNORM_BENCH_RUNS", 3).max(1) as usize;
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
     let mut times = Vec::new();
     for jobs in [1usize, 2] {
-        // Warm the page cache for both sides equally.
-        let floor_time = floor(&files, jobs);
-        let run = toolnorm(
-            dir,
-            &[
-                "verify",
-                "--jobs",
-                &jobs.to_string(),
-                "--reports",
-                "reports",
-            ],
-        );
-        let secs = run.wall.as_secs_f64();
+        let (mut floors, mut walls, mut cpus) = (Vec::new(), Vec::new(), Vec::new());
+        let mut last = None;
+        for _ in 0..runs {
+            // Alternating, so both sides see the same page cache and the same neighbours.
+            floors.push(floor(&files, jobs).as_secs_f64());
+            let run = toolnorm(
+                dir,
+                &[
+                    "verify",
+                    "--jobs",
+                    &jobs.to_string(),
+                    "--reports",
+                    "reports",
+                ],
+            );
+            walls.push(run.wall.as_secs_f64());
+            cpus.extend(run.cpu);
+            last = Some(run);
+        }
+        let run = last.expect("at least one run");
+        let (floor_s, secs) = (median(floors), median(walls));
         println!(
-            "verify --jobs {jobs}: {:.2?} (exit {:?}), {:.1} MB/s per core, peak RSS {}; floor {:.2?} ({:.1} MB/s per core); verify/floor = {:.2}",
-            run.wall,
+            "verify --jobs {jobs}: {secs:.2} s median of {runs} (exit {:?}), CPU {}, {:.1} MB/s per core, peak RSS {}; floor {floor_s:.2} s ({:.1} MB/s per core); verify/floor = {:.2}",
             run.exit,
+            if cpus.is_empty() {
+                "unknown".to_owned()
+            } else {
+                format!("{:.2} s", median(cpus))
+            },
             mb / secs / jobs as f64,
             run.peak_rss_kb.map_or_else(
                 || "unknown".to_owned(),
                 |kb| format!("{:.1} MB", kb as f64 / 1024.0)
             ),
-            floor_time,
-            mb / floor_time.as_secs_f64() / jobs as f64,
-            secs / floor_time.as_secs_f64(),
+            mb / floor_s / jobs as f64,
+            secs / floor_s,
         );
         times.push(secs);
     }
