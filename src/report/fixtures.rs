@@ -184,6 +184,15 @@ impl Fixtures {
         }
     }
 
+    /// How many results are held in memory: all of a list built in memory, only the detailed
+    /// ones of a spooled list.
+    pub fn held(&self) -> usize {
+        match &self.store {
+            Store::Memory(v) => v.len(),
+            Store::Spool { held, .. } => held.len(),
+        }
+    }
+
     /// Whether the results are in a spool file.
     pub fn is_spooled(&self) -> bool {
         matches!(self.store, Store::Spool { .. })

@@ -340,6 +340,8 @@ pub fn strict_from_env(ci: Option<&str>) -> bool {
 }
 
 #[cfg(test)]
+mod memory_tests;
+#[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
 
