@@ -4,7 +4,6 @@
 //! on demand, when its fixture is read. This is the one walker of the corpus: every command lists
 //! through it.
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -229,14 +228,8 @@ impl FixtureIndex {
             return false;
         };
         let rows = &self.rows[self.folders[k].rows.clone()];
-        rows.binary_search_by(|r| {
-            let n = &self.names[r.start..][..r.len];
-            match n.cmp(name) {
-                Ordering::Equal => Ordering::Equal,
-                o => o,
-            }
-        })
-        .is_ok()
+        rows.binary_search_by(|r| self.names[r.start..][..r.len].cmp(name))
+            .is_ok()
     }
 }
 

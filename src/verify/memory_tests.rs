@@ -25,7 +25,10 @@ fn corpus(dir: &Path, copies: usize) -> usize {
         })
         .take(4)
         .collect();
-    assert!(!samples.is_empty(), "the shipped corpus has clean Claude fixtures");
+    assert!(
+        !samples.is_empty(),
+        "the shipped corpus has clean Claude fixtures"
+    );
     let mut n = 0;
     for (f, expected) in &samples {
         for k in 0..copies {

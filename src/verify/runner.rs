@@ -1,7 +1,7 @@
-//! The verify runner: walk the corpus, then load, normalize, check and compare every fixture in
-//! parallel (rayon), one fixture in memory per worker, keeping only small results (diffs,
-//! violations, the raw lines they point to). Results are sorted, so no output depends on thread
-//! scheduling. This is a shell: it reads fixtures and expected files and writes pending outputs.
+//! The verify runner: list the corpus compactly, then load, normalize, check and compare every
+//! fixture in parallel (rayon), one fixture in memory per worker, handing the results on in
+//! report order (so no output depends on thread scheduling) through a bounded window. This is a
+//! shell: it reads fixtures and expected files and writes pending outputs.
 
 use std::collections::BTreeMap;
 use std::fs;
