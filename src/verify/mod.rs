@@ -97,9 +97,7 @@ impl Selection {
         }
         Ok((picked, matching))
     }
-}
 
-impl Selection {
     /// The selected fixtures of a corpus index, as positions in it (in its order), with how
     /// many fixtures `--filter` and `--provider` matched before `--shard` took its part. What
     /// is held is a position per selected fixture (and, with `--shard`, each matching fixture's
