@@ -37,8 +37,11 @@ fn run(implementation: &Arc<Implementation>) -> (Duration, usize, Vec<String>) {
     let report = verify(&options(Arc::clone(implementation)), &|_| {}, &|_| {}).expect("verify");
     let verdicts = report
         .fixtures
-        .iter()
-        .map(|f| format!("{} {}", f.path, f.status.as_str()))
+        .all()
+        .map(|f| {
+            let f = f.expect("read the spooled results");
+            format!("{} {}", f.path, f.status.as_str())
+        })
         .collect();
     (started.elapsed(), report.fixtures.len(), verdicts)
 }

@@ -23,7 +23,8 @@ pub struct Args {
     /// The reviewed outputs: `<provider>/<name>.json`.
     #[arg(long, default_value = "expected")]
     pub expected: PathBuf,
-    /// Where the reports (and pending outputs of failing fixtures) go.
+    /// Where the reports (and pending outputs of failing fixtures) go; while the run lasts, it
+    /// also holds the spool of its results (an unlinked file where the system allows).
     #[arg(long, default_value = "reports")]
     pub reports: PathBuf,
     /// Known failures [default: expectations.toml, if present].

@@ -6,6 +6,7 @@ mod fast_record;
 pub mod format;
 pub mod import;
 pub mod lint;
+pub mod listing;
 pub mod reader;
 pub mod record;
 pub mod redact;
@@ -19,6 +20,7 @@ use anyhow::Context;
 
 use crate::stream::{Direction, Input, RawLine};
 pub use format::{FORMAT_VERSION, Header, LineRecord, Trailer};
+pub use listing::FixtureIndex;
 pub use reader::{Fixture, FixtureError, Line, read_fixture};
 
 /// A raw stream loaded into memory, ready to normalize: the lines that hold something (blank
@@ -204,75 +206,15 @@ pub struct Listing {
     pub skipped: Vec<confined::Skipped>,
 }
 
-/// Every fixture under a corpus root, and every entry skipped: a provider folder that is a
-/// symlink (or cannot be read), a `<name>.jsonl.zst` that is a symlink, a directory, a FIFO or
-/// anything but a regular file. Nothing is followed: the types come from the directory entries
-/// (`lstat`), and the commands that read a fixture open it again through [`confined`]. Files at
-/// the root are not part of the corpus and not listed.
+/// Every fixture under a corpus root, and every entry skipped, as entries of their own: see
+/// [`FixtureIndex::scan`] (hidden provider folders included). A large corpus is better read
+/// through the index itself, which holds a fixture in its name's bytes plus 24.
 pub fn scan_fixtures(root: &Path) -> Listing {
-    let mut out = Listing::default();
-    let Ok(providers) = fs::read_dir(root) else {
-        return out;
-    };
-    for dir in providers.flatten() {
-        let provider = dir.file_name().to_string_lossy().into_owned();
-        let skip = |what: String| confined::Skipped {
-            path: dir.path(),
-            what,
-        };
-        match dir.file_type() {
-            Ok(t) if t.is_dir() => {}
-            Ok(t) if t.is_symlink() => {
-                out.skipped.push(skip("a symlink".to_owned()));
-                continue;
-            }
-            Ok(_) => continue,
-            Err(e) => {
-                out.skipped.push(skip(format!("unreadable: {e}")));
-                continue;
-            }
-        }
-        let files = match fs::read_dir(dir.path()) {
-            Ok(f) => f,
-            Err(e) => {
-                out.skipped.push(skip(format!("unreadable: {e}")));
-                continue;
-            }
-        };
-        for file in files.flatten() {
-            let file_name = file.file_name().to_string_lossy().into_owned();
-            let Some(name) = file_name.strip_suffix(format::FIXTURE_SUFFIX) else {
-                continue;
-            };
-            let skip = |what: String| confined::Skipped {
-                path: file.path(),
-                what,
-            };
-            // `DirEntry::metadata` does not follow a link.
-            let meta = match file.metadata() {
-                Ok(m) => m,
-                Err(e) => {
-                    out.skipped.push(skip(format!("unreadable: {e}")));
-                    continue;
-                }
-            };
-            if !meta.is_file() {
-                out.skipped
-                    .push(skip(confined::describe(meta.file_type()).to_owned()));
-                continue;
-            }
-            out.fixtures.push(FixtureEntry {
-                rel: format!("{provider}/{file_name}"),
-                provider: provider.clone(),
-                name: name.to_owned(),
-                path: file.path(),
-                size: meta.len(),
-            });
-        }
+    let mut index = FixtureIndex::scan(root, false);
+    Listing {
+        fixtures: index.entries().collect(),
+        skipped: std::mem::take(&mut index.skipped),
     }
-    out.fixtures.sort();
-    out.skipped.sort();
-    out
 }
 
 /// Where a fixture goes: `<root>/<provider>/<name>.jsonl.zst`.

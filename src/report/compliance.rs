@@ -118,7 +118,7 @@ impl Compliance {
 
     pub fn tally(r: &Report, provider: &str) -> Tally {
         let mut t = Tally::default();
-        for f in r.fixtures.iter().filter(|f| f.provider == provider) {
+        for f in held(r).iter().filter(|f| f.provider == provider) {
             match f.status {
                 Status::Pass => t.passed += 1,
                 Status::Fail => t.failed += 1,
@@ -141,7 +141,7 @@ impl Compliance {
             .reports
             .iter()
             .flat_map(|r| {
-                r.fixtures
+                held(r)
                     .iter()
                     .map(|f| (f.provider.clone(), f.name.clone(), f.path.clone()))
             })
@@ -168,7 +168,13 @@ impl Compliance {
 }
 
 fn status_of<'r>(r: &'r Report, path: &str) -> Option<&'r FixtureResult> {
-    r.fixtures.iter().find(|f| f.path == path)
+    held(r).iter().find(|f| f.path == path)
+}
+
+/// A report's fixtures: the reports compared are read back from `report.json`, so all are in
+/// memory.
+fn held(r: &Report) -> &[FixtureResult] {
+    r.fixtures.as_slice().unwrap_or_default()
 }
 
 /// `compliance.json`.

@@ -28,75 +28,147 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 
 use super::model::*;
 
-/// Write `junit.xml` for `report`.
+/// Write `junit.xml` for `report`, streaming its testcases: the document quick-junit would write
+/// for the whole report, without holding every testcase at once. The frame (every suite with its
+/// counts and properties, the orphans and skipped entries) is written by quick-junit, and each
+/// fixture's `<testcase>` is cut from a one-case document quick-junit writes for it, then set in
+/// its suite: the same bytes, in the same place.
 pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    let strict = report.summary.strict;
+    let providers = report.providers();
+    let mut suites: Vec<TestSuite> = providers.iter().map(|p| suite(report, p)).collect();
+    let mut times = vec![0u64; providers.len()];
+    // First pass: each suite's counts and time.
+    for f in report.fixtures.all() {
+        let f = f?;
+        let Ok(k) = providers.binary_search(&f.provider.as_str()) else {
+            continue;
+        };
+        suites[k].add_test_case(test_case(&f, strict));
+        suites[k].test_cases.clear();
+        times[k] += f.duration_ms;
+    }
     let mut junit = quick_junit::Report::new("toolnorm-verify");
     junit.set_time(Duration::from_millis(report.summary.duration_ms));
-    for provider in report.providers() {
-        let mut suite = TestSuite::new(provider);
-        let fixtures: Vec<_> = report
-            .fixtures
-            .iter()
-            .filter(|f| f.provider == provider)
-            .collect();
-        suite.set_time(Duration::from_millis(
-            fixtures.iter().map(|f| f.duration_ms).sum(),
-        ));
-        suite.add_property(Property::new(
-            "toolnorm-version",
-            report.toolnorm_version.as_str(),
-        ));
-        suite.add_property(Property::new("strict", report.summary.strict.to_string()));
-        if let Some(shard) = &report.shard {
-            suite.add_property(Property::new("shard", shard.as_str()));
-        }
-        for f in fixtures {
-            suite.add_test_case(test_case(f, report.summary.strict));
-        }
+    for (mut suite, ms) in suites.into_iter().zip(times) {
+        suite.set_time(Duration::from_millis(ms));
         junit.add_test_suite(suite);
     }
-    if !report.orphans.is_empty() {
-        let mut suite = TestSuite::new("orphans");
-        for o in &report.orphans {
-            let (kind, what) = match o.kind {
-                OrphanKind::MissingExpected => {
-                    ("missing-expected", "fixture without expected output")
-                }
-                OrphanKind::MissingFixture => ("missing-fixture", "expected file without fixture"),
-                OrphanKind::UnusedExpectation => {
-                    ("unused-expectation", "expectation that matches nothing")
-                }
-            };
-            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            status
-                .set_type(kind)
-                .set_message(format!("{what}: {}", o.message));
-            let mut case = TestCase::new(o.subject.as_str(), status);
-            case.set_classname("orphans");
-            suite.add_test_case(case);
+    add_orphans(report, &mut junit);
+    add_skipped(report, &mut junit);
+    let mut frame = Vec::new();
+    junit.serialize(&mut frame).map_err(io::Error::other)?;
+    // Second pass: the testcases, each before the end of its provider's suite.
+    let ends = suite_ends(&frame, providers.len())?;
+    let mut written = 0;
+    for f in report.fixtures.all() {
+        let f = f?;
+        let Ok(at) = providers.binary_search(&f.provider.as_str()) else {
+            continue;
+        };
+        if written < ends[at] {
+            out.write_all(&frame[written..ends[at]])?;
+            written = ends[at];
         }
-        junit.add_test_suite(suite);
+        out.write_all(&case_xml(test_case(&f, strict))?)?;
     }
-    if !report.skipped.is_empty() {
-        let mut suite = TestSuite::new("skipped-entries");
-        for e in &report.skipped {
-            // An error under --strict (it fails the gate), a skipped test case otherwise.
-            let status = if report.summary.strict {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_type("skipped-entry").set_message(e.message.as_str());
-                s
-            } else {
-                let mut s = TestCaseStatus::skipped();
-                s.set_type("skipped-entry").set_message(e.message.as_str());
-                s
-            };
-            let mut case = TestCase::new(e.path.as_str(), status);
-            case.set_classname("skipped-entries");
-            suite.add_test_case(case);
+    out.write_all(&frame[written..])
+}
+
+/// A provider's suite, without its testcases.
+fn suite(report: &Report, provider: &str) -> TestSuite {
+    let mut suite = TestSuite::new(provider);
+    suite.add_property(Property::new(
+        "toolnorm-version",
+        report.toolnorm_version.as_str(),
+    ));
+    suite.add_property(Property::new("strict", report.summary.strict.to_string()));
+    if let Some(shard) = &report.shard {
+        suite.add_property(Property::new("shard", shard.as_str()));
+    }
+    suite
+}
+
+/// Where each of the first `n` suites of a serialized document ends (the line ending its
+/// `</testsuite>`): escaped text holds no `<`, so the tag is found only where it is one.
+fn suite_ends(doc: &[u8], n: usize) -> io::Result<Vec<usize>> {
+    let end = SUITE_END.as_bytes();
+    let found: Vec<usize> = memchr::memmem::find_iter(doc, end).take(n).collect();
+    if found.len() < n {
+        return Err(io::Error::other("junit: a suite without its end tag"));
+    }
+    Ok(found)
+}
+
+const SUITE_END: &str = "\n    </testsuite>";
+
+/// One testcase as quick-junit writes it inside a suite: cut from a document holding only it.
+fn case_xml(case: TestCase) -> io::Result<Vec<u8>> {
+    let mut suite = TestSuite::new("case");
+    suite.add_test_case(case);
+    let mut doc = quick_junit::Report::new("case");
+    doc.add_test_suite(suite);
+    let mut buf = Vec::new();
+    doc.serialize(&mut buf).map_err(io::Error::other)?;
+    let start = memchr::memmem::find(&buf, b"\n        <testcase");
+    let end = memchr::memmem::rfind(&buf, SUITE_END.as_bytes());
+    match (start, end) {
+        (Some(s), Some(e)) if s <= e => {
+            buf.truncate(e);
+            buf.drain(..s);
+            Ok(buf)
         }
-        junit.add_test_suite(suite);
+        _ => Err(io::Error::other(
+            "junit: a testcase not where it is expected",
+        )),
     }
-    junit.serialize(out).map_err(io::Error::other)
+}
+
+fn add_orphans(report: &Report, junit: &mut quick_junit::Report) {
+    if report.orphans.is_empty() {
+        return;
+    }
+    let mut suite = TestSuite::new("orphans");
+    for o in &report.orphans {
+        let (kind, what) = match o.kind {
+            OrphanKind::MissingExpected => ("missing-expected", "fixture without expected output"),
+            OrphanKind::MissingFixture => ("missing-fixture", "expected file without fixture"),
+            OrphanKind::UnusedExpectation => {
+                ("unused-expectation", "expectation that matches nothing")
+            }
+        };
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        status
+            .set_type(kind)
+            .set_message(format!("{what}: {}", o.message));
+        let mut case = TestCase::new(o.subject.as_str(), status);
+        case.set_classname("orphans");
+        suite.add_test_case(case);
+    }
+    junit.add_test_suite(suite);
+}
+
+fn add_skipped(report: &Report, junit: &mut quick_junit::Report) {
+    if report.skipped.is_empty() {
+        return;
+    }
+    let mut suite = TestSuite::new("skipped-entries");
+    for e in &report.skipped {
+        // An error under --strict (it fails the gate), a skipped test case otherwise.
+        let status = if report.summary.strict {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type("skipped-entry").set_message(e.message.as_str());
+            s
+        } else {
+            let mut s = TestCaseStatus::skipped();
+            s.set_type("skipped-entry").set_message(e.message.as_str());
+            s
+        };
+        let mut case = TestCase::new(e.path.as_str(), status);
+        case.set_classname("skipped-entries");
+        suite.add_test_case(case);
+    }
+    junit.add_test_suite(suite);
 }
 
 fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
@@ -289,11 +361,51 @@ mod tests {
         String::from_utf8(buf).expect("junit is UTF-8")
     }
 
+    /// The document quick-junit writes for the whole report at once: what the streamed one must
+    /// be, byte for byte.
+    fn whole(report: &Report) -> String {
+        let mut junit = quick_junit::Report::new("toolnorm-verify");
+        junit.set_time(Duration::from_millis(report.summary.duration_ms));
+        for provider in report.providers() {
+            let mut suite = suite(report, provider);
+            let all = report.fixtures.to_vec().unwrap();
+            let fixtures: Vec<_> = all.iter().filter(|f| f.provider == provider).collect();
+            suite.set_time(Duration::from_millis(
+                fixtures.iter().map(|f| f.duration_ms).sum(),
+            ));
+            for f in fixtures {
+                suite.add_test_case(test_case(f, report.summary.strict));
+            }
+            junit.add_test_suite(suite);
+        }
+        add_orphans(report, &mut junit);
+        add_skipped(report, &mut junit);
+        junit.to_string().unwrap()
+    }
+
+    #[test]
+    fn streamed_junit_is_the_whole_document_byte_for_byte() {
+        let mut r = sample_report();
+        assert_eq!(rendered(&r), whole(&r));
+        r.summary.strict = false;
+        r.shard = Some("2/3".to_owned());
+        r = r.with_skipped(vec![SkippedEntry {
+            path: "corpus/x".to_owned(),
+            message: "a symlink".to_owned(),
+        }]);
+        assert_eq!(rendered(&r), whole(&r));
+        let mut only_orphans = sample_report();
+        only_orphans.fixtures = Fixtures::default();
+        assert_eq!(rendered(&only_orphans), whole(&only_orphans));
+    }
+
     #[test]
     fn junit_of_the_sample_report() {
         let mut r = sample_report();
         // Keep the snapshot readable: the large diff is covered by the HTML tests.
-        r.fixtures.retain(|f| f.name != "long-session");
+        r.fixtures
+            .edit(|v| v.retain(|f| f.name != "long-session"))
+            .unwrap();
         insta::assert_snapshot!(rendered(&r));
     }
 

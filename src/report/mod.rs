@@ -1,6 +1,7 @@
 //! Report writers: one renderer per format over a finished [`Report`]. Renderers compute nothing.
 
 pub mod compliance;
+pub mod fixtures;
 pub mod html;
 pub mod json;
 pub mod junit;

@@ -2,9 +2,11 @@
 //! `verify`. Renderers only format it. `report.json` is this value serialized, and `report merge`
 //! reads it back, so it round-trips through serde.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+
+pub use super::fixtures::Fixtures;
 
 pub use crate::compare::{DiffRow, DiffTag, FixtureDiff};
 
@@ -252,7 +254,7 @@ pub struct Report {
     pub shard: Option<String>,
     pub rules: Vec<RuleInfo>,
     /// Sorted by provider, then name.
-    pub fixtures: Vec<FixtureResult>,
+    pub fixtures: Fixtures,
     /// Sorted by provider, then rule code.
     pub matrix: Vec<MatrixCell>,
     pub orphans: Vec<Orphan>,
@@ -291,15 +293,26 @@ impl Report {
     /// and `report merge` both build through here, so a merged report is computed exactly like an
     /// unsharded one.
     pub fn build(
-        mut rules: Vec<RuleInfo>,
+        rules: Vec<RuleInfo>,
         mut fixtures: Vec<FixtureResult>,
+        orphans: Vec<Orphan>,
+        strict: bool,
+        shard: Option<String>,
+    ) -> Report {
+        fixtures
+            .sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
+        Report::assemble(rules, Fixtures::from_vec(fixtures), orphans, strict, shard)
+    }
+
+    /// [`Report::build`] over fixtures already in report order (a verify run's spooled list).
+    pub fn assemble(
+        mut rules: Vec<RuleInfo>,
+        fixtures: Fixtures,
         mut orphans: Vec<Orphan>,
         strict: bool,
         shard: Option<String>,
     ) -> Report {
         rules.sort_by(|a, b| a.code.cmp(&b.code));
-        fixtures
-            .sort_by(|a, b| (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path)));
         orphans.sort_by(|a, b| (a.kind as u8, &a.subject).cmp(&(b.kind as u8, &b.subject)));
         orphans.dedup();
         let matrix = matrix(&rules, &fixtures);
@@ -331,7 +344,7 @@ impl Report {
     /// Fixtures with a listed known failure that no longer fails ("fixed: remove the entry").
     pub fn stale_fixtures(&self) -> Vec<&FixtureResult> {
         self.fixtures
-            .iter()
+            .shown()
             .filter(|f| f.status == Status::Xpass || !f.fixed.is_empty())
             .collect()
     }
@@ -340,7 +353,7 @@ impl Report {
     /// ones are listed with their diffs).
     pub fn formatting_only(&self) -> Vec<&FixtureResult> {
         self.fixtures
-            .iter()
+            .shown()
             .filter(|f| !f.formatting.is_empty() && f.diff.is_none())
             .collect()
     }
@@ -361,15 +374,10 @@ impl Report {
     /// Providers in report order (fixtures are sorted by provider), each once, including
     /// providers that appear only in the matrix.
     pub fn providers(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for p in self
-            .fixtures
-            .iter()
-            .map(|f| f.provider.as_str())
-            .chain(self.matrix.iter().map(|c| c.provider.as_str()))
-        {
-            if !out.contains(&p) {
-                out.push(p);
+        let mut out = self.fixtures.providers();
+        for c in &self.matrix {
+            if !out.contains(&c.provider.as_str()) {
+                out.push(c.provider.as_str());
             }
         }
         out.sort_unstable();
@@ -386,21 +394,22 @@ impl Report {
 
 /// The provider × rule matrix over every provider that has fixtures: every rule is checked on every
 /// fixture that normalized (errors are not checked). `rules` are sorted by code.
-pub fn matrix(rules: &[RuleInfo], fixtures: &[FixtureResult]) -> Vec<MatrixCell> {
-    let providers: BTreeSet<&str> = fixtures.iter().map(|f| f.provider.as_str()).collect();
+pub fn matrix(rules: &[RuleInfo], fixtures: &Fixtures) -> Vec<MatrixCell> {
     let mut cells = Vec::new();
-    for provider in providers {
+    for provider in fixtures.providers() {
+        // Plain passes were checked and broke no rule.
         let mine: Vec<&FixtureResult> = fixtures
-            .iter()
+            .shown()
             .filter(|f| {
                 f.provider == provider && !matches!(f.status, Status::Error | Status::Unsupported)
             })
             .collect();
+        let checked = fixtures.plain_passes(provider) + mine.len() as u32;
         for rule in rules {
             let mut cell = MatrixCell {
                 provider: provider.to_owned(),
                 rule: rule.code.clone(),
-                checked: mine.len() as u32,
+                checked,
                 violations: 0,
                 known: 0,
             };
@@ -426,14 +435,15 @@ pub fn matrix(rules: &[RuleInfo], fixtures: &[FixtureResult]) -> Vec<MatrixCell>
 }
 
 /// The counts of a report's summary (its duration is set by whoever timed the run).
-pub fn summary(fixtures: &[FixtureResult], orphans: &[Orphan], strict: bool) -> Summary {
+pub fn summary(fixtures: &Fixtures, orphans: &[Orphan], strict: bool) -> Summary {
     let mut s = Summary {
         fixtures: fixtures.len() as u32,
+        passed: fixtures.plain_total(),
         strict,
         orphans: orphans.len() as u32,
         ..Summary::default()
     };
-    for f in fixtures {
+    for f in fixtures.shown() {
         if !f.formatting.is_empty() {
             s.formatting += 1;
         }

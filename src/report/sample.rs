@@ -331,6 +331,7 @@ pub fn sample_report() -> Report {
     // Built from the same matrix and summary as a real run, in the order written here (the
     // renderers' tests point at fixtures by position).
     let rules = rules();
+    let fixtures = Fixtures::from_vec(fixtures);
     Report {
         report_version: REPORT_VERSION,
         toolnorm_version: "0.1.0".into(),

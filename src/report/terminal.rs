@@ -65,7 +65,7 @@ pub fn render(
 
     let failing: Vec<&FixtureResult> = report
         .fixtures
-        .iter()
+        .shown()
         .filter(|f| matches!(f.status, Status::Fail | Status::Error | Status::Xpass))
         .collect();
     if !failing.is_empty() {
@@ -81,7 +81,7 @@ pub fn render(
     }
     let xfail: Vec<&FixtureResult> = report
         .fixtures
-        .iter()
+        .shown()
         .filter(|f| f.status == Status::Xfail)
         .collect();
     if !xfail.is_empty() {
@@ -202,12 +202,7 @@ fn render_formatting(report: &Report, out: &mut impl Write, p: &Painter) -> io::
 }
 
 fn render_matrix(report: &Report, out: &mut impl Write, p: &Painter) -> io::Result<()> {
-    let mut providers: Vec<&str> = report
-        .fixtures
-        .iter()
-        .map(|f| f.provider.as_str())
-        .collect();
-    providers.dedup();
+    let providers = report.fixtures.providers();
     if providers.is_empty() {
         return writeln!(out, "no fixtures selected\n");
     }
@@ -545,7 +540,7 @@ mod tests {
             implementation: None,
             shard: None,
             rules,
-            fixtures: vec![xfail, failing, error],
+            fixtures: vec![xfail, failing, error].into(),
             matrix: vec![cell("claude", 0, 1), cell("codex", 1, 0)],
             orphans: vec![Orphan {
                 kind: crate::report::OrphanKind::MissingFixture,

@@ -197,11 +197,47 @@ impl Expectations {
     }
 
     /// Entries that select no fixture of the whole corpus: orphans.
-    pub fn unused<'k>(&self, all: impl Iterator<Item = FixtureKey<'k>> + Clone) -> Vec<Orphan> {
-        self.entries
+    pub fn unused<'k>(&self, all: impl Iterator<Item = FixtureKey<'k>>) -> Vec<Orphan> {
+        let mut tally = self.usage();
+        all.for_each(|k| tally.see(k));
+        tally.unused()
+    }
+
+    /// A tally of the entries that select some fixture, fed one key at a time (a corpus too
+    /// large to hold as keys is listed once): [`Usage::unused`] gives what
+    /// [`Expectations::unused`] gives.
+    pub fn usage(&self) -> Usage<'_> {
+        Usage {
+            expectations: self,
+            used: vec![false; self.entries.len()],
+        }
+    }
+}
+
+/// See [`Expectations::usage`].
+pub struct Usage<'e> {
+    expectations: &'e Expectations,
+    used: Vec<bool>,
+}
+
+impl Usage<'_> {
+    /// Count one fixture of the corpus.
+    pub fn see(&mut self, key: FixtureKey<'_>) {
+        for (c, used) in self.expectations.entries.iter().zip(&mut self.used) {
+            if !*used && Expectations::selects(c, key) {
+                *used = true;
+            }
+        }
+    }
+
+    /// The entries no fixture seen selects, in file order.
+    pub fn unused(&self) -> Vec<Orphan> {
+        self.expectations
+            .entries
             .iter()
-            .filter(|c| !all.clone().any(|k| Self::selects(c, k)))
-            .map(|c| Orphan {
+            .zip(&self.used)
+            .filter(|(_, used)| !**used)
+            .map(|(c, _)| Orphan {
                 kind: OrphanKind::UnusedExpectation,
                 subject: c.entry.subject(),
                 message: format!(

@@ -135,7 +135,15 @@ fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report, MergeError> {
                 rules.push(rule);
             }
         }
-        for f in report.fixtures {
+        // Read back from report.json: held in memory.
+        let read = report
+            .fixtures
+            .to_vec()
+            .map_err(|source| MergeError::Read {
+                path: path.clone(),
+                source,
+            })?;
+        for f in read {
             if let Some(first) = seen.insert(f.path.clone(), path.clone()) {
                 return Err(MergeError::Duplicate {
                     fixture: f.path,

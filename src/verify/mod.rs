@@ -11,7 +11,6 @@ pub mod review;
 pub mod runner;
 pub mod shard;
 
-use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -19,12 +18,13 @@ use std::time::Instant;
 
 use globset::GlobMatcher;
 
-use crate::corpus::FixtureEntry;
 use crate::corpus::confined::Skipped;
+use crate::corpus::{FixtureEntry, FixtureIndex};
+use crate::report::fixtures::Spooler;
 use crate::report::{FixtureResult, Orphan, OrphanKind, Report, RuleInfo, SkippedEntry};
 use crate::stream::Provider;
 use expectations::{Expectations, ExpectationsError, FixtureKey, fixture_glob, glob_selects};
-use runner::{CheckContext, Checked, list_expected, list_fixtures, run_all};
+use runner::{CheckContext, Checked, index_fixtures, run_ordered, walk_expected};
 use shard::Shard;
 
 /// Why verify could not run at all (exit 2). Everything wrong with a fixture is in the report.
@@ -95,6 +95,52 @@ impl Selection {
                 keep
             });
         }
+        Ok((picked, matching))
+    }
+
+    /// The selected fixtures of a corpus index, as positions in it (in its order), with how
+    /// many fixtures `--filter` and `--provider` matched before `--shard` took its part. What
+    /// is held is a position per selected fixture (and, with `--shard`, each matching fixture's
+    /// path and size while the shards are drawn).
+    pub fn pick(&self, index: &FixtureIndex) -> Result<(Vec<usize>, usize), VerifyError> {
+        let glob = self.matcher()?;
+        let mut picked: Vec<usize> = Vec::new();
+        for i in 0..index.len() {
+            let selects = match (&glob, self.provider) {
+                (None, None) => true,
+                _ => {
+                    let rel = index.rel(i);
+                    let key = FixtureKey {
+                        provider: index.provider(i),
+                        name: index.name(i),
+                        path: &rel,
+                    };
+                    self.selects(glob.as_ref(), key)
+                }
+            };
+            if selects {
+                picked.push(i);
+            }
+        }
+        let matching = picked.len();
+        if let Some(shard) = self.shard {
+            let rels: Vec<String> = picked.iter().map(|&i| index.rel(i)).collect();
+            let sizes: Vec<(&str, u64)> = rels
+                .iter()
+                .zip(&picked)
+                .map(|(rel, &i)| (rel.as_str(), index.size(i)))
+                .collect();
+            let assigned = shard::assign(&sizes, shard.count);
+            drop(sizes);
+            drop(rels);
+            let mut k = 0;
+            picked.retain(|_| {
+                let keep = assigned[k] == shard.index - 1;
+                k += 1;
+                keep
+            });
+        }
+        picked.shrink_to_fit();
         Ok((picked, matching))
     }
 }
@@ -170,11 +216,12 @@ pub fn verify_counted(
     tick: &(dyn Fn(&FixtureResult) + Sync),
 ) -> Result<(Report, Selected), VerifyError> {
     let started = Instant::now();
-    let (all, mut skipped) = list_fixtures(&opts.corpus)?;
+    let mut index = index_fixtures(&opts.corpus)?;
+    let mut skipped = std::mem::take(&mut index.skipped);
     let expectations = load_expectations(&opts.expectations, opts.expectations_required)?;
-    let (selected, matching) = opts.selection.apply_counted(&all)?;
+    let (selected, matching) = opts.selection.pick(&index)?;
     let counts = Selected {
-        corpus: all.len(),
+        corpus: index.len(),
         matching,
         checked: selected.len(),
     };
@@ -182,23 +229,28 @@ pub fn verify_counted(
 
     // Orphans are judged against the whole corpus, so a filtered or sharded run never calls an
     // entry or expected file orphaned because its fixture lives elsewhere.
-    let mut orphans = expectations.unused(all.iter().map(FixtureEntry::key));
+    let mut usage = expectations.usage();
+    if !expectations.is_empty() {
+        for i in 0..index.len() {
+            let rel = index.rel(i);
+            usage.see(FixtureKey {
+                provider: index.provider(i),
+                name: index.name(i),
+                path: &rel,
+            });
+        }
+    }
+    let mut orphans = usage.unused();
     let glob = opts.selection.matcher()?;
-    let fixture_keys: BTreeSet<(&str, &str)> = all
-        .iter()
-        .map(|f| (f.provider.as_str(), f.name.as_str()))
-        .collect();
-    let (expected_files, expected_skipped) = list_expected(&opts.expected)?;
-    skipped.extend(expected_skipped);
-    for (provider, name, rel) in expected_files {
+    // Each expected file is looked up in the sorted listing as the walk meets it: nothing is
+    // held per expected file.
+    let expected_skipped = walk_expected(&opts.expected, false, &mut |provider, name, rel| {
         let key = FixtureKey {
-            provider: &provider,
-            name: &name,
-            path: &rel,
+            provider,
+            name,
+            path: rel,
         };
-        if !fixture_keys.contains(&(provider.as_str(), name.as_str()))
-            && opts.selection.selects(glob.as_ref(), key)
-        {
+        if !index.contains(provider, name) && opts.selection.selects(glob.as_ref(), key) {
             orphans.push(Orphan {
                 kind: OrphanKind::MissingFixture,
                 subject: format!("{provider}/{name}.json"),
@@ -207,7 +259,8 @@ pub fn verify_counted(
                 ),
             });
         }
-    }
+    })?;
+    skipped.extend(expected_skipped);
 
     let cx = CheckContext {
         expected: &opts.expected,
@@ -215,21 +268,40 @@ pub fn verify_counted(
         expectations: &expectations,
         implementation: &opts.implementation,
     };
-    let mut checked = run_all(&selected, &cx, opts.jobs, opts.fail_fast, tick)?;
-    for c in &mut checked {
-        skipped.append(&mut c.skipped);
-    }
-    for Checked { result: f, .. } in checked.iter().filter(|c| c.expected_missing) {
-        orphans.push(Orphan {
-            kind: OrphanKind::MissingExpected,
-            subject: f.path.clone(),
-            message: format!(
-                "fixture {} has no expected file {}/{}.json: review it, then run toolnorm accept",
-                f.path, f.provider, f.name
-            ),
-        });
-    }
-    let fixtures = checked.into_iter().map(|c| c.result).collect();
+    // Every result goes to a spool under the reports folder, in report order; only what the
+    // reports show in detail stays in memory.
+    let write_error = |source| VerifyError::Write {
+        path: opts.reports.clone(),
+        source,
+    };
+    fs::create_dir_all(&opts.reports).map_err(write_error)?;
+    let mut spool = Spooler::create(&opts.reports).map_err(write_error)?;
+    run_ordered(
+        &index,
+        &selected,
+        &cx,
+        opts.jobs,
+        opts.fail_fast,
+        tick,
+        &mut |mut c: Checked| {
+            skipped.append(&mut c.skipped);
+            let f = &c.result;
+            if c.expected_missing {
+                orphans.push(Orphan {
+                    kind: OrphanKind::MissingExpected,
+                    subject: f.path.clone(),
+                    message: format!(
+                        "fixture {} has no expected file {}/{}.json: review it, then run toolnorm accept",
+                        f.path, f.provider, f.name
+                    ),
+                });
+            }
+            spool.push(&c.result).map_err(write_error)
+        },
+    )?;
+    drop(selected);
+    drop(index);
+    let fixtures = spool.finish().map_err(write_error)?;
     let rules = crate::rules::registry()
         .iter()
         .map(|r| RuleInfo {
@@ -238,7 +310,7 @@ pub fn verify_counted(
             summary: r.summary().to_owned(),
         })
         .collect();
-    let report = Report::build(
+    let report = Report::assemble(
         rules,
         fixtures,
         orphans,
@@ -265,6 +337,8 @@ pub fn strict_from_env(ci: Option<&str>) -> bool {
     ci.is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false"))
 }
 
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -358,7 +432,7 @@ mod tests {
                 ("codex", "TN002", 1, 0, 0)
             ]
         );
-        assert_eq!(report.fixtures[0].name, "a");
+        assert_eq!(report.fixtures.to_vec().unwrap()[0].name, "a");
         assert_eq!(report.summary.violations, 2);
         assert_eq!(report.summary.known_violations, 1);
         assert!(report.summary.fails_gate());

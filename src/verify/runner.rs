@@ -1,24 +1,23 @@
-//! The verify runner: walk the corpus, then load, normalize, check and compare every fixture in
-//! parallel (rayon), one fixture in memory per worker, keeping only small results (diffs,
-//! violations, the raw lines they point to). Results are sorted, so no output depends on thread
-//! scheduling. This is a shell: it reads fixtures and expected files and writes pending outputs.
+//! The verify runner: list the corpus compactly, then load, normalize, check and compare every
+//! fixture in parallel (rayon), one fixture in memory per worker, handing the results on in
+//! report order (so no output depends on thread scheduling) through a bounded window. This is a
+//! shell: it reads fixtures and expected files and writes pending outputs.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
-
-use rayon::prelude::*;
 
 use super::VerifyError;
 use super::expectations::{Expectations, FixtureKey};
 use super::implementation::Implementation;
 use crate::compare::{Comparison, canonical_json, compare};
 use crate::corpus::confined::{self, Skipped, describe};
-use crate::corpus::{FixtureEntry, load_file};
+use crate::corpus::{FixtureEntry, FixtureIndex, load_file};
 use crate::dialects::{detect, normalize};
 use crate::model::{
     Diagnostic, DiagnosticLevel, LegacyToolPart, NormalizedDocument, NormalizedToolPart, PartEvent,
@@ -54,6 +53,15 @@ impl FixtureEntry {
 /// them (one walker for every command), with the entries skipped. The root itself must be a
 /// readable folder: the gate cannot say anything about a corpus it cannot read.
 pub fn list_fixtures(root: &Path) -> Result<(Vec<FixtureEntry>, Vec<Skipped>), VerifyError> {
+    let mut index = index_fixtures(root)?;
+    let mut out: Vec<FixtureEntry> = index.entries().collect();
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok((out, std::mem::take(&mut index.skipped)))
+}
+
+/// [`list_fixtures`] held compactly, sorted by provider and name (see [`FixtureIndex`]); hidden
+/// provider folders (`.…`) are left out.
+pub fn index_fixtures(root: &Path) -> Result<FixtureIndex, VerifyError> {
     let meta = fs::metadata(root).map_err(|source| VerifyError::Corpus {
         path: root.to_owned(),
         source,
@@ -68,25 +76,7 @@ pub fn list_fixtures(root: &Path) -> Result<(Vec<FixtureEntry>, Vec<Skipped>), V
         path: root.to_owned(),
         source,
     })?;
-    let hidden = |p: &Path| {
-        p.strip_prefix(root)
-            .ok()
-            .and_then(|r| r.components().next())
-            .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('.'))
-    };
-    let listing = crate::corpus::scan_fixtures(root);
-    let mut out: Vec<FixtureEntry> = listing
-        .fixtures
-        .into_iter()
-        .filter(|e| !e.provider.starts_with('.'))
-        .collect();
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let skipped = listing
-        .skipped
-        .into_iter()
-        .filter(|s| !hidden(&s.path))
-        .collect();
-    Ok((out, skipped))
+    Ok(FixtureIndex::scan(root, true))
 }
 
 /// The corpus root a listed fixture sits in (`<root>/<provider>/<file>`).
@@ -108,20 +98,38 @@ fn open_fixture(f: &FixtureEntry) -> Result<std::fs::File, String> {
 /// An expected file: (provider, name, path relative to the expected folder).
 pub type ExpectedFile = (String, String, String);
 
-/// Every expected file under `root` as (provider, name, relative path), and the entries skipped
-/// (a symlinked provider folder, a `<name>.json` that is a link or not a regular file). Links are
-/// never followed. A missing folder holds none.
+/// Every expected file under `root` as (provider, name, relative path), sorted, and the entries
+/// skipped (a symlinked provider folder, a `<name>.json` that is a link or not a regular file).
+/// Links are never followed. A missing folder holds none.
 pub fn list_expected(root: &Path) -> Result<(Vec<ExpectedFile>, Vec<Skipped>), VerifyError> {
+    let mut out = Vec::new();
+    let skipped = walk_expected(root, true, &mut |provider, name, rel| {
+        out.push((provider.to_owned(), name.to_owned(), rel.to_owned()));
+    })?;
+    Ok((out, skipped))
+}
+
+/// Call `each` with (provider, name, relative path) of every expected file under `root`, in
+/// file name order with `sorted`, else in the order the folders give them (then nothing is held
+/// but the walk itself, however many files a folder has); return the entries skipped (see
+/// [`list_expected`]).
+pub fn walk_expected(
+    root: &Path,
+    sorted: bool,
+    each: &mut dyn FnMut(&str, &str, &str),
+) -> Result<Vec<Skipped>, VerifyError> {
     let mut skipped = Vec::new();
     if !root.exists() {
-        return Ok((Vec::new(), skipped));
+        return Ok(skipped);
     }
-    let mut out = Vec::new();
-    let walker = walkdir::WalkDir::new(root)
-        .min_depth(1)
-        .sort_by_file_name()
-        .into_iter();
-    for entry in walker.filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.')) {
+    let mut walker = walkdir::WalkDir::new(root).min_depth(1);
+    if sorted {
+        walker = walker.sort_by_file_name();
+    }
+    for entry in walker
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'))
+    {
         let entry = entry.map_err(|e| {
             let path = e.path().unwrap_or(root).to_owned();
             VerifyError::Expected {
@@ -162,9 +170,9 @@ pub fn list_expected(root: &Path) -> Result<(Vec<ExpectedFile>, Vec<Skipped>), V
         let Some(name) = rest.strip_suffix(".json") else {
             continue;
         };
-        out.push((provider.to_owned(), name.to_owned(), rel.clone()));
+        each(provider, name, &rel);
     }
-    Ok((out, skipped))
+    Ok(skipped)
 }
 
 /// A fixture's actual output, ready to compare or accept.
@@ -616,63 +624,177 @@ pub fn write_file(root: &Path, rel: &Path, bytes: &[u8]) -> Result<(), VerifyErr
     })
 }
 
-/// Check `fixtures` on a pool of `jobs` threads (0: one per core), calling `tick` after each.
-/// With `fail_fast`, fixtures not yet started when one fails are skipped. Sorted by provider, name.
+/// How far past the oldest fixture still being checked a worker may start one: what waits to be
+/// handed on in order is at most this many results.
+const WINDOW: usize = 256;
+
+/// Check the `selected` fixtures of `index` (positions, in report order) on a pool of `jobs`
+/// threads (0: one per core), calling `tick` after each and handing every result to `sink` on
+/// the calling thread, in order. With `fail_fast`, fixtures not yet started when one fails are
+/// skipped (the results handed on are then the first ones, in order).
 ///
-/// Memory: a worker holds one fixture at a time; what is kept of each is its result, which the
-/// calling thread copies as it arrives. The copy is what makes the run's memory the results plus
-/// the largest fixtures, not more: a result allocated by a worker between the megabytes of the
-/// fixture it just checked would pin that worker's freed pages (one kilobyte of result kept some
-/// ten more resident per fixture), while the calling thread's heap holds results only.
-pub fn run_all(
-    fixtures: &[FixtureEntry],
+/// Memory: a worker holds one fixture at a time, and starts fixture `i` only once every fixture
+/// before `i - WINDOW` has been handed on, so at most `WINDOW` results wait, whatever the size of
+/// the corpus. The sink decides what is kept: a verify run keeps only what the reports show in
+/// detail, copied on the calling thread (a result allocated by a worker between the megabytes of
+/// the fixture it just checked would pin that worker's freed pages), and spools the rest.
+pub fn run_ordered(
+    index: &FixtureIndex,
+    selected: &[usize],
     cx: &CheckContext<'_>,
     jobs: usize,
     fail_fast: bool,
     tick: &(dyn Fn(&FixtureResult) + Sync),
-) -> Result<Vec<Checked>, VerifyError> {
+    sink: &mut dyn FnMut(Checked) -> Result<(), VerifyError>,
+) -> Result<(), VerifyError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .thread_name(|i| format!("verify-{i}"))
         .build()
         .map_err(|e| VerifyError::Pool(e.to_string()))?;
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = crossbeam_channel::bounded::<Checked>(64);
-    let mut results: Vec<Checked> = Vec::with_capacity(fixtures.len());
-    let checked = std::thread::scope(|scope| {
-        let workers = scope.spawn(|| {
-            pool.install(|| {
-                fixtures.par_iter().try_for_each_with(tx, |tx, f| {
-                    if fail_fast && stop.load(Ordering::Relaxed) {
-                        return Ok::<(), VerifyError>(());
-                    }
-                    let c = check_fixture(f, cx)?;
-                    if matches!(c.result.status, Status::Fail | Status::Error) {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    tick(&c.result);
-                    // The receiver lives until every worker is done.
-                    let _ = tx.send(c);
-                    Ok(())
-                })
-            })
-        });
-        for c in rx {
-            results.push(Checked {
-                result: c.result.clone(),
-                expected_missing: c.expected_missing,
-                skipped: c.skipped.clone(),
+    let workers = pool.current_num_threads();
+    let shared = Shared {
+        next: AtomicUsize::new(0),
+        handed: Mutex::new(0),
+        moved: Condvar::new(),
+        stop: AtomicBool::new(false),
+        abort: AtomicBool::new(false),
+    };
+    let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<Checked, VerifyError>)>();
+    let mut failure: Option<VerifyError> = None;
+    std::thread::scope(|scope| {
+        let shared = &shared;
+        let pool = &pool;
+        let running = scope.spawn(move || {
+            pool.scope(|s| {
+                for _ in 0..workers {
+                    let tx = tx.clone();
+                    s.spawn(move |_| work(index, selected, cx, fail_fast, tick, shared, &tx));
+                }
+                drop(tx);
             });
+        });
+        // Hand results on in order as they arrive; the few that come early wait here.
+        let mut waiting: BTreeMap<usize, Checked> = BTreeMap::new();
+        let mut next = 0;
+        for (i, checked) in rx {
+            match checked {
+                Ok(c) => {
+                    waiting.insert(i, c);
+                }
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    shared.abort();
+                }
+            }
+            while let Some(c) = waiting.remove(&next) {
+                next += 1;
+                if failure.is_none() {
+                    if let Err(e) = sink(c) {
+                        failure = Some(e);
+                        shared.abort();
+                    }
+                }
+                if let Ok(mut handed) = shared.handed.lock() {
+                    *handed = next;
+                }
+                shared.moved.notify_all();
+            }
         }
-        workers.join()
+        if let Err(payload) = running.join() {
+            panic::resume_unwind(payload);
+        }
     });
-    match checked {
-        Ok(r) => r?,
-        Err(payload) => panic::resume_unwind(payload),
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    results.sort_by(|a, b| {
-        let (a, b) = (&a.result, &b.result);
-        (&a.provider, &a.name, &a.path).cmp(&(&b.provider, &b.name, &b.path))
-    });
-    Ok(results)
+}
+
+/// What the workers of [`run_ordered`] share.
+struct Shared {
+    /// The next position to start.
+    next: AtomicUsize,
+    /// How many results were handed on (all before that position).
+    handed: Mutex<usize>,
+    moved: Condvar,
+    /// A fixture failed and `--fail-fast` was given: start no more.
+    stop: AtomicBool,
+    /// A worker failed or panicked: everyone stops.
+    abort: AtomicBool,
+}
+
+impl Shared {
+    fn abort(&self) {
+        self.abort.store(true, Ordering::SeqCst);
+        // Taken so no worker misses the news between its check and its wait.
+        drop(self.handed.lock());
+        self.moved.notify_all();
+    }
+
+    /// Wait until position `i` is within the window; false when the run is aborted.
+    fn wait_for(&self, i: usize) -> bool {
+        let Ok(mut handed) = self.handed.lock() else {
+            return false;
+        };
+        while i >= *handed + WINDOW {
+            if self.abort.load(Ordering::SeqCst) {
+                return false;
+            }
+            handed = match self.moved.wait(handed) {
+                Ok(h) => h,
+                Err(_) => return false,
+            };
+        }
+        !self.abort.load(Ordering::SeqCst)
+    }
+}
+
+/// Aborts the run when its worker unwinds (a panic), so the others stop waiting.
+struct AbortOnPanic<'a>(&'a Shared);
+
+impl Drop for AbortOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abort();
+        }
+    }
+}
+
+/// One worker: take the next position, wait for the window, check, send.
+fn work(
+    index: &FixtureIndex,
+    selected: &[usize],
+    cx: &CheckContext<'_>,
+    fail_fast: bool,
+    tick: &(dyn Fn(&FixtureResult) + Sync),
+    shared: &Shared,
+    tx: &crossbeam_channel::Sender<(usize, Result<Checked, VerifyError>)>,
+) {
+    let _guard = AbortOnPanic(shared);
+    loop {
+        if shared.abort.load(Ordering::SeqCst) || (fail_fast && shared.stop.load(Ordering::SeqCst))
+        {
+            return;
+        }
+        let i = shared.next.fetch_add(1, Ordering::SeqCst);
+        let Some(&at) = selected.get(i) else {
+            return;
+        };
+        if !shared.wait_for(i) {
+            return;
+        }
+        let checked = check_fixture(&index.entry(at), cx);
+        match &checked {
+            Ok(c) => {
+                if matches!(c.result.status, Status::Fail | Status::Error) {
+                    shared.stop.store(true, Ordering::SeqCst);
+                }
+                tick(&c.result);
+            }
+            Err(_) => shared.abort(),
+        }
+        // The receiver lives until every worker is done.
+        let _ = tx.send((i, checked));
+    }
 }

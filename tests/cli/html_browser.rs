@@ -273,10 +273,11 @@ fn large_report_draws_passing_fixtures_on_demand() {
     let mut report = sample_report();
     let pass = report
         .fixtures
-        .iter()
+        .to_vec()
+        .expect("held in memory")
+        .into_iter()
         .find(|f| f.status == toolnorm::report::Status::Pass)
-        .expect("a passing fixture")
-        .clone();
+        .expect("a passing fixture");
     for i in 0..5_000 {
         let mut f = pass.clone();
         f.name = match i {
@@ -284,7 +285,10 @@ fn large_report_draws_passing_fixtures_on_demand() {
             4_321 => "needs a hash".to_owned(),
             _ => format!("bulk-{i:05}"),
         };
-        report.fixtures.push(f);
+        report
+            .fixtures
+            .edit(|all| all.push(f))
+            .expect("held in memory");
     }
     let total = report.fixtures.len();
     let page = dir.join("index.html");

@@ -311,16 +311,9 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
     }
     w.write_all(b"</tr></thead><tbody>\n")?;
     for provider in providers {
-        let of: Vec<_> = report
+        let (ok, total) = report
             .fixtures
-            .iter()
-            .filter(|f| f.provider == provider)
-            .collect();
-        let ok = of
-            .iter()
-            .filter(|f| !f.status.fails_gate(report.summary.strict))
-            .count() as u32;
-        let total = of.len() as u32;
+            .provider_counts(provider, report.summary.strict);
         let class = if ok == total {
             "r-all"
         } else if ok * 2 >= total {
@@ -405,7 +398,7 @@ fn matrix(report: &Report, w: &mut impl Write) -> io::Result<()> {
 fn violation_lists(report: &Report, w: &mut impl Write) -> io::Result<()> {
     // Each violation with its fixture: links and labels come from the fixture itself.
     let mut groups: BTreeMap<(&str, &str), Vec<(&FixtureResult, &Violation)>> = BTreeMap::new();
-    for f in &report.fixtures {
+    for f in report.fixtures.shown() {
         for v in &f.violations {
             groups
                 .entry((f.provider.as_str(), v.rule.as_str()))
@@ -578,7 +571,7 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
         Status::Pass,
         Status::Unsupported,
     ] {
-        let n = report.fixtures.iter().filter(|f| f.status == st).count();
+        let n = report.fixtures.count(st);
         if st == Status::Unsupported && n == 0 {
             continue;
         }
@@ -611,19 +604,24 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
             2
         }
     };
-    let mut order: Vec<usize> = (0..report.fixtures.len()).collect();
-    order.sort_by_key(|&i| rank(&report.fixtures[i]));
-    let mut listed = Vec::new();
-    for i in order {
-        let f = &report.fixtures[i];
-        if compact && f.status == Status::Pass {
-            listed.push(f);
-        } else {
-            fixture(report, i, f, compact, w)?;
+    // The ones needing a look are in memory; the passing ones are read in order from the list
+    // (a large run's is a spool file).
+    for rank_wanted in [0, 1] {
+        for (i, f) in report.fixtures.detailed() {
+            if rank(f) == rank_wanted {
+                fixture(report, i, f, compact, w)?;
+            }
         }
     }
     if compact {
-        passing::list(&listed, w)?;
+        passing::list(report, w)?;
+    } else {
+        for (i, f) in report.fixtures.all().enumerate() {
+            let f = f?;
+            if f.status == Status::Pass {
+                fixture(report, i, &f, compact, w)?;
+            }
+        }
     }
     w.write_all(b"</section>\n")
 }

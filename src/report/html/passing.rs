@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{fixture_anchor, thousands};
-use crate::report::model::{FixtureResult, Report};
+use crate::report::model::{Report, Status};
 
 /// Reports with more fixtures than this list their passing fixtures compactly and defer diffs.
 pub(super) const COMPACT_FROM: usize = 1_000;
@@ -38,16 +38,15 @@ pub(super) fn deferred<W: Write>(
     w.write_all(b"</template>")
 }
 
-/// The data block: providers and dialects once, then one row per fixture.
+/// The data block's head: providers and dialects once (then one row per fixture).
 #[derive(Serialize)]
-struct Data<'a> {
+struct Head<'a> {
     providers: Vec<&'a str>,
     dialects: Vec<&'a str>,
-    /// `[provider, name, dialect (-1: none), parts, raw bytes, milliseconds, anchor]`, the anchor
-    /// `0` when it is the plain `fixture-<provider>-<name>`.
-    rows: Vec<Row<'a>>,
 }
 
+/// `[provider, name, dialect (-1: none), parts, raw bytes, milliseconds, anchor]`, the anchor
+/// `0` when it is the plain `fixture-<provider>-<name>`.
 type Row<'a> = (usize, &'a str, i64, u32, u64, u64, Anchor);
 
 #[derive(Serialize)]
@@ -57,19 +56,50 @@ enum Anchor {
     Other(String),
 }
 
-/// The passing fixtures' list: its heading, the element the script fills, and their data.
-pub(super) fn list(fixtures: &[&FixtureResult], w: &mut impl Write) -> io::Result<()> {
-    let mut data = Data {
-        providers: Vec::new(),
-        dialects: Vec::new(),
-        rows: Vec::with_capacity(fixtures.len()),
+/// The passing fixtures' list: its heading, the element the script fills, and their data
+/// (`{"providers":[…],"dialects":[…],"rows":[…]}`). Written in two passes over the report's
+/// fixtures (the names first, then the rows), so no list of every row is ever held.
+pub(super) fn list(report: &Report, w: &mut impl Write) -> io::Result<()> {
+    let mut providers: Vec<String> = Vec::new();
+    let mut dialects: Vec<String> = Vec::new();
+    let mut count = 0usize;
+    for f in report.fixtures.all() {
+        let f = f?;
+        if f.status != Status::Pass {
+            continue;
+        }
+        count += 1;
+        intern(&mut providers, &f.provider);
+        if let Some(d) = &f.dialect {
+            intern(&mut dialects, d);
+        }
+    }
+    let n = thousands(count as u64);
+    write!(
+        w,
+        "<div id=\"passing\" class=\"passing\" data-count=\"{count}\"><h3>Passing fixtures <span class=\"muted\">{n}</span></h3>\
+         <noscript><p class=\"empty\">{n} passing fixtures: at this size they are listed by the page's script only; \
+         <code>report.json</code> lists every fixture.</p></noscript><div id=\"plist\" class=\"plist\" role=\"list\"></div></div>\n\
+         <script type=\"application/json\" id=\"passing-data\">",
+    )?;
+    let head = Head {
+        providers: providers.iter().map(String::as_str).collect(),
+        dialects: dialects.iter().map(String::as_str).collect(),
     };
-    for f in fixtures {
-        let p = intern(&mut data.providers, &f.provider);
-        let d = f
-            .dialect
-            .as_deref()
-            .map_or(-1, |d| intern(&mut data.dialects, d) as i64);
+    let head = serde_json::to_string(&head).map_err(io::Error::other)?;
+    // The head without its closing brace, then the rows.
+    write_inert_json(&head[..head.len() - 1], w)?;
+    w.write_all(b",\"rows\":[")?;
+    let mut first = true;
+    for f in report.fixtures.all() {
+        let f = f?;
+        if f.status != Status::Pass {
+            continue;
+        }
+        let p = providers.iter().position(|p| *p == f.provider).unwrap_or(0);
+        let d = f.dialect.as_deref().map_or(-1, |d| {
+            dialects.iter().position(|x| x == d).unwrap_or(0) as i64
+        });
         let anchor = fixture_anchor(&f.provider, &f.name);
         let plain = format!("fixture-{}-{}", f.provider, f.name);
         let anchor = if anchor == plain {
@@ -77,31 +107,20 @@ pub(super) fn list(fixtures: &[&FixtureResult], w: &mut impl Write) -> io::Resul
         } else {
             Anchor::Other(anchor)
         };
-        data.rows
-            .push((p, &f.name, d, f.parts, f.raw_bytes, f.duration_ms, anchor));
+        let row: Row<'_> = (p, &f.name, d, f.parts, f.raw_bytes, f.duration_ms, anchor);
+        if !first {
+            w.write_all(b",")?;
+        }
+        first = false;
+        write_inert_json(&serde_json::to_string(&row).map_err(io::Error::other)?, w)?;
     }
-    let n = thousands(fixtures.len() as u64);
-    write!(
-        w,
-        "<div id=\"passing\" class=\"passing\" data-count=\"{}\"><h3>Passing fixtures <span class=\"muted\">{n}</span></h3>\
-         <noscript><p class=\"empty\">{n} passing fixtures: at this size they are listed by the page's script only; \
-         <code>report.json</code> lists every fixture.</p></noscript><div id=\"plist\" class=\"plist\" role=\"list\"></div></div>\n\
-         <script type=\"application/json\" id=\"passing-data\">",
-        fixtures.len()
-    )?;
-    let json = serde_json::to_string(&data).map_err(io::Error::other)?;
-    write_inert_json(&json, w)?;
-    w.write_all(b"</script>\n")
+    w.write_all(b"]}</script>\n")
 }
 
-/// The index of `item` in `list` (a handful of providers and dialects), added if new.
-fn intern<'a>(list: &mut Vec<&'a str>, item: &'a str) -> usize {
-    match list.iter().position(|p| *p == item) {
-        Some(i) => i,
-        None => {
-            list.push(item);
-            list.len() - 1
-        }
+/// Add `item` to `list` (a handful of providers and dialects) if new.
+fn intern(list: &mut Vec<String>, item: &str) {
+    if !list.iter().any(|p| p == item) {
+        list.push(item.to_owned());
     }
 }
 

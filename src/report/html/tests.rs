@@ -61,10 +61,13 @@ fn escapes_every_provider_field() {
                     .filter(|c| c.rule == "TN001")
                     .for_each(|c| c.rule = payload.clone());
                 r.fixtures
-                    .iter_mut()
-                    .flat_map(|f| &mut f.violations)
-                    .filter(|v| v.rule == "TN001")
-                    .for_each(|v| v.rule = payload.clone());
+                    .edit(|all| {
+                        all.iter_mut()
+                            .flat_map(|f| &mut f.violations)
+                            .filter(|v| v.rule == "TN001")
+                            .for_each(|v| v.rule = payload.clone())
+                    })
+                    .unwrap();
             }),
         ),
         (
@@ -79,14 +82,17 @@ fn escapes_every_provider_field() {
             "provider",
             Box::new(|r: &mut Report| {
                 r.fixtures
-                    .iter_mut()
-                    .filter(|f| f.provider == "codex")
-                    .for_each(|f| {
-                        f.provider = payload.clone();
-                        f.violations
-                            .iter_mut()
-                            .for_each(|v| v.provider = payload.clone());
-                    });
+                    .edit(|all| {
+                        all.iter_mut()
+                            .filter(|f| f.provider == "codex")
+                            .for_each(|f| {
+                                f.provider = payload.clone();
+                                f.violations
+                                    .iter_mut()
+                                    .for_each(|v| v.provider = payload.clone());
+                            })
+                    })
+                    .unwrap();
                 r.matrix
                     .iter_mut()
                     .filter(|c| c.provider == "codex")
@@ -96,41 +102,55 @@ fn escapes_every_provider_field() {
         (
             "name+path+dialect+message",
             Box::new(|r: &mut Report| {
-                let f = &mut r.fixtures[0];
-                f.name = payload.clone();
-                f.path = payload.clone();
-                f.dialect = Some(payload.clone());
-                f.message = Some(payload.clone());
-                f.fixed = vec![payload.clone()];
+                r.fixtures
+                    .edit(|all| {
+                        let f = &mut all[0];
+                        f.name = payload.clone();
+                        f.path = payload.clone();
+                        f.dialect = Some(payload.clone());
+                        f.message = Some(payload.clone());
+                        f.fixed = vec![payload.clone()];
+                    })
+                    .unwrap();
             }),
         ),
         (
             "violation fields",
             Box::new(|r: &mut Report| {
-                let v = &mut r.fixtures[1].violations[0];
-                v.rule_name = payload.clone();
-                v.fixture = payload.clone();
-                v.part_id = Some(payload.clone());
-                v.message = payload.clone();
-                v.known = true;
-                v.reason = Some(payload.clone());
+                r.fixtures
+                    .edit(|all| {
+                        let v = &mut all[1].violations[0];
+                        v.rule_name = payload.clone();
+                        v.fixture = payload.clone();
+                        v.part_id = Some(payload.clone());
+                        v.message = payload.clone();
+                        v.known = true;
+                        v.reason = Some(payload.clone());
+                    })
+                    .unwrap();
             }),
         ),
         (
             "raw line",
             Box::new(|r: &mut Report| {
-                r.fixtures[1].raw_lines.insert(7, payload.clone());
+                r.fixtures
+                    .edit(|all| all[1].raw_lines.insert(7, payload.clone()))
+                    .unwrap();
             }),
         ),
         (
             "diff",
             Box::new(|r: &mut Report| {
-                let d = r.fixtures[1].diff.as_mut().expect("the sample has a diff");
-                d.changed_paths = vec![payload.clone()];
-                d.invisible = vec![payload.clone()];
-                for row in d.rows.iter_mut().flatten() {
-                    row.segments = vec![(true, payload.clone()), (false, payload.clone())];
-                }
+                r.fixtures
+                    .edit(|all| {
+                        let d = all[1].diff.as_mut().expect("the sample has a diff");
+                        d.changed_paths = vec![payload.clone()];
+                        d.invisible = vec![payload.clone()];
+                        for row in d.rows.iter_mut().flatten() {
+                            row.segments = vec![(true, payload.clone()), (false, payload.clone())];
+                        }
+                    })
+                    .unwrap();
             }),
         ),
         (
@@ -248,6 +268,7 @@ fn helpers() {
 #[test]
 fn fixture_ids_are_unique_and_every_link_resolves() {
     let mut report = sample_report();
+    let all = report.fixtures.to_vec().unwrap();
     let mut extra = Vec::new();
     for (provider, name) in [
         ("claude", "dup a"),
@@ -256,14 +277,13 @@ fn fixture_ids_are_unique_and_every_link_resolves() {
         ("a-b", "c"),
         ("a", "b-c"),
     ] {
-        let mut f = report.fixtures[0].clone();
+        let mut f = all[0].clone();
         f.provider = provider.to_owned();
         f.name = name.to_owned();
         f.path = format!("{provider}/{name}.jsonl.zst");
         f.status = Status::Xpass;
         f.fixed = vec!["TN013".to_owned()];
-        let mut v = report
-            .fixtures
+        let mut v = all
             .iter()
             .flat_map(|f| &f.violations)
             .next()
@@ -275,7 +295,7 @@ fn fixture_ids_are_unique_and_every_link_resolves() {
         f.status = Status::Fail;
         extra.push(f);
     }
-    report.fixtures.extend(extra);
+    report.fixtures.edit(|all| all.extend(extra)).unwrap();
     let html = rendered(&report);
 
     let ids: Vec<String> = html
@@ -322,8 +342,8 @@ fn fixture_ids_are_unique_and_every_link_resolves() {
 /// named with the payloads and one whose anchor is hashed.
 fn large_report(extra: usize) -> Report {
     let mut report = sample_report();
-    let pass = report
-        .fixtures
+    let all = report.fixtures.to_vec().unwrap();
+    let pass = all
         .iter()
         .find(|f| f.status == Status::Pass)
         .expect("the sample has a passing fixture")
@@ -335,7 +355,7 @@ fn large_report(extra: usize) -> Report {
             _ => format!("bulk-{i:05}"),
         };
         f.path = format!("{}/{}.jsonl.zst", f.provider, f.name);
-        report.fixtures.push(f);
+        report.fixtures.edit(|all| all.push(f)).unwrap();
     }
     report
 }
@@ -358,11 +378,8 @@ fn a_large_report_lists_passing_fixtures_as_inert_data_and_defers_diffs() {
     );
     let value: serde_json::Value = serde_json::from_str(data).expect("the data block is JSON");
     let rows = value["rows"].as_array().expect("rows");
-    let passing: Vec<&FixtureResult> = report
-        .fixtures
-        .iter()
-        .filter(|f| f.status == Status::Pass)
-        .collect();
+    let all = report.fixtures.to_vec().unwrap();
+    let passing: Vec<&FixtureResult> = all.iter().filter(|f| f.status == Status::Pass).collect();
     assert_eq!(rows.len(), passing.len());
     let providers = value["providers"].as_array().expect("providers");
     // Each row names its fixture and gives its anchor, spelt out when it is not the plain one.
