@@ -97,11 +97,15 @@ impl<W: Write> FixtureWriter<W> {
         };
         self.record.clear();
         let buf = &mut self.record;
-        write!(buf, "{{\"t\":{t_ms},\"d\":\"{d}\",")?;
+        buf.extend_from_slice(b"{\"t\":");
+        push_decimal(buf, t_ms);
+        buf.extend_from_slice(b",\"d\":\"");
+        buf.extend_from_slice(d.as_bytes());
+        buf.extend_from_slice(b"\",");
         match std::str::from_utf8(bytes) {
-            Ok(text) => {
+            Ok(_) => {
                 buf.extend_from_slice(b"\"l\":");
-                serde_json::to_writer(&mut *buf, text).map_err(io::Error::other)?;
+                push_json_string(buf, bytes);
             }
             Err(_) => {
                 buf.extend_from_slice(b"\"b\":\"");
@@ -236,6 +240,83 @@ impl<W: Write> FixtureWriter<W> {
     }
 }
 
+/// `n` in decimal.
+fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
+/// Append `text` (valid UTF-8) as a JSON string, quotes included, escaped exactly as
+/// `serde_json` escapes it. Most bytes of a JSON line need no escape: runs of them are found
+/// eight bytes at a time and copied in one go.
+pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// A mask whose lowest set bit is in the first byte of `w` that needs an escape (`"`, `\\`,
+    /// or below 0x20), zero if none does.
+    fn special(w: u64) -> u64 {
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        (quote.wrapping_sub(ONES) & !quote & HIGH)
+            | (backslash.wrapping_sub(ONES) & !backslash & HIGH)
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+    }
+    let n = text.len();
+    buf.reserve(n + 2);
+    buf.push(b'"');
+    let mut run = 0;
+    let mut i = 0;
+    while i < n {
+        let found = loop {
+            if let Some(word) = text.get(i..i + 8) {
+                let mask = special(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+                if mask == 0 {
+                    i += 8;
+                    continue;
+                }
+                break i + (mask.trailing_zeros() / 8) as usize;
+            }
+            while i < n && !matches!(text[i], b'"' | b'\\' | 0..0x20) {
+                i += 1;
+            }
+            break i;
+        };
+        if found >= n {
+            break;
+        }
+        buf.extend_from_slice(&text[run..found]);
+        let b = text[found];
+        match b {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            0x0c => buf.extend_from_slice(b"\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                buf.extend_from_slice(b"\\u00");
+                buf.push(HEX[usize::from(b >> 4)]);
+                buf.push(HEX[usize::from(b & 0xf)]);
+            }
+        }
+        i = found + 1;
+        run = i;
+    }
+    buf.extend_from_slice(&text[run..]);
+    buf.push(b'"');
+}
+
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder
 /// flushes its output after every block it is told to end, and a flush of two blocks must reach
 /// the output in one write.
@@ -332,6 +413,39 @@ mod tests {
                 decode_prefix(&out[..cut]).ends_with(b"\n"),
                 "flush at {cut}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Escaped as `serde_json` escapes: every control byte, quotes, backslashes, any text.
+        #[test]
+        fn a_line_is_escaped_as_serde_json_escapes_it(
+            text in "(?s)[\\x00-\\x20\"\\\\a-z\u{7f}\u{e9}\u{1F600}]{0,40}|\\PC{0,40}"
+        ) {
+            let mut buf = Vec::new();
+            push_json_string(&mut buf, text.as_bytes());
+            proptest::prop_assert_eq!(
+                String::from_utf8(buf).unwrap(),
+                serde_json::to_string(&text).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn every_byte_below_0x80_is_escaped_as_serde_json_escapes_it_at_every_offset() {
+        for b in 0u8..0x80 {
+            for at in 0..17 {
+                let mut text = "x".repeat(at);
+                text.push(char::from(b));
+                text.push_str("yz");
+                let mut buf = Vec::new();
+                push_json_string(&mut buf, text.as_bytes());
+                assert_eq!(
+                    String::from_utf8(buf).unwrap(),
+                    serde_json::to_string(&text).unwrap(),
+                    "byte {b:#x} at {at}"
+                );
+            }
         }
     }
 
