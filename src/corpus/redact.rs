@@ -57,70 +57,6 @@ const KINDS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Literals at least one of which every match worth redacting contains. A line holding none of
-/// them (most lines) skips the combined pattern: a case-sensitive literal search runs on SIMD
-/// prefilters, several times faster than the pattern itself, and keeps the recorder's CPU near
-/// that of `zstd` alone. Secret names are looked for in lower, Capitalized and UPPER case (`apiKey`,
-/// `client_secret`, `X_TOKEN`); odder casings are not.
-const GATE: &[&str] = &[
-    "PRIVATE KEY-----",
-    "sk-",
-    "k_live_",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "AKIA",
-    "ASIA",
-    "AIza",
-    "xox",
-    "npm_",
-    "eyJ",
-    "bearer",
-    "Bearer",
-    "BEARER",
-    "basic",
-    "Basic",
-    "BASIC",
-    "KEY=",
-    "TOKEN=",
-    "SECRET=",
-    "PASSWORD=",
-    "PASSWD=",
-    "key\"",
-    "key\\\"",
-    "Key\"",
-    "Key\\\"",
-    "KEY\"",
-    "KEY\\\"",
-    "token\"",
-    "token\\\"",
-    "Token\"",
-    "Token\\\"",
-    "TOKEN\"",
-    "TOKEN\\\"",
-    "secret\"",
-    "secret\\\"",
-    "Secret\"",
-    "Secret\\\"",
-    "SECRET\"",
-    "SECRET\\\"",
-    "password\"",
-    "password\\\"",
-    "Password\"",
-    "Password\\\"",
-    "PASSWORD\"",
-    "PASSWORD\\\"",
-    "passwd\"",
-    "passwd\\\"",
-    "Passwd\"",
-    "Passwd\\\"",
-    "PASSWD\"",
-    "PASSWD\\\"",
-];
-
 /// What the redactor is told beyond the built-in kinds.
 #[derive(Clone, Debug, Default)]
 pub struct RedactOptions {
@@ -165,9 +101,9 @@ struct Kind {
 /// The compiled detector.
 #[derive(Clone, Debug)]
 pub struct Redactor {
-    /// Literal pre-check ([`GATE`] and the path prefixes); `None` with `--redact` patterns, which
-    /// have no known literal.
-    gate: Option<Regex>,
+    /// Literal pre-check (see [`gate`]); `None` with `--redact` patterns, which have no known
+    /// literal.
+    gate: Option<gate::Gate>,
     combined: Regex,
     kinds: Vec<Kind>,
     pem_end: Regex,
@@ -201,7 +137,6 @@ impl Redactor {
                 false,
             ));
         }
-        let mut literals: Vec<String> = GATE.iter().map(|l| regex::escape(l)).collect();
         let mut paths: Vec<(String, String, &str)> = Vec::new();
         if let Some(home) = opts.home.as_deref().filter(|h| h.len() > 1) {
             paths.push((home.to_owned(), "~".to_owned(), "home-path"));
@@ -226,7 +161,6 @@ impl Redactor {
                     vec![escaped.into_bytes(), from.into_bytes()],
                 )
             };
-            literals.push(pat.clone());
             alternatives.push(format!("(?:{pat})"));
             specs.push((
                 kind.to_owned(),
@@ -257,7 +191,7 @@ impl Redactor {
                 pattern: "(built-in patterns)".to_owned(),
                 source: Box::new(e),
             })?;
-        let kinds = specs
+        let kinds: Vec<Kind> = specs
             .into_iter()
             .enumerate()
             .map(|(i, (name, has_value, replace, custom))| Kind {
@@ -274,15 +208,10 @@ impl Redactor {
                 source: Box::new(e),
             })?;
         let gate = if opts.extra.is_empty() {
-            Some(
-                regex::bytes::RegexBuilder::new(&literals.join("|"))
-                    .size_limit(64 << 20)
-                    .build()
-                    .map_err(|e| PatternError {
-                        pattern: "(built-in literals)".to_owned(),
-                        source: Box::new(e),
-                    })?,
-            )
+            gate::Gate::new(kinds.iter().flat_map(|k: &Kind| match &k.replace {
+                Replace::Path { spellings, .. } => spellings.iter().map(Vec::as_slice).collect(),
+                Replace::Token => Vec::new(),
+            }))
         } else {
             None
         };
@@ -307,7 +236,7 @@ impl Redactor {
     }
 
     fn may_match(&self, line: &[u8]) -> bool {
-        self.gate.as_ref().is_none_or(|g| g.is_match(line)) && self.combined.is_match(line)
+        self.gate.as_ref().is_none_or(|g| g.may_match(line))
     }
 
     pub fn state(&self) -> RedactState {
@@ -611,5 +540,6 @@ pub fn home_dir() -> Option<String> {
         .filter(|h| h.len() > 1)
 }
 
+mod gate;
 #[cfg(test)]
 mod tests;

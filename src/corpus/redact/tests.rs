@@ -72,6 +72,7 @@ fn the_literal_gate_lets_every_builtin_kind_through() {
         "Authorization: Bearer abc123def456ghi789jkl",
         "Authorization: Basic dXNlcjpodW50ZXIy",
         "GITHUB_TOKEN=abcd1234",
+        "{\"token\":\"abcd\"}",
         r#"{"apiKey":"abcd1234"}"#,
         r#"{"input":"{\"client_secret\": \"abcd1234\"}"}"#,
         "-----BEGIN PRIVATE KEY-----",
@@ -363,3 +364,84 @@ fn a_fold_never_applies_inside_a_path_and_the_longest_that_fits_wins() {
         "/tmpfoo file://~/toolnorm-bin/a -I~/inc"
     );
 }
+
+proptest::proptest! {
+    /// The gate only turns away lines the pattern would leave alone: with and without it, the
+    /// same output. Pieces hold every literal, in places where its kind matches and where not.
+    #[test]
+    fn the_gate_never_turns_away_a_line_the_pattern_redacts(
+        pieces in proptest::collection::vec(0..GATE_PIECES.len(), 0..12)
+    ) {
+        static R: std::sync::LazyLock<(Redactor, Redactor)> = std::sync::LazyLock::new(|| {
+            let r = Redactor::new(&RedactOptions {
+                home: Some("/home/alice".into()),
+                prefixes: vec![("/tmp/scratch-1".into(), "/work".into())],
+                extra: vec![],
+            })
+            .unwrap();
+            let mut ungated = r.clone();
+            ungated.gate = None;
+            (r, ungated)
+        });
+        let (gated, ungated) = &*R;
+        assert!(gated.gate.is_some());
+        let line: Vec<u8> = pieces.iter().flat_map(|&i| GATE_PIECES[i].bytes()).collect();
+        let with = gated.redact(&line, &mut gated.state()).into_owned();
+        let without = ungated.redact(&line, &mut ungated.state()).into_owned();
+        proptest::prop_assert_eq!(String::from_utf8_lossy(&with), String::from_utf8_lossy(&without));
+        proptest::prop_assert_eq!(gated.find(&line), ungated.find(&line));
+    }
+}
+
+const GATE_PIECES: &[&str] = &[
+    "task-",
+    "sk-",
+    "ant-api03-AbCdEfGh",
+    "proj-AbCdEfGhIjKlMnOpQrStUvWx",
+    "sk_live_abcdefghijklmnop1234",
+    "rk_live_",
+    "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "github_pat_11AbCdEfGhIjKlMnOpQrStUvWxYz0123",
+    "AKIAIOSFODNN7EXAMPLE",
+    "ASIA",
+    "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+    "xoxb-1234567890-abcdefghij",
+    "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r",
+    "Bearer",
+    "bearer",
+    "Authorization: Bearer abc123def456ghi789jkl",
+    "basic dXNlcjpodW50ZXIy",
+    "{\"apiKey\": \"abcd1234\"}",
+    "{\\\"client_secret\\\":\\\"abcd1234\\\"}",
+    "GITHUB_TOKEN=abcd1234",
+    "{\"token\":\"abcd\"}",
+    "BASIC",
+    "Basic",
+    " ",
+    "\t",
+    "abc123def456ghi789jkl",
+    "dXNlcjpodW50ZXIy",
+    "OPENAI_API_KEY=",
+    "KEY=",
+    "TOKEN=",
+    "DB_PASSWORD=",
+    "hunter22",
+    "\"",
+    "\\\"",
+    ":",
+    " : ",
+    "\"apiKey",
+    "\"client_secret",
+    "\"ANTHROPIC_API_KEY\"",
+    "Token",
+    "passwd",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "MIIEow",
+    "/home/alice",
+    "/tmp/scratch-1",
+    "/",
+    "x",
+    "_",
+    ".",
+];
