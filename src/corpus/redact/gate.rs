@@ -13,8 +13,15 @@ use memchr::memmem::Finder;
 enum Around {
     /// Nothing more.
     Anything,
-    /// The pattern starts with a word boundary (`(?-u:\b)sk-…`): no word byte before.
+    /// The pattern starts with a word boundary (`(?-u:\b)xox…`): no word byte before.
     WordStart,
+    /// A word boundary before, and at least `min` bytes of `class` after (`(?-u:\b)npm_` then
+    /// `[A-Za-z0-9]{36}`).
+    Token { class: Class, min: usize },
+    /// `AIza` then 35 bytes of `[0-9A-Za-z_-]`, with no boundary before.
+    Google,
+    /// `(?-u:\b)eyJ[A-Za-z0-9_-]{5,}\.eyJ`: a JSON Web Token's first two parts.
+    Jwt,
     /// A word boundary before and a blank after (`(?-u:\b)(?i:bearer)[ \t]+…`).
     WordThenBlank,
     /// `[A-Z][A-Z0-9_]*KEY=`: an upper-case name goes on before it.
@@ -23,26 +30,60 @@ enum Around {
     FieldName,
 }
 
+/// Bytes a secret goes on with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// `[A-Za-z0-9]`
+    Alnum,
+    /// `[A-Za-z0-9_]`
+    Word,
+    /// `[A-Za-z0-9_-]`
+    WordDash,
+    /// `[0-9A-Z]`
+    Upper,
+}
+
+impl Class {
+    fn has(self, b: u8) -> bool {
+        match self {
+            Class::Alnum => b.is_ascii_alphanumeric(),
+            Class::Word => is_word(b),
+            Class::WordDash => is_word(b) || b == b'-',
+            Class::Upper => b.is_ascii_uppercase() || b.is_ascii_digit(),
+        }
+    }
+
+    /// How many bytes of this class `text` starts with, counting at most `max`.
+    fn run(self, text: &[u8], max: usize) -> usize {
+        text.iter().take(max).take_while(|b| self.has(**b)).count()
+    }
+}
+
+const fn token(class: Class, min: usize) -> Around {
+    Around::Token { class, min }
+}
+
 /// Literals of the secret kinds and what must hold around them. Secret names are looked for in
 /// lower, Capitalized and UPPER case (`apiKey`, `client_secret`, `X_TOKEN`); odder casings are
 /// not.
 const SECRETS: &[(&str, Around)] = &[
     ("PRIVATE KEY-----", Around::Anything),
-    ("sk-", Around::WordStart),
-    ("sk_live_", Around::WordStart),
-    ("rk_live_", Around::WordStart),
-    ("ghp_", Around::WordStart),
-    ("gho_", Around::WordStart),
-    ("ghu_", Around::WordStart),
-    ("ghs_", Around::WordStart),
-    ("ghr_", Around::WordStart),
-    ("github_pat_", Around::WordStart),
-    ("AKIA", Around::WordStart),
-    ("ASIA", Around::WordStart),
-    ("AIza", Around::Anything),
+    // `sk-ant-` then 8, or `sk-` then 20 (`proj-` and the like among them).
+    ("sk-", token(Class::WordDash, 12)),
+    ("sk_live_", token(Class::Alnum, 16)),
+    ("rk_live_", token(Class::Alnum, 16)),
+    ("ghp_", token(Class::Alnum, 30)),
+    ("gho_", token(Class::Alnum, 30)),
+    ("ghu_", token(Class::Alnum, 30)),
+    ("ghs_", token(Class::Alnum, 30)),
+    ("ghr_", token(Class::Alnum, 30)),
+    ("github_pat_", token(Class::Word, 30)),
+    ("AKIA", token(Class::Upper, 16)),
+    ("ASIA", token(Class::Upper, 16)),
+    ("AIza", Around::Google),
     ("xox", Around::WordStart),
-    ("npm_", Around::WordStart),
-    ("eyJ", Around::WordStart),
+    ("npm_", token(Class::Alnum, 36)),
+    ("eyJ", Around::Jwt),
     ("bearer", Around::WordThenBlank),
     ("Bearer", Around::WordThenBlank),
     ("BEARER", Around::WordThenBlank),
@@ -133,6 +174,12 @@ fn holds(around: Around, line: &[u8], start: usize, end: usize) -> bool {
     match around {
         Around::Anything => true,
         Around::WordStart => word_start,
+        Around::Token { class, min } => word_start && class.run(&line[end..], min) >= min,
+        Around::Google => Class::WordDash.run(&line[end..], 35) == 35,
+        Around::Jwt => {
+            let run = Class::WordDash.run(&line[end..], usize::MAX);
+            word_start && run >= 5 && line[end + run..].starts_with(b".eyJ")
+        }
         Around::WordThenBlank => word_start && matches!(line.get(end), Some(b' ' | b'\t')),
         Around::EnvName => start > 0 && matches!(line[start - 1], b'A'..=b'Z' | b'0'..=b'9' | b'_'),
         Around::FieldName => {
