@@ -25,6 +25,8 @@ pub const FLUSH_LINES: u64 = 256;
 pub const FLUSH_INTERVAL: Duration = Duration::from_millis(250);
 /// Close the zstd frame after this much JSONL and start a new one.
 pub const FRAME_BYTES: usize = 4 << 20;
+/// zstd window of live recordings: 4 MiB, the size of a frame ([`FRAME_BYTES`]).
+pub const WINDOW_LOG: u32 = 22;
 /// zstd level of live recordings (the level `zstd` uses by default): the CPU it costs is what the
 /// recorder costs.
 pub const LEVEL: i32 = 3;
@@ -59,7 +61,7 @@ impl<W: Write> FixtureWriter<W> {
     /// [`new`](Self::new) with another zstd level.
     pub fn with_level(out: W, header: &Header, level: i32) -> io::Result<Self> {
         let mut w = FixtureWriter {
-            enc: Some(zstd::stream::write::Encoder::new(
+            enc: Some(encoder(
                 FlushGate {
                     inner: out,
                     pass: false,
@@ -176,7 +178,7 @@ impl<W: Write> FixtureWriter<W> {
         if let Some(enc) = self.enc.take() {
             let mut out = enc.finish()?;
             out.inner.flush()?;
-            self.enc = Some(zstd::stream::write::Encoder::new(out, self.level)?);
+            self.enc = Some(encoder(out, self.level)?);
         }
         self.frame_bytes = 0;
         self.unflushed = 0;
@@ -240,6 +242,19 @@ impl<W: Write> FixtureWriter<W> {
     }
 }
 
+/// A zstd encoder at `level`. Live recordings ([`LEVEL`]) get a window as long as a frame
+/// ([`WINDOW_LOG`]): every match may reach back to the frame's start, and zstd's input buffer
+/// never wraps inside a frame, which spares it the slower search across a wrapped buffer. That
+/// costs less CPU than level 3's own 2 MiB window and compresses as well or better; the decoder
+/// keeps 4 MiB of window (imports, at level 19, already use 8 MiB).
+fn encoder<W: Write>(out: W, level: i32) -> io::Result<zstd::stream::write::Encoder<'static, W>> {
+    let mut enc = zstd::stream::write::Encoder::new(out, level)?;
+    if level <= LEVEL {
+        enc.window_log(WINDOW_LOG)?;
+    }
+    Ok(enc)
+}
+
 /// `n` in decimal.
 fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
@@ -297,8 +312,8 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) {
         }
         let b = text[found];
         match b {
-            b'"' => buf.extend_from_slice(b"\\\""),
-            b'\\' => buf.extend_from_slice(b"\\\\"),
+            // A quote or a backslash (most escapes): a backslash before it.
+            0x20.. => buf.extend_from_slice(&[b'\\', b]),
             b'\n' => buf.extend_from_slice(b"\\n"),
             b'\r' => buf.extend_from_slice(b"\\r"),
             b'\t' => buf.extend_from_slice(b"\\t"),
