@@ -104,20 +104,18 @@ impl<W: Write> FixtureWriter<W> {
         buf.extend_from_slice(b",\"d\":\"");
         buf.extend_from_slice(d.as_bytes());
         buf.extend_from_slice(b"\",");
-        match std::str::from_utf8(bytes) {
-            Ok(_) => {
-                buf.extend_from_slice(b"\"l\":");
-                push_json_string(buf, bytes);
-            }
-            Err(_) => {
-                buf.extend_from_slice(b"\"b\":\"");
-                buf.extend_from_slice(
-                    base64::engine::general_purpose::STANDARD
-                        .encode(bytes)
-                        .as_bytes(),
-                );
-                buf.push(b'"');
-            }
+        let mark = buf.len();
+        buf.extend_from_slice(b"\"l\":");
+        // Escaped first, checked after: most lines are ASCII, which the escape tells.
+        if !push_json_string(buf, bytes) && std::str::from_utf8(bytes).is_err() {
+            buf.truncate(mark);
+            buf.extend_from_slice(b"\"b\":\"");
+            buf.extend_from_slice(
+                base64::engine::general_purpose::STANDARD
+                    .encode(bytes)
+                    .as_bytes(),
+            );
+            buf.push(b'"');
         }
         if !terminated {
             buf.extend_from_slice(b",\"n\":true");
@@ -270,10 +268,11 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&digits[i..]);
 }
 
-/// Append `text` (valid UTF-8) as a JSON string, quotes included, escaped exactly as
-/// `serde_json` escapes it. Most bytes of a JSON line need no escape: runs of them are found
-/// eight bytes at a time and copied in one go.
-pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) {
+/// Append `text` as a JSON string, quotes included, escaped exactly as `serde_json` escapes it
+/// (for valid UTF-8; the caller checks that, and need not when this returns true: every byte
+/// was ASCII). Most bytes of a JSON line need no escape: runs of them are found eight bytes at a
+/// time and copied in one go.
+pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     /// A mask whose lowest set bit is in the first byte of `w` that needs an escape (`"`, `\\`,
@@ -290,10 +289,14 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) {
     buf.push(b'"');
     let mut run = 0;
     let mut i = 0;
+    // Every byte looked at, or-ed: its high bits say whether any was not ASCII.
+    let mut seen = 0u64;
     while i < n {
         let found = loop {
             if let Some(word) = text.get(i..i + 8) {
-                let mask = special(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+                let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+                seen |= word;
+                let mask = special(word);
                 if mask == 0 {
                     i += 8;
                     continue;
@@ -301,14 +304,14 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) {
                 break i + (mask.trailing_zeros() / 8) as usize;
             }
             while i < n && !matches!(text[i], b'"' | b'\\' | 0..0x20) {
+                seen |= u64::from(text[i]);
                 i += 1;
             }
             break i;
         };
         copy_run(buf, text, run, found);
         if found >= n {
-            buf.push(b'"');
-            return;
+            break;
         }
         let b = text[found];
         match b {
@@ -330,6 +333,7 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) {
         run = i;
     }
     buf.push(b'"');
+    seen & HIGH == 0
 }
 
 /// `buf` gets `text[start..end]`. Most runs between escapes are short: one copy of a fixed 16
@@ -453,7 +457,8 @@ mod tests {
             text in "(?s)[\\x00-\\x20\"\\\\a-z\u{7f}\u{e9}\u{1F600}]{0,40}|\\PC{0,40}"
         ) {
             let mut buf = Vec::new();
-            push_json_string(&mut buf, text.as_bytes());
+            let ascii = push_json_string(&mut buf, text.as_bytes());
+            proptest::prop_assert_eq!(ascii, text.is_ascii());
             proptest::prop_assert_eq!(
                 String::from_utf8(buf).unwrap(),
                 serde_json::to_string(&text).unwrap()
@@ -469,7 +474,7 @@ mod tests {
                 text.push(char::from(b));
                 text.push_str("yz");
                 let mut buf = Vec::new();
-                push_json_string(&mut buf, text.as_bytes());
+                assert!(push_json_string(&mut buf, text.as_bytes()));
                 assert_eq!(
                     String::from_utf8(buf).unwrap(),
                     serde_json::to_string(&text).unwrap(),

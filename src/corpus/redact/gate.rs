@@ -5,7 +5,6 @@
 //! value, prose says "basic") are ruled out there, without running the pattern on the line.
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
-use memchr::memmem::Finder;
 
 /// What must hold around a literal for its kind to match there. Each is implied by the kind's
 /// pattern (see [`super::KINDS`]), so the gate never turns away a line that holds a match.
@@ -102,53 +101,49 @@ const FIELD_NAMES: &[&str] = &["key", "token", "secret", "password", "passwd"];
 
 #[derive(Clone, Debug)]
 pub(super) struct Gate {
-    secrets: AhoCorasick,
+    /// The path prefixes' spellings first (found anywhere, they let the line through), then the
+    /// secrets' literals, in one search.
+    literals: AhoCorasick,
     around: Vec<Around>,
-    paths: Vec<Finder<'static>>,
 }
 
 impl Gate {
     /// The gate for these path prefixes (each spelling), or `None` if the literal search cannot
     /// be built (then every line goes to the pattern).
     pub(super) fn new<'a>(paths: impl IntoIterator<Item = &'a [u8]>) -> Option<Gate> {
-        let mut literals: Vec<String> = Vec::new();
+        let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut around = Vec::new();
+        // First, so that a path prefix is never hidden by a secret's literal starting at the
+        // same byte (the first listed wins there).
+        for path in paths.into_iter().filter(|p| !p.is_empty()) {
+            literals.push(path.to_vec());
+            around.push(Around::Anything);
+        }
         for (lit, a) in SECRETS {
-            literals.push((*lit).to_owned());
+            literals.push(lit.as_bytes().to_vec());
             around.push(*a);
         }
         for name in FIELD_NAMES {
             let capitalized = name[..1].to_uppercase() + &name[1..];
             for spelt in [(*name).to_owned(), capitalized, name.to_uppercase()] {
                 for quote in ["\"", "\\\""] {
-                    literals.push(format!("{spelt}{quote}"));
+                    literals.push(format!("{spelt}{quote}").into_bytes());
                     around.push(Around::FieldName);
                 }
             }
         }
-        let secrets = AhoCorasick::builder()
+        let literals = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)
             .build(&literals)
             .ok()?;
-        Some(Gate {
-            secrets,
-            around,
-            paths: paths
-                .into_iter()
-                .filter(|p| !p.is_empty())
-                .map(|p| Finder::new(p).into_owned())
-                .collect(),
-        })
+        Some(Gate { literals, around })
     }
 
     /// Whether `line` may hold a match: a path prefix anywhere, or a secret's literal where its
     /// kind can match.
     pub(super) fn may_match(&self, line: &[u8]) -> bool {
-        if self.paths.iter().any(|f| f.find(line).is_some()) {
-            return true;
-        }
         let mut at = 0;
-        while let Some(m) = self.secrets.find(Input::new(line).span(at..line.len())) {
+        while let Some(m) = self.literals.find(Input::new(line).span(at..line.len())) {
             if holds(
                 self.around[m.pattern().as_usize()],
                 line,
