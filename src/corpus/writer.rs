@@ -77,6 +77,7 @@ impl<W: Write> FixtureWriter<W> {
             lines: 0,
             flushed_lines: 0,
         };
+        w.record.push(b'\n');
         serde_json::to_writer(&mut w.record, header).map_err(io::Error::other)?;
         w.record.push(b'\n');
         w.emit()?;
@@ -99,6 +100,7 @@ impl<W: Write> FixtureWriter<W> {
         };
         self.record.clear();
         let buf = &mut self.record;
+        buf.push(b'\n');
         buf.extend_from_slice(b"{\"t\":");
         push_decimal(buf, t_ms);
         buf.extend_from_slice(b",\"d\":\"");
@@ -199,6 +201,7 @@ impl<W: Write> FixtureWriter<W> {
     pub fn finish(mut self, mut trailer: Trailer) -> io::Result<W> {
         trailer.lines = self.lines;
         self.record.clear();
+        self.record.push(b'\n');
         serde_json::to_writer(&mut self.record, &TrailerRecord { trailer })
             .map_err(io::Error::other)?;
         self.record.push(b'\n');
@@ -213,18 +216,20 @@ impl<W: Write> FixtureWriter<W> {
         Ok(out)
     }
 
-    /// Write `self.record` (one whole record, `\n` last), holding its `\n` back.
+    /// Write the record in `self.record` (a `\n` slot first, then one whole record, `\n` last),
+    /// holding its `\n` back. The previous record's held `\n` goes in the slot: one write to the
+    /// encoder per record.
     fn emit(&mut self) -> io::Result<()> {
-        self.release_newline()?;
         let enc = self
             .enc
             .as_mut()
             .ok_or_else(|| io::Error::other("the fixture writer already failed"))?;
-        let (body, _newline) = self.record.split_at(self.record.len() - 1);
-        enc.write_all(body)?;
+        let from = usize::from(!std::mem::take(&mut self.held_newline));
+        let record_len = self.record.len() - 1;
+        enc.write_all(&self.record[from..record_len])?;
         self.held_newline = true;
-        self.frame_bytes += self.record.len();
-        self.unflushed += self.record.len();
+        self.frame_bytes += record_len;
+        self.unflushed += record_len;
         Ok(())
     }
 
