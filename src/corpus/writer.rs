@@ -275,8 +275,9 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
 
 /// Append `text` as a JSON string, quotes included, escaped exactly as `serde_json` escapes it
 /// (for valid UTF-8; the caller checks that, and need not when this returns true: every byte
-/// was ASCII). Most bytes of a JSON line need no escape: runs of them are found eight bytes at a
-/// time and copied in one go.
+/// was ASCII). Most bytes of a JSON line need no escape: they are looked at and copied eight at
+/// a time, into room made once for the whole line (two bytes for each of `text`'s, more only when
+/// a control byte needs six).
 pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -289,71 +290,78 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
             | (backslash.wrapping_sub(ONES) & !backslash & HIGH)
             | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
     }
+    /// Room after `at` for the rest of the input (`left` bytes) at two bytes each, an escape of
+    /// six, and a word's slack.
+    fn room(buf: &mut Vec<u8>, at: usize, left: usize) {
+        let need = at + 2 * left + 16;
+        if buf.len() < need {
+            buf.resize(need, 0);
+        }
+    }
+    /// Write the escape of `b` (a byte that needs one) at `at`; where the output goes on.
+    fn escape(buf: &mut Vec<u8>, at: usize, b: u8, left: usize) -> usize {
+        let short = match b {
+            // A quote or a backslash (most escapes): a backslash before it.
+            0x20.. => b,
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0x08 => b'b',
+            0x0c => b'f',
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                room(buf, at + 6, left);
+                buf[at..at + 6].copy_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 0xf)],
+                ]);
+                return at + 6;
+            }
+        };
+        buf[at..at + 2].copy_from_slice(&[b'\\', short]);
+        at + 2
+    }
     let n = text.len();
-    buf.reserve(n + 2);
-    buf.push(b'"');
-    let mut run = 0;
+    let start = buf.len();
+    room(buf, start + 1, n);
+    buf[start] = b'"';
+    let mut at = start + 1;
     let mut i = 0;
     // Every byte looked at, or-ed: its high bits say whether any was not ASCII.
     let mut seen = 0u64;
-    while i < n {
-        let found = loop {
-            if let Some(word) = text.get(i..i + 8) {
-                let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-                seen |= word;
-                let mask = special(word);
-                if mask == 0 {
-                    i += 8;
-                    continue;
-                }
-                break i + (mask.trailing_zeros() / 8) as usize;
-            }
-            while i < n && !matches!(text[i], b'"' | b'\\' | 0..0x20) {
-                seen |= u64::from(text[i]);
-                i += 1;
-            }
-            break i;
-        };
-        copy_run(buf, text, run, found);
-        if found >= n {
-            break;
+    while let Some(word) = text.get(i..i + 8) {
+        let bytes: [u8; 8] = word.try_into().unwrap_or_default();
+        let w = u64::from_le_bytes(bytes);
+        seen |= w;
+        buf[at..at + 8].copy_from_slice(&bytes);
+        let mask = special(w);
+        if mask == 0 {
+            at += 8;
+            i += 8;
+            continue;
         }
-        let b = text[found];
-        match b {
-            // A quote or a backslash (most escapes): a backslash before it.
-            0x20.. => buf.extend_from_slice(&[b'\\', b]),
-            b'\n' => buf.extend_from_slice(b"\\n"),
-            b'\r' => buf.extend_from_slice(b"\\r"),
-            b'\t' => buf.extend_from_slice(b"\\t"),
-            0x08 => buf.extend_from_slice(b"\\b"),
-            0x0c => buf.extend_from_slice(b"\\f"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                buf.extend_from_slice(b"\\u00");
-                buf.push(HEX[usize::from(b >> 4)]);
-                buf.push(HEX[usize::from(b & 0xf)]);
-            }
-        }
-        i = found + 1;
-        run = i;
+        let k = (mask.trailing_zeros() / 8) as usize;
+        at += k;
+        i += k + 1;
+        at = escape(buf, at, bytes[k], n - i);
     }
-    buf.push(b'"');
+    for &b in &text[i..] {
+        seen |= u64::from(b);
+        i += 1;
+        if matches!(b, b'"' | b'\\' | 0..0x20) {
+            at = escape(buf, at, b, n - i);
+        } else {
+            buf[at] = b;
+            at += 1;
+        }
+    }
+    buf[at] = b'"';
+    buf.truncate(at + 1);
     seen & HIGH == 0
-}
-
-/// `buf` gets `text[start..end]`. Most runs between escapes are short: one copy of a fixed 16
-/// bytes, cut back, costs less than a call to `memcpy` with a length it must look at.
-fn copy_run(buf: &mut Vec<u8>, text: &[u8], start: usize, end: usize) {
-    let len = end - start;
-    match text.get(start..start + 16) {
-        Some(sixteen) if len <= 16 => {
-            let at = buf.len();
-            let sixteen: &[u8; 16] = sixteen.try_into().unwrap_or(&[0; 16]);
-            buf.extend_from_slice(sixteen);
-            buf.truncate(at + len);
-        }
-        _ => buf.extend_from_slice(&text[start..end]),
-    }
 }
 
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder
