@@ -1,7 +1,8 @@
 //! Redaction of secrets and personal paths, applied to every line before it reaches the disk (never
-//! to the passthrough). Pure: one pass of one combined regex per line (again on a line it changed,
-//! until nothing changes, so redaction is idempotent). `toolnorm corpus lint` uses the same
-//! detector, so what the recorder would redact is exactly what lint refuses.
+//! to the passthrough). Pure: a literal gate (the `gate` module) lets through only lines that may hold a
+//! match; those take one pass of one combined regex (again on a line it changed, until nothing
+//! changes, so redaction is idempotent). `toolnorm corpus lint` uses the same detector, so what
+//! the recorder would redact is exactly what lint refuses.
 //!
 //! Replacements name the kind (`[REDACTED:anthropic-key]`) and contain no quote or backslash, and
 //! every pattern stops at a quote or backslash, so a JSON line stays valid JSON. Patterns a user adds
@@ -316,7 +317,7 @@ impl Redactor {
         let mut pos = 0;
         let mut locs = self.combined.capture_locations();
         while pos <= line.len() {
-            let Some(m) = self.combined.captures_read_at(&mut locs, &line, pos) else {
+            let Some(m) = self.combined.captures_read_at(&mut locs, line, pos) else {
                 break;
             };
             // Resume after this match, or one byte on after an empty one.

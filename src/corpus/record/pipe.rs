@@ -28,8 +28,8 @@ pub enum CopyEnd {
 /// file does.
 ///
 /// The tap shares a big read's buffer with the writer thread rather than copying it: a buffer is
-/// read into again once the writer is done with it, else a new one is taken (at most [`BUFFERS`]
-/// kept). A small read is copied, so the buffers in flight hold at most four times the bytes
+/// read into again once the writer is done with it, else a new one is taken (a few kept
+/// for reuse). A small read is copied, so the buffers in flight hold at most four times the bytes
 /// the lag bounds allow.
 pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Direction) -> CopyEnd {
     let mut spare: Vec<Arc<Vec<u8>>> = Vec::new();
