@@ -1,6 +1,8 @@
 //! Redaction of secrets and personal paths, applied to every line before it reaches the disk (never
-//! to the passthrough). Pure: one pass of one combined regex per line. `toolnorm corpus lint` uses
-//! the same detector, so what the recorder would redact is exactly what lint refuses.
+//! to the passthrough). Pure: a literal gate (the `gate` module) lets through only lines that may hold a
+//! match; those take one pass of one combined regex (again on a line it changed, until nothing
+//! changes, so redaction is idempotent). `toolnorm corpus lint` uses the same detector, so what
+//! the recorder would redact is exactly what lint refuses.
 //!
 //! Replacements name the kind (`[REDACTED:anthropic-key]`) and contain no quote or backslash, and
 //! every pattern stops at a quote or backslash, so a JSON line stays valid JSON. Patterns a user adds
@@ -56,70 +58,6 @@ const KINDS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Literals at least one of which every match worth redacting contains. A line holding none of
-/// them (most lines) skips the combined pattern: a case-sensitive literal search runs on SIMD
-/// prefilters, several times faster than the pattern itself, and keeps the recorder's CPU near
-/// that of `zstd` alone. Secret names are looked for in lower, Capitalized and UPPER case (`apiKey`,
-/// `client_secret`, `X_TOKEN`); odder casings are not.
-const GATE: &[&str] = &[
-    "PRIVATE KEY-----",
-    "sk-",
-    "k_live_",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "AKIA",
-    "ASIA",
-    "AIza",
-    "xox",
-    "npm_",
-    "eyJ",
-    "bearer",
-    "Bearer",
-    "BEARER",
-    "basic",
-    "Basic",
-    "BASIC",
-    "KEY=",
-    "TOKEN=",
-    "SECRET=",
-    "PASSWORD=",
-    "PASSWD=",
-    "key\"",
-    "key\\\"",
-    "Key\"",
-    "Key\\\"",
-    "KEY\"",
-    "KEY\\\"",
-    "token\"",
-    "token\\\"",
-    "Token\"",
-    "Token\\\"",
-    "TOKEN\"",
-    "TOKEN\\\"",
-    "secret\"",
-    "secret\\\"",
-    "Secret\"",
-    "Secret\\\"",
-    "SECRET\"",
-    "SECRET\\\"",
-    "password\"",
-    "password\\\"",
-    "Password\"",
-    "Password\\\"",
-    "PASSWORD\"",
-    "PASSWORD\\\"",
-    "passwd\"",
-    "passwd\\\"",
-    "Passwd\"",
-    "Passwd\\\"",
-    "PASSWD\"",
-    "PASSWD\\\"",
-];
-
 /// What the redactor is told beyond the built-in kinds.
 #[derive(Clone, Debug, Default)]
 pub struct RedactOptions {
@@ -164,9 +102,9 @@ struct Kind {
 /// The compiled detector.
 #[derive(Clone, Debug)]
 pub struct Redactor {
-    /// Literal pre-check ([`GATE`] and the path prefixes); `None` with `--redact` patterns, which
-    /// have no known literal.
-    gate: Option<Regex>,
+    /// Literal pre-check (see [`gate`]); `None` with `--redact` patterns, which have no known
+    /// literal.
+    gate: Option<gate::Gate>,
     combined: Regex,
     kinds: Vec<Kind>,
     pem_end: Regex,
@@ -200,7 +138,6 @@ impl Redactor {
                 false,
             ));
         }
-        let mut literals: Vec<String> = GATE.iter().map(|l| regex::escape(l)).collect();
         let mut paths: Vec<(String, String, &str)> = Vec::new();
         if let Some(home) = opts.home.as_deref().filter(|h| h.len() > 1) {
             paths.push((home.to_owned(), "~".to_owned(), "home-path"));
@@ -225,7 +162,6 @@ impl Redactor {
                     vec![escaped.into_bytes(), from.into_bytes()],
                 )
             };
-            literals.push(pat.clone());
             alternatives.push(format!("(?:{pat})"));
             specs.push((
                 kind.to_owned(),
@@ -256,7 +192,7 @@ impl Redactor {
                 pattern: "(built-in patterns)".to_owned(),
                 source: Box::new(e),
             })?;
-        let kinds = specs
+        let kinds: Vec<Kind> = specs
             .into_iter()
             .enumerate()
             .map(|(i, (name, has_value, replace, custom))| Kind {
@@ -273,15 +209,10 @@ impl Redactor {
                 source: Box::new(e),
             })?;
         let gate = if opts.extra.is_empty() {
-            Some(
-                regex::bytes::RegexBuilder::new(&literals.join("|"))
-                    .size_limit(64 << 20)
-                    .build()
-                    .map_err(|e| PatternError {
-                        pattern: "(built-in literals)".to_owned(),
-                        source: Box::new(e),
-                    })?,
-            )
+            gate::Gate::new(kinds.iter().flat_map(|k: &Kind| match &k.replace {
+                Replace::Path { spellings, .. } => spellings.iter().map(Vec::as_slice).collect(),
+                Replace::Token => Vec::new(),
+            }))
         } else {
             None
         };
@@ -306,7 +237,7 @@ impl Redactor {
     }
 
     fn may_match(&self, line: &[u8]) -> bool {
-        self.gate.as_ref().is_none_or(|g| g.is_match(line)) && self.combined.is_match(line)
+        self.gate.as_ref().is_none_or(|g| g.may_match(line))
     }
 
     pub fn state(&self) -> RedactState {
@@ -345,16 +276,48 @@ impl Redactor {
                 None => return Cow::Borrowed(b"[REDACTED:private-key]"),
             }
         }
-        if !self.may_match(&line) {
+        // A token can make a match that was not one before it (`…EXAMPLE` + `AIza…` is one
+        // word until the Google key becomes `[REDACTED:google-key]`, then the AWS key before it
+        // ends at a word boundary): redact again until nothing changes, so that redacting the
+        // result changes nothing. A round that changes something replaces a secret or folds a
+        // path; the bound only stops a fold whose replacement holds its own prefix.
+        let mut custom_hit = false;
+        let mut text = Cow::Borrowed(line.as_ref());
+        for _ in 0..ROUNDS {
+            match self.round(&text, state, &mut custom_hit) {
+                Some(out) => text = Cow::Owned(out),
+                None => break,
+            }
+        }
+        let Cow::Owned(out) = text else {
             return line;
+        };
+        if custom_hit
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&line).is_ok()
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_err()
+        {
+            return Cow::Borrowed(b"\"[REDACTED:custom]\"");
+        }
+        Cow::Owned(out)
+    }
+
+    /// One pass of the combined pattern over `line`: what it redacts, or `None` if nothing.
+    fn round(
+        &self,
+        line: &[u8],
+        state: &mut RedactState,
+        custom_hit: &mut bool,
+    ) -> Option<Vec<u8>> {
+        if !self.may_match(line) {
+            return None;
         }
         let mut out = Vec::with_capacity(line.len());
         let mut last = 0;
-        let mut custom_hit = false;
+        let mut changed = false;
         let mut pos = 0;
         let mut locs = self.combined.capture_locations();
         while pos <= line.len() {
-            let Some(m) = self.combined.captures_read_at(&mut locs, &line, pos) else {
+            let Some(m) = self.combined.captures_read_at(&mut locs, line, pos) else {
                 break;
             };
             // Resume after this match, or one byte on after an empty one.
@@ -378,13 +341,18 @@ impl Redactor {
                 .map_or(whole.clone(), |(a, b)| a..b);
             let replacement: Cow<'_, [u8]> = match &kind.replace {
                 Replace::Path { .. } => {
+                    // Whether a path starts here is judged on the text as written so far (folds
+                    // and tokens included), which is what a second redaction would see.
+                    out.extend_from_slice(&line[last..whole.start]);
+                    last = whole.start;
                     // The longest prefix that folds here, or none: then look again from the next
                     // byte, so a shorter match inside this one is not lost.
-                    let Some((k, end)) = self.fold_at(&line, whole.start) else {
+                    let Some((k, len)) = self.fold_at(&out, &line[whole.start..]) else {
                         pos = whole.start + 1;
                         continue;
                     };
                     ki = k;
+                    let end = whole.start + len;
                     whole = whole.start..end;
                     target = whole.clone();
                     pos = end;
@@ -407,23 +375,18 @@ impl Redactor {
             {
                 state.in_pem = true;
             }
-            custom_hit |= kind.custom;
+            *custom_hit |= kind.custom;
             state.counts[ki] += 1;
+            changed = true;
             out.extend_from_slice(&line[last..target.start]);
             out.extend_from_slice(&replacement);
             last = target.end;
         }
-        if last == 0 && out.is_empty() {
-            return line;
+        if !changed {
+            return None;
         }
         out.extend_from_slice(&line[last..]);
-        if custom_hit
-            && serde_json::from_slice::<serde::de::IgnoredAny>(&line).is_ok()
-            && serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_err()
-        {
-            return Cow::Borrowed(b"\"[REDACTED:custom]\"");
-        }
-        Cow::Owned(out)
+        Some(out)
     }
 
     /// Secrets present in a line (path prefixes are not secrets and are not reported).
@@ -456,13 +419,13 @@ impl Redactor {
 }
 
 impl Redactor {
-    /// The path prefix that folds at `start` of `line`, longest first, and where it ends. A prefix
-    /// folds only where a path starts with it: a path separator (or the end of the name) must
-    /// follow, and it must not continue a path already begun (`/home/alice/tmp` never folds a
-    /// `/tmp` prefix, and a folded scratch folder's `…/tmp` subfolder stays itself), so a fold
-    /// never makes a path that did not exist.
-    fn fold_at(&self, line: &[u8], start: usize) -> Option<(usize, usize)> {
-        if continues_a_path(&line[..start]) {
+    /// The path prefix that `rest` starts with and that folds there, longest first, and its
+    /// length. A prefix folds only where a path starts with it: a path separator (or the end of
+    /// the name) must follow, and it must not continue a path already begun in `written`, the text
+    /// as written before it (`/home/alice/tmp` never folds a `/tmp` prefix, and a folded scratch
+    /// folder's `…/tmp` subfolder stays itself), so a fold never makes a path that did not exist.
+    fn fold_at(&self, written: &[u8], rest: &[u8]) -> Option<(usize, usize)> {
+        if continues_a_path(written) {
             return None;
         }
         self.kinds.iter().enumerate().find_map(|(i, k)| {
@@ -470,8 +433,7 @@ impl Redactor {
                 return None;
             };
             spellings.iter().find_map(|sp| {
-                let end = start + sp.len();
-                (line[start..].starts_with(sp) && !name_goes_on(&line[end..])).then_some((i, end))
+                (rest.starts_with(sp) && !name_goes_on(&rest[sp.len()..])).then_some((i, sp.len()))
             })
         })
     }
@@ -482,36 +444,70 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
+const TOKEN: &[u8] = b"[REDACTED:";
+
+/// Most rounds of redaction of one line (see [`Redactor::redact`]); two in practice.
+const ROUNDS: usize = 8;
+
 /// Whether `after` a prefix its last name goes on: a name byte (`/home/alice2`), or a dot with
 /// a name byte after it (`/home/alice.bak`, a folder of its own). A dot that ends a sentence
-/// (`see /home/alice.`) does not. Nor does a redaction token right after it: it stands for a
-/// secret that went on from the name (`/home/alice-----BEGIN…`), which did not fold either.
+/// (`see /home/alice.`) does not. Nor does a redaction token right after it or after its dot: it
+/// stands for a secret that went on from the name (`/home/alice-----BEGIN…`,
+/// `/home/alice.sk-ant-…`), which did not fold either.
 fn name_goes_on(after: &[u8]) -> bool {
     match after {
-        _ if after.starts_with(b"[REDACTED:") => true,
+        _ if after.starts_with(TOKEN) => true,
         [b, ..] if is_name_byte(*b) => true,
-        [b'.', b, ..] => is_name_byte(*b) || *b == b'.',
+        [b'.', rest @ ..] => {
+            rest.first().is_some_and(|b| is_name_byte(*b) || *b == b'.') || rest.starts_with(TOKEN)
+        }
         _ => false,
     }
 }
 
-/// True when `before` ends inside a path: a name (letters, digits, `._~-`) right after a path
-/// separator, as in `/home/alice` before `/tmp`, or a home-relative one (`~`, `~alice`: a folded
-/// home is a path too, so `~/tmp` never folds a `/tmp` prefix and redacting twice changes
-/// nothing). A separator alone (`file://` before `/home`) or a word without one (`-I` before
-/// `/home`) does not count.
+/// True when `before` ends inside a path: a name (letters, digits, `._~-`, and redaction tokens,
+/// which stand for the name they hid) right after a path separator, as in `/home/alice` before
+/// `/tmp`, or one holding a `~` (`~`, `~alice`, and a home folded where it was glued to a word,
+/// `see~`: a folded home is a path too, so `~/tmp` never folds a `/tmp` prefix and redacting
+/// twice changes nothing). A separator alone (`file://` before `/home`) or a word without one
+/// (`-I` before `/home`) does not count.
 fn continues_a_path(before: &[u8]) -> bool {
-    let name = before
+    let mut rest = before;
+    let mut named = false;
+    loop {
+        let name = rest
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'-'))
+            .count();
+        let (head, run) = rest.split_at(rest.len() - name);
+        if run.contains(&b'~') {
+            return true;
+        }
+        named |= name > 0;
+        rest = head;
+        match token_before(rest) {
+            Some(start) => {
+                named = true;
+                rest = &rest[..start];
+            }
+            None => break,
+        }
+    }
+    named && matches!(rest.last(), Some(&(b'/' | b'\\')))
+}
+
+/// Where a redaction token (`[REDACTED:kind]`) that `text` ends with starts.
+fn token_before(text: &[u8]) -> Option<usize> {
+    let body = text.strip_suffix(b"]")?;
+    let kind = body
         .iter()
         .rev()
-        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'-'))
+        .take_while(|b| b.is_ascii_lowercase() || **b == b'-')
         .count();
-    name > 0
-        && (before[before.len() - name] == b'~'
-            || before
-                .len()
-                .checked_sub(name + 1)
-                .is_some_and(|i| matches!(before[i], b'/' | b'\\')))
+    body[..body.len() - kind]
+        .strip_suffix(TOKEN)
+        .map(|head| head.len())
 }
 
 fn group_index(re: &Regex, name: &str) -> usize {
@@ -545,267 +541,6 @@ pub fn home_dir() -> Option<String> {
         .filter(|h| h.len() > 1)
 }
 
+mod gate;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn redactor() -> Redactor {
-        Redactor::new(&RedactOptions {
-            home: Some("/home/alice".into()),
-            prefixes: vec![("/tmp/scratch-1".into(), "/work".into())],
-            extra: vec![r"corp-[0-9]{6}".into()],
-        })
-        .unwrap()
-    }
-
-    fn red(line: &str) -> (String, BTreeMap<String, u64>) {
-        let r = redactor();
-        let mut st = r.state();
-        let out = String::from_utf8(r.redact(line.as_bytes(), &mut st).into_owned()).unwrap();
-        (out, r.summary(&st))
-    }
-
-    #[test]
-    fn every_kind_is_redacted_and_named() {
-        let cases = [
-            ("anthropic-key", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv"),
-            ("openai-key", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx"),
-            ("openai-key", "sk-AbCdEfGhIjKlMnOpQrStUvWx1234"),
-            ("github-token", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
-            ("github-token", "gho_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
-            (
-                "github-token",
-                "github_pat_11AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
-            ),
-            ("aws-key", "AKIAIOSFODNN7EXAMPLE"),
-            ("google-key", "AIzaSyA-1234567890abcdefghijklmnopqrstu"),
-            ("slack-token", "xoxb-1234567890-abcdefghij"),
-            ("npm-token", "npm_abcdefghijklmnopqrstuvwxyz0123456789"),
-            ("stripe-key", "sk_live_abcdefghijklmnop1234"),
-            (
-                "jwt",
-                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
-            ),
-            ("custom", "corp-123456"),
-        ];
-        for (kind, secret) in cases {
-            let line = format!("{{\"text\":\"use {secret} now\"}}");
-            let (out, counts) = red(&line);
-            assert!(!out.contains(secret), "{kind}: {out}");
-            assert!(out.contains(&format!("[REDACTED:{kind}]")), "{kind}: {out}");
-            assert_eq!(counts.get(kind), Some(&1), "{kind}");
-            serde_json::from_str::<serde_json::Value>(&out).unwrap();
-        }
-    }
-
-    #[test]
-    fn the_literal_gate_lets_every_builtin_kind_through() {
-        // Without --redact patterns the gate is on; every kind must still be found.
-        let r = Redactor::new(&RedactOptions {
-            home: Some("/home/alice".into()),
-            ..Default::default()
-        })
-        .unwrap();
-        for line in [
-            "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv",
-            "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx",
-            "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
-            "AKIAIOSFODNN7EXAMPLE",
-            "AIzaSyA-1234567890abcdefghijklmnopqrstu",
-            "xoxb-1234567890-abcdefghij",
-            "npm_abcdefghijklmnopqrstuvwxyz0123456789",
-            "sk_live_abcdefghijklmnop1234",
-            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r",
-            "Authorization: Bearer abc123def456ghi789jkl",
-            "Authorization: Basic dXNlcjpodW50ZXIy",
-            "GITHUB_TOKEN=abcd1234",
-            r#"{"apiKey":"abcd1234"}"#,
-            r#"{"input":"{\"client_secret\": \"abcd1234\"}"}"#,
-            "-----BEGIN PRIVATE KEY-----",
-            "/home/alice/x",
-        ] {
-            let mut st = r.state();
-            assert!(
-                r.redact(line.as_bytes(), &mut st).as_ref() != line.as_bytes(),
-                "{line}"
-            );
-        }
-    }
-
-    #[test]
-    fn values_after_names_are_redacted() {
-        let (out, _) = red(r#"{"headers":{"Authorization":"Bearer abc123def456ghi789jkl"}}"#);
-        assert_eq!(
-            out,
-            r#"{"headers":{"Authorization":"Bearer [REDACTED:bearer]"}}"#
-        );
-        let (out, _) = red(r#"{"h":"Basic dXNlcjpodW50ZXIy"}"#);
-        assert_eq!(out, r#"{"h":"Basic [REDACTED:basic-auth]"}"#);
-        let (out, _) = red(r#"{"cmd":"OPENAI_API_KEY=abcd1234 run; DB_PASSWORD=\"hunter22\""}"#);
-        assert_eq!(
-            out,
-            r#"{"cmd":"OPENAI_API_KEY=[REDACTED:secret-env] run; DB_PASSWORD=\"[REDACTED:secret-env]\""}"#
-        );
-        let (out, _) =
-            red(r#"{"client_secret":"s3cr3t-value","apiKey":"xyz12345","max_tokens":100}"#);
-        assert_eq!(
-            out,
-            r#"{"client_secret":"[REDACTED:secret-field]","apiKey":"[REDACTED:secret-field]","max_tokens":100}"#
-        );
-        let (out, _) = red(r#"{"input":"{\"auth_token\": \"abcdef12\"}"}"#);
-        assert_eq!(
-            out,
-            r#"{"input":"{\"auth_token\": \"[REDACTED:secret-field]\"}"}"#
-        );
-    }
-
-    #[test]
-    fn prose_and_references_are_left_alone() {
-        for line in [
-            r#"{"text":"Basic authentication and bearer tokens are explained in the task-abcdefghijklmnopqrstuvwxyz doc"}"#,
-            r#"{"cmd":"export API_KEY=$API_KEY"}"#,
-            r#"{"apiKeySource":"none","input_tokens":12}"#,
-            r#"{"cwd":"/home/alicex/app"}"#,
-        ] {
-            assert_eq!(red(line).0, line);
-        }
-    }
-
-    #[test]
-    fn paths_become_tilde_and_scratch() {
-        let (out, counts) =
-            red(r#"{"cwd":"/home/alice/app","tmp":"/tmp/scratch-1/x","home":"/home/alice"}"#);
-        assert_eq!(out, r#"{"cwd":"~/app","tmp":"/work/x","home":"~"}"#);
-        assert_eq!(counts.get("home-path"), Some(&2));
-        assert_eq!(counts.get("path"), Some(&1));
-    }
-
-    #[test]
-    fn pem_blocks_in_json_and_over_raw_lines() {
-        let (out, _) = red(
-            r#"{"content":"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc==\n-----END RSA PRIVATE KEY-----\n"}"#,
-        );
-        assert_eq!(out, r#"{"content":"[REDACTED:private-key]\n"}"#);
-        let r = redactor();
-        let mut st = r.state();
-        let lines = [
-            "-----BEGIN PRIVATE KEY-----",
-            "MIIEvQIBADANBg",
-            "-----END PRIVATE KEY-----",
-            "after",
-        ];
-        let out: Vec<String> = lines
-            .iter()
-            .map(|l| String::from_utf8(r.redact(l.as_bytes(), &mut st).into_owned()).unwrap())
-            .collect();
-        assert!(out.iter().all(|l| !l.contains("MIIE")), "{out:?}");
-        assert_eq!(out[3], "after");
-    }
-
-    #[test]
-    fn a_custom_pattern_never_breaks_json() {
-        let r = Redactor::new(&RedactOptions {
-            extra: vec![r#"x":"y"#.into()],
-            ..Default::default()
-        })
-        .unwrap();
-        let mut st = r.state();
-        let out = r.redact(br#"{"x":"y"}"#, &mut st);
-        serde_json::from_slice::<serde_json::Value>(&out).unwrap();
-    }
-
-    #[test]
-    fn find_reports_kind_and_offset() {
-        let f = redactor().find(b"key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv /home/alice");
-        assert_eq!(
-            f,
-            vec![Finding {
-                kind: "anthropic-key".into(),
-                offset: 4
-            }]
-        );
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn json_stays_json(s in "\\PC{0,80}") {
-            let line = serde_json::to_string(&serde_json::json!({"text": s, "k": format!("sk-ant-{s}")})).unwrap();
-            let r = redactor();
-            let mut st = r.state();
-            let out = r.redact(line.as_bytes(), &mut st);
-            proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok(), "{}", String::from_utf8_lossy(&out));
-        }
-    }
-
-    /// Found by fuzzing (the `redactor` target): `/home/fuzz.p` is a folder of its own, not the
-    /// home `/home/fuzz` (it became `~.p`), and a second redaction then folded the `/tmp/scratch`
-    /// inside it. A home folded to `~` starts a path, so what follows it never folds again.
-    #[test]
-    fn a_prefix_followed_by_a_dotted_name_stays_and_redacting_twice_changes_nothing() {
-        let r = Redactor::new(&RedactOptions {
-            home: Some("/home/fuzz".into()),
-            prefixes: vec![("/tmp/scratch".into(), "/work".into())],
-            extra: vec![],
-        })
-        .unwrap();
-        let fold = |line: &str| {
-            let mut st = r.state();
-            String::from_utf8(r.redact(line.as_bytes(), &mut st).into_owned()).unwrap()
-        };
-        let line = "AKIAIOSFODNN7EXAMPLE /home/fuzz.p/tmp/scratch/x and /home/fuzz/tmp/scratch/y, see /home/fuzz.";
-        let once = fold(line);
-        assert_eq!(
-            once,
-            "[REDACTED:aws-key] /home/fuzz.p/tmp/scratch/x and ~/tmp/scratch/y, see ~."
-        );
-        assert_eq!(fold(&once), once);
-        assert_eq!(
-            fold("~/tmp/scratch/z /tmp/scratch/z"),
-            "~/tmp/scratch/z /work/z"
-        );
-        assert_eq!(
-            fold("/home/fuzz..x /home/fuzz.d/"),
-            "/home/fuzz..x /home/fuzz.d/"
-        );
-        // A secret right after a prefix: the name went on, so neither pass folds it.
-        let pem = r#"{"path":"/home/fuzz-----BEGIN RSA PRIVATE KEY-----MIIE"}"#;
-        let once = fold(pem);
-        assert_eq!(once, r#"{"path":"/home/fuzz[REDACTED:private-key]"}"#);
-        assert_eq!(fold(&once), once);
-    }
-
-    /// A fold applies where a path starts, never inside one: with the toolnorm binary in the
-    /// temporary folder (`/tmp` → `~/toolnorm-bin`), the scratch folder's own `tmp` subfolder
-    /// used to become `~/scratch~/toolnorm-bin/claude-0/…`.
-    #[test]
-    fn a_fold_never_applies_inside_a_path_and_the_longest_that_fits_wins() {
-        let r = Redactor::new(&RedactOptions {
-            home: Some("/home/alice".into()),
-            prefixes: vec![
-                ("/tmp/toolnorm-scenario-1".into(), "~/scratch".into()),
-                ("/tmp/toolnorm-scenario-1/work".into(), "~/work".into()),
-                ("/tmp".into(), "~/toolnorm-bin".into()),
-            ],
-            extra: vec![],
-        })
-        .unwrap();
-        let fold = |line: &str| {
-            let mut st = r.state();
-            String::from_utf8(r.redact(line.as_bytes(), &mut st).into_owned()).unwrap()
-        };
-        assert_eq!(
-            fold(r#"{"p":"/tmp/toolnorm-scenario-1/tmp/claude-0/x","q":"/home/alice/tmp/y"}"#),
-            r#"{"p":"~/scratch/tmp/claude-0/x","q":"~/tmp/y"}"#
-        );
-        // The longest prefix that ends at a separator: `…/workspace` is not `…/work`.
-        assert_eq!(
-            fold("cd /tmp/toolnorm-scenario-1/workspace /tmp/toolnorm-scenario-1/work/a"),
-            "cd ~/scratch/workspace ~/work/a"
-        );
-        // A name that is not the prefix is left alone, and a path begins after `//` or a flag.
-        assert_eq!(
-            fold("/tmpfoo file:///tmp/a -I/home/alice/inc"),
-            "/tmpfoo file://~/toolnorm-bin/a -I~/inc"
-        );
-    }
-}
+mod tests;

@@ -59,7 +59,9 @@ enum Msg {
     Chunk {
         t: u64,
         dir: Direction,
-        data: Vec<u8>,
+        /// The passthrough's read buffer, shared (no copy), and the piece of it to record.
+        data: Arc<Vec<u8>>,
+        range: std::ops::Range<usize>,
     },
     Finish {
         exit_code: Option<i32>,
@@ -146,7 +148,20 @@ impl Tap {
     /// Record a chunk received in direction `dir` (any size, any boundaries), before it is passed
     /// on. Waits while the recording lags too far behind (see the module's documentation).
     pub fn record(&self, dir: Direction, data: &[u8]) {
+        if self.tx.is_some() && !data.is_empty() {
+            let len = data.len();
+            self.record_shared(dir, &Arc::new(data.to_vec()), 0..len);
+        }
+    }
+
+    /// [`record`](Self::record) `buf[range]` without copying it: the writer thread holds on to
+    /// `buf` until it has written the piece (the passthrough reuses a buffer once it is the only
+    /// holder again).
+    pub fn record_shared(&self, dir: Direction, buf: &Arc<Vec<u8>>, range: std::ops::Range<usize>) {
         let Some(tx) = &self.tx else { return };
+        let Some(data) = buf.get(range.clone()) else {
+            return;
+        };
         if data.is_empty() {
             return;
         }
@@ -169,7 +184,8 @@ impl Tap {
         match tx.try_send(Msg::Chunk {
             t,
             dir,
-            data: data.to_vec(),
+            data: Arc::clone(buf),
+            range,
         }) {
             Ok(()) => {
                 let sent = lag.sent;
@@ -424,11 +440,18 @@ impl WriterLoop {
         loop {
             loop {
                 match rx.try_recv() {
-                    Ok(Msg::Chunk { t, dir, data }) => {
+                    Ok(Msg::Chunk {
+                        t,
+                        dir,
+                        data,
+                        range,
+                    }) => {
+                        let piece = data.get(range).unwrap_or_default();
                         self.shared
                             .in_flight
-                            .fetch_sub(data.len(), Ordering::Relaxed);
-                        self.chunk(t, dir, &data);
+                            .fetch_sub(piece.len(), Ordering::Relaxed);
+                        self.chunk(t, dir, piece);
+                        drop(data);
                         self.publish();
                     }
                     Ok(Msg::Finish { exit_code }) => return self.finish(exit_code),

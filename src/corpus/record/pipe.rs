@@ -2,12 +2,15 @@
 //! recorder. No line splitting on this side (the writer thread does it), no per-line syscalls.
 
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 
 use super::{PIECE_LINES, Tap};
 use crate::stream::Direction;
 
 /// Read size of the passthrough.
 pub const CHUNK: usize = 256 << 10;
+/// Read buffers kept for reuse.
+const BUFFERS: usize = 4;
 
 /// How a copy ended.
 #[derive(Debug)]
@@ -23,10 +26,24 @@ pub enum CopyEnd {
 /// order right — once a chunk is passed on, the other side may answer at once, and the answer
 /// must not be recorded before the chunk that caused it. A read error ends the copy as end of
 /// file does.
+///
+/// The tap shares a big read's buffer with the writer thread rather than copying it: a buffer is
+/// read into again once the writer is done with it, else a new one is taken (a few kept
+/// for reuse). A small read is copied, so the buffers in flight hold at most four times the bytes
+/// the lag bounds allow.
 pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Direction) -> CopyEnd {
-    let mut buf = vec![0u8; CHUNK];
+    let mut spare: Vec<Arc<Vec<u8>>> = Vec::new();
     loop {
-        let n = match input.read(&mut buf) {
+        let mut shared = spare
+            .iter()
+            .position(|b| Arc::strong_count(b) == 1)
+            .map_or_else(|| Arc::new(vec![0u8; CHUNK]), |i| spare.swap_remove(i));
+        let Some(buf) = Arc::get_mut(&mut shared) else {
+            // Not reachable: the buffer was fresh or held here alone.
+            spare.clear();
+            continue;
+        };
+        let n = match input.read(buf) {
             Ok(0) => return CopyEnd::Eof,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -34,17 +51,27 @@ pub fn copy(mut input: impl Read, mut output: impl Write, tap: &Tap, dir: Direct
         };
         // In pieces of at most PIECE_LINES lines, so that the recorder's lag stays bounded by
         // lines however short they are (one piece, one write, for a chunk of long lines).
-        let mut rest = &buf[..n];
-        while !rest.is_empty() {
-            let cut = memchr::memchr_iter(b'\n', rest)
-                .nth(PIECE_LINES - 1)
-                .map_or(rest.len(), |i| i + 1);
-            let (piece, after) = rest.split_at(cut);
-            rest = after;
-            tap.record(dir, piece);
-            if let Err(e) = output.write_all(piece) {
+        let mut start = 0;
+        while start < n {
+            let rest = &shared[start..n];
+            let end = start
+                + memchr::memchr_iter(b'\n', rest)
+                    .nth(PIECE_LINES - 1)
+                    .map_or(rest.len(), |i| i + 1);
+            if n >= CHUNK / 4 {
+                tap.record_shared(dir, &shared, start..end);
+            } else {
+                // A small read (a live stream's line or two): copied, so that a buffer held by
+                // the writer is mostly full and the one here stays free for the next read.
+                tap.record(dir, &shared[start..end]);
+            }
+            if let Err(e) = output.write_all(&shared[start..end]) {
                 return CopyEnd::OutputClosed(e);
             }
+            start = end;
+        }
+        if spare.len() < BUFFERS {
+            spare.push(shared);
         }
         if let Err(e) = output.flush() {
             return CopyEnd::OutputClosed(e);
