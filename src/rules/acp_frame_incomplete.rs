@@ -38,8 +38,9 @@ const ALWAYS: &[&str] = &[
 ];
 
 /// The part with its payloads (input, output, error details) replaced by `true`, or `null` where
-/// they are null: the frame's keys and which of them are null do not depend on what a payload
-/// holds, and a command's whole output is not copied and serialized only to be looked at.
+/// they are null, and without its timing and metadata (the frame writes both as objects, empty or
+/// not): the frame's keys and which of them are null do not depend on what these hold, and a
+/// command's whole output is not copied and serialized only to be looked at.
 fn stand_in(part: &NormalizedToolPart) -> NormalizedToolPart {
     let mark = |v: &Value| {
         if v.is_null() {
@@ -61,8 +62,9 @@ fn stand_in(part: &NormalizedToolPart) -> NormalizedToolPart {
         kind: part.kind,
         title: part.title.clone(),
         state: part.state,
-        timing: part.timing.clone(),
-        metadata: part.metadata.clone(),
+        // The frame always carries both as objects (empty when the part has none).
+        timing: None,
+        metadata: None,
     }
 }
 
