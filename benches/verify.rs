@@ -10,8 +10,8 @@
 //! `/usr/bin/time -v`), and the floor — zstd-decompressing and `serde_json::Value`-parsing every
 //! line of the same corpus on the same number of threads, measured in the same run — with verify's
 //! time as a ratio to it (the goal is <= 1.0). Expected files are accepted first, so verify does
-//! the full compare. The floor allocates with the same allocator as the `toolnorm` binary
-//! (mimalloc), so the ratio compares work, not allocators. Each side is timed `TOOLNORM_BENCH_RUNS`
+//! the full compare. Both sides use the system allocator (the binary sets none), so the ratio
+//! compares work, not allocators. Each side is timed `TOOLNORM_BENCH_RUNS`
 //! times (default 3), alternating, and the medians are compared; verify's CPU time (user + sys,
 //! from `/usr/bin/time`) is printed too, as the wall time of a busy machine is noisy.
 
@@ -26,9 +26,6 @@ use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::redact::{RedactOptions, Redactor};
 use toolnorm::corpus::{list_fixtures, load_stream, write_fixture};
 use toolnorm::stream::Direction;
-
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -2,11 +2,6 @@
 
 use std::process::ExitCode;
 
-/// mimalloc: verify and record allocate and free many short-lived JSON values per line; the
-/// system allocator spent about a quarter of verify's time on them.
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     toolnorm::cli::main()
 }
