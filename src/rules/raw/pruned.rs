@@ -176,6 +176,24 @@ mod tests {
     }
 
     #[test]
+    fn nested_content_lists_end_at_serde_json_s_depth_limit() {
+        // A `content` value is skipped as raw text (within the outer parse's nesting limit)
+        // before it is parsed on its own: 100,000 nested lists are refused, not a stack overflow.
+        let depth = 100_000;
+        let mut line = "{\"content\":[".repeat(depth);
+        line.push_str(&"]}".repeat(depth));
+        assert_eq!(parse(line.as_bytes()), None);
+        let shallow =
+            parse(br#"{"content":[{"content":[{"type":"tool_result","tool_use_id":"t"}]}]}"#);
+        assert_eq!(
+            shallow,
+            Some(
+                serde_json::json!({"content":[{"content":[{"type":"tool_result","tool_use_id":"t"}]}]})
+            )
+        );
+    }
+
+    #[test]
     fn refuses_what_is_not_one_json_value() {
         assert!(parse(b"{\"type\":").is_none());
         assert!(parse(b"{\"a\":1} {\"b\":2}").is_none());
