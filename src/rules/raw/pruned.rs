@@ -54,13 +54,21 @@ fn keep(key: &str) -> Keep {
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
 pub(crate) fn parse(bytes: &[u8]) -> Option<Value> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let v = Pruned.deserialize(&mut de).ok()?;
+    let v = Pruned { hops: 0 }.deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
 }
 
+/// How many `content` values, one inside another, are parsed on their own. Each such parse has
+/// serde_json's nesting limit afresh, so without a cap a line of nested `content` lists nests
+/// parses until the stack overflows. Real streams nest two; deeper ones are dropped.
+const MAX_HOPS: u8 = 8;
+
 #[derive(Clone, Copy)]
-struct Pruned;
+struct Pruned {
+    /// `content` values parsed on their own around this one.
+    hops: u8,
+}
 
 impl<'de> DeserializeSeed<'de> for Pruned {
     type Value = Value;
@@ -124,7 +132,7 @@ impl<'de> Visitor<'de> for Pruned {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Pruned)? {
+        while let Some(v) = seq.next_element_seed(self)? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -138,15 +146,21 @@ impl<'de> Visitor<'de> for Pruned {
                     continue;
                 }
                 Keep::Whole => map.next_value::<Value>()?,
-                Keep::Pruned => map.next_value_seed(Pruned)?,
+                Keep::Pruned => map.next_value_seed(self)?,
                 Keep::NoString => {
                     // Seen as raw text first: a long string is skipped, never unescaped.
                     let raw = map.next_value::<&'de RawValue>()?;
                     match raw.get().as_bytes().first() {
                         Some(b'"') => Value::Null,
-                        _ => parse(raw.get().as_bytes()).ok_or_else(|| {
-                            de::Error::custom("a value that does not parse on its own")
-                        })?,
+                        _ if self.hops >= MAX_HOPS => Value::Null,
+                        _ => {
+                            let mut inner = serde_json::Deserializer::from_str(raw.get());
+                            Pruned {
+                                hops: self.hops + 1,
+                            }
+                            .deserialize(&mut inner)
+                            .map_err(de::Error::custom)?
+                        }
                     }
                 }
             };
@@ -176,13 +190,20 @@ mod tests {
     }
 
     #[test]
-    fn nested_content_lists_end_at_serde_json_s_depth_limit() {
-        // A `content` value is skipped as raw text (within the outer parse's nesting limit)
-        // before it is parsed on its own: 100,000 nested lists are refused, not a stack overflow.
+    fn nested_content_lists_end_at_a_fixed_depth() {
+        // 100,000 `content` lists one inside another: no stack overflow, the line still reads,
+        // with what lies deeper than MAX_HOPS dropped.
         let depth = 100_000;
         let mut line = "{\"content\":[".repeat(depth);
         line.push_str(&"]}".repeat(depth));
-        assert_eq!(parse(line.as_bytes()), None);
+        let v = parse(line.as_bytes()).expect("the line reads");
+        let mut at = &v;
+        let mut hops = 0;
+        while let Some(inner) = at.get("content").and_then(|c| c.get(0)) {
+            at = inner;
+            hops += 1;
+        }
+        assert_eq!(hops, usize::from(MAX_HOPS));
         let shallow =
             parse(br#"{"content":[{"content":[{"type":"tool_result","tool_use_id":"t"}]}]}"#);
         assert_eq!(
