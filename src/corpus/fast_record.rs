@@ -36,20 +36,6 @@ pub(super) fn line_record(line: &[u8]) -> Option<(u64, Direction, Vec<u8>, bool)
     Some((t, dir, bytes, terminated))
 }
 
-/// Eight bytes at a time: one bit set (the high bit of its byte) at least for every byte that is
-/// `"`, `\\` or below 0x20. Bytes above such a byte may be flagged too, so only the lowest flag is
-/// exact (the classic `haszero` trick).
-fn specials(x: u64) -> u64 {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let quote = x ^ (LO * b'"' as u64);
-    let backslash = x ^ (LO * b'\\' as u64);
-    (quote.wrapping_sub(LO) & !quote
-        | backslash.wrapping_sub(LO) & !backslash
-        | x.wrapping_sub(LO * 0x20) & !x)
-        & HI
-}
-
 /// The body of a JSON string up to its closing quote, unescaped, and what follows the quote.
 /// Escapes come every few bytes in a recorded JSON line (each of its own quotes is one), so runs
 /// are copied eight bytes at a time and escapes decoded inline.
@@ -60,7 +46,7 @@ fn unescape(s: &[u8]) -> Option<(Vec<u8>, &[u8])> {
         // Copy up to the next special byte.
         while let Some(chunk) = s.get(i..i + 8) {
             let x = u64::from_le_bytes(chunk.try_into().ok()?);
-            let m = specials(x);
+            let m = super::writer::json_specials(x);
             if m == 0 {
                 out.extend_from_slice(chunk);
                 i += 8;

@@ -273,23 +273,26 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&digits[i..]);
 }
 
+/// Eight bytes of a JSON string body at a time (`w`, little-endian): a mask whose lowest set bit
+/// is in the first byte that is special in a JSON string (`"`, `\\`, or below 0x20), zero if none
+/// is. Bytes after that one may be flagged too (the classic `haszero` trick), so only the lowest
+/// bit is exact. The writer escapes at it, the reader ([`super::fast_record`]) unescapes.
+pub(crate) fn json_specials(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    (quote.wrapping_sub(ONES) & !quote & HIGH)
+        | (backslash.wrapping_sub(ONES) & !backslash & HIGH)
+        | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+}
+
 /// Append `text` as a JSON string, quotes included, escaped exactly as `serde_json` escapes it
 /// (for valid UTF-8; the caller checks that, and need not when this returns true: every byte
 /// was ASCII). Most bytes of a JSON line need no escape: they are looked at and copied eight at
 /// a time, into room made once for the whole line (two bytes for each of `text`'s, more only when
 /// a control byte needs six).
 pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    /// A mask whose lowest set bit is in the first byte of `w` that needs an escape (`"`, `\\`,
-    /// or below 0x20), zero if none does.
-    fn special(w: u64) -> u64 {
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        (quote.wrapping_sub(ONES) & !quote & HIGH)
-            | (backslash.wrapping_sub(ONES) & !backslash & HIGH)
-            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
-    }
     /// Room after `at` for the rest of the input (`left` bytes) at two bytes each, an escape of
     /// six, and a word's slack.
     fn room(buf: &mut Vec<u8>, at: usize, left: usize) {
@@ -338,7 +341,7 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
         let w = u64::from_le_bytes(bytes);
         seen |= w;
         buf[at..at + 8].copy_from_slice(&bytes);
-        let mask = special(w);
+        let mask = json_specials(w);
         if mask == 0 {
             at += 8;
             i += 8;
@@ -361,7 +364,8 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
     }
     buf[at] = b'"';
     buf.truncate(at + 1);
-    seen & HIGH == 0
+    // No byte seen had its high bit set: all ASCII.
+    seen & 0x8080_8080_8080_8080 == 0
 }
 
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder
