@@ -11,6 +11,16 @@ fn redactor() -> Redactor {
     .unwrap()
 }
 
+/// The redactor of the `redactor` fuzz target: a home and one prefix.
+fn fuzz_redactor() -> Redactor {
+    Redactor::new(&RedactOptions {
+        home: Some("/home/fuzz".into()),
+        prefixes: vec![("/tmp/scratch".into(), "/work".into())],
+        extra: vec![],
+    })
+    .unwrap()
+}
+
 fn red(line: &str) -> (String, BTreeMap<String, u64>) {
     let r = redactor();
     let mut st = r.state();
@@ -195,12 +205,7 @@ proptest::proptest! {
 /// inside it. A home folded to `~` starts a path, so what follows it never folds again.
 #[test]
 fn a_prefix_followed_by_a_dotted_name_stays_and_redacting_twice_changes_nothing() {
-    let r = Redactor::new(&RedactOptions {
-        home: Some("/home/fuzz".into()),
-        prefixes: vec![("/tmp/scratch".into(), "/work".into())],
-        extra: vec![],
-    })
-    .unwrap();
+    let r = fuzz_redactor();
     let fold = |line: &str| {
         let mut st = r.state();
         String::from_utf8(r.redact(line.as_bytes(), &mut st).into_owned()).unwrap()
@@ -233,12 +238,7 @@ proptest::proptest! {
     #[test]
     fn redacting_twice_changes_nothing(pieces in proptest::collection::vec(0..PIECES.len(), 0..24)) {
         static R: std::sync::LazyLock<Redactor> = std::sync::LazyLock::new(|| {
-            Redactor::new(&RedactOptions {
-                home: Some("/home/fuzz".into()),
-                prefixes: vec![("/tmp/scratch".into(), "/work".into())],
-                extra: vec![],
-            })
-            .unwrap()
+            fuzz_redactor()
         });
         let r = &*R;
         let line: Vec<u8> = pieces.iter().flat_map(|&i| PIECES[i].iter().copied()).collect();
@@ -285,12 +285,7 @@ const PIECES: &[&[u8]] = &[
 /// `~` starts a path wherever it stands, and a redaction token stands for the name it hid.
 #[test]
 fn a_fold_after_a_glued_home_and_after_a_token_is_decided_the_same_twice() {
-    let r = Redactor::new(&RedactOptions {
-        home: Some("/home/fuzz".into()),
-        prefixes: vec![("/tmp/scratch".into(), "/work".into())],
-        extra: vec![],
-    })
-    .unwrap();
+    let r = fuzz_redactor();
     let fold = |line: &[u8]| {
         let mut st = r.state();
         r.redact(line, &mut st).into_owned()
