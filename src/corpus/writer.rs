@@ -278,13 +278,30 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
 /// is. Bytes after that one may be flagged too (the classic `haszero` trick), so only the lowest
 /// bit is exact. The writer escapes at it, the reader ([`super::fast_record`]) unescapes.
 pub(crate) fn json_specials(w: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+    quotes_or_backslashes(w) | controls(w)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// [`json_specials`] for `"` and `\\` alone.
+fn quotes_or_backslashes(w: u64) -> u64 {
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
-    (quote.wrapping_sub(ONES) & !quote & HIGH)
-        | (backslash.wrapping_sub(ONES) & !backslash & HIGH)
-        | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+    (quote.wrapping_sub(ONES) & !quote & HIGH) | (backslash.wrapping_sub(ONES) & !backslash & HIGH)
+}
+
+/// The high bit of every byte of `w` that is `"` or `\\`, and of no other (exact, unlike
+/// [`json_specials`]).
+fn exact_quotes_or_backslashes(w: u64) -> u64 {
+    const LOW: u64 = !HIGH;
+    let zero = |x: u64| !(((x & LOW).wrapping_add(LOW)) | x | LOW);
+    zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')))
+}
+
+/// [`json_specials`] for the bytes below 0x20 alone; zero exactly when there is none.
+fn controls(w: u64) -> u64 {
+    w.wrapping_sub(ONES * 0x20) & !w & HIGH
 }
 
 /// Append `text` as a JSON string, quotes included, escaped exactly as `serde_json` escapes it
@@ -344,6 +361,24 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
         let mask = json_specials(w);
         if mask == 0 {
             at += 8;
+            i += 8;
+            continue;
+        }
+        if controls(w) == 0 {
+            // Quotes and backslashes only, as in most words of a JSON line that need an escape.
+            // The word is in place; for each of them, the rest of the word moves one byte on
+            // and a backslash goes before it.
+            let mut left = exact_quotes_or_backslashes(w);
+            let mut shifted = 0;
+            while left != 0 {
+                let k = (left.trailing_zeros() / 8) as usize;
+                let p = at + k + shifted;
+                buf[p + 1..p + 9].copy_from_slice(&(w >> (8 * k)).to_le_bytes());
+                buf[p] = b'\\';
+                shifted += 1;
+                left &= left - 1;
+            }
+            at += 8 + shifted;
             i += 8;
             continue;
         }
@@ -468,10 +503,11 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Escaped as `serde_json` escapes: every control byte, quotes, backslashes, any text.
+        /// Escaped as `serde_json` escapes: every control byte, quotes, backslashes (dense, as in
+        /// JSON text, with no control byte in the word), any text.
         #[test]
         fn a_line_is_escaped_as_serde_json_escapes_it(
-            text in "(?s)[\\x00-\\x20\"\\\\a-z\u{7f}\u{e9}\u{1F600}]{0,40}|\\PC{0,40}"
+            text in "(?s)[\\x00-\\x20\"\\\\a-z\u{7f}\u{e9}\u{1F600}]{0,40}|[\"\\\\a-z\u{e9}]{0,64}|\\PC{0,40}"
         ) {
             let mut buf = Vec::new();
             let ascii = push_json_string(&mut buf, text.as_bytes());
