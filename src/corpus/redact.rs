@@ -363,6 +363,7 @@ impl Redactor {
                 }
                 Replace::Token => {
                     if !accept(&kind.name, &line[target.clone()]) {
+                        pos = resume_after_rejected(&whole, &target);
                         continue;
                     }
                     Cow::Owned(format!("[REDACTED:{}]", kind.name).into_bytes())
@@ -395,23 +396,35 @@ impl Redactor {
             return Vec::new();
         }
         let mut found = Vec::new();
-        for caps in self.combined.captures_iter(line) {
-            let Some(kind) = self.kinds.iter().find(|k| caps.get(k.whole).is_some()) else {
+        let mut pos = 0;
+        let mut locs = self.combined.capture_locations();
+        while pos <= line.len() {
+            let Some(m) = self.combined.captures_read_at(&mut locs, line, pos) else {
+                break;
+            };
+            pos = if m.end() > m.start() {
+                m.end()
+            } else {
+                m.end() + 1
+            };
+            let Some(kind) = self.kinds.iter().find(|k| locs.get(k.whole).is_some()) else {
                 continue;
             };
             if matches!(kind.replace, Replace::Path { .. }) {
                 continue;
             }
-            let whole = caps.get(kind.whole).map_or(0..0, |m| m.range());
+            let whole = locs.get(kind.whole).map_or(0..0, |(a, b)| a..b);
             let target = kind
                 .value
-                .and_then(|v| caps.get(v))
-                .map_or(whole.clone(), |m| m.range());
-            if accept(&kind.name, &line[target]) {
+                .and_then(|v| locs.get(v))
+                .map_or(whole.clone(), |(a, b)| a..b);
+            if accept(&kind.name, &line[target.clone()]) {
                 found.push(Finding {
                     kind: kind.name.clone(),
                     offset: whole.start,
                 });
+            } else {
+                pos = resume_after_rejected(&whole, &target);
             }
         }
         found
@@ -514,6 +527,17 @@ fn group_index(re: &Regex, name: &str) -> usize {
     re.capture_names()
         .position(|n| n == Some(name))
         .unwrap_or(0)
+}
+
+/// Where the search goes on after a candidate that [`accept`] turned away: at its value, so that
+/// a secret of another kind inside it (`Basic AKIA…`, whose value is no `user:pass`) is still
+/// found; one byte on for a candidate that is all value.
+fn resume_after_rejected(whole: &std::ops::Range<usize>, target: &std::ops::Range<usize>) -> usize {
+    if target.start > whole.start {
+        target.start
+    } else {
+        whole.start + 1
+    }
 }
 
 /// Second look at a candidate, to keep prose and placeholders out.

@@ -177,6 +177,46 @@ fn a_custom_pattern_never_breaks_json() {
     serde_json::from_slice::<serde_json::Value>(&out).unwrap();
 }
 
+/// A candidate turned away (a Basic value that is no `user:pass`, a Bearer value without a digit,
+/// a placeholder) does not hide a secret of another kind inside its value, from `redact` or from
+/// `find` (what `corpus lint` reports).
+#[test]
+fn a_secret_inside_a_rejected_candidate_is_still_redacted_and_found() {
+    let cases = [
+        (
+            r#"{"h":"Basic AKIAABCDEFGHIJKLMNOP"}"#,
+            r#"{"h":"Basic [REDACTED:aws-key]"}"#,
+            "aws-key",
+            "AKIA",
+        ),
+        (
+            r#"{"h":"bearer github_pat_abcdefghijklmnopqrstuvwxyzABCDEF"}"#,
+            r#"{"h":"bearer [REDACTED:github-token]"}"#,
+            "github-token",
+            "github_pat_",
+        ),
+        (
+            r#"{"cmd":"export OPENAI_KEY=<sk-abcdefghijklmnopqrstuvwxyz>"}"#,
+            r#"{"cmd":"export OPENAI_KEY=<[REDACTED:openai-key]>"}"#,
+            "openai-key",
+            "sk-",
+        ),
+    ];
+    for (line, redacted, kind, secret) in cases {
+        assert_eq!(red(line).0, redacted, "{line}");
+        let found = redactor().find(line.as_bytes());
+        assert_eq!(
+            found,
+            vec![Finding {
+                kind: kind.into(),
+                offset: line.find(secret).unwrap()
+            }],
+            "{line}"
+        );
+        assert_eq!(red(redacted).0, redacted, "a second pass changes nothing");
+    }
+}
+
 #[test]
 fn find_reports_kind_and_offset() {
     let f = redactor().find(b"key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv /home/alice");
