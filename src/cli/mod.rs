@@ -149,6 +149,12 @@ pub fn error_chain(e: &anyhow::Error) -> String {
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            .map(io::Error::kind)
+            .or_else(|| {
+                // `serde_json::to_writer` wraps the output's error in its own.
+                c.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            })
+            == Some(io::ErrorKind::BrokenPipe)
     })
 }

@@ -148,3 +148,34 @@ fn schema_is_json_schema_and_ts_declares_the_part() {
     );
     assert!(!ts.contains("bigint"), "numbers must be plain TS numbers");
 }
+
+/// `toolnorm normalize F | head`: a reader that goes away early is no error (exit 0, nothing on
+/// stderr), also when the document is written through `serde_json`, which wraps the pipe's error.
+#[test]
+fn a_closed_stdout_is_not_an_error() {
+    use std::io::Read;
+    let dir = tempdir();
+    let mut raw = String::new();
+    for i in 0..2000 {
+        raw.push_str(&CLAUDE_STREAM.replace("toolu_1", &format!("toolu_{i}")));
+    }
+    fs::write(dir.path().join("big.jsonl"), raw).unwrap();
+    for extra in [&[][..], &["--compact"][..]] {
+        let mut child = crate::util::toolnorm()
+            .args(["normalize", "big.jsonl"])
+            .args(extra)
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 1];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The read end is closed here; the rest of the document (far more than a pipe holds)
+        // meets a broken pipe.
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(first, [b'{']);
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{extra:?}");
+    }
+}
