@@ -20,7 +20,10 @@ const MAX_ROWS: usize = 4_000;
 const MAX_UNIFIED_BYTES: usize = 512 * 1024;
 const MAX_PATHS: usize = 1_000;
 
+mod canonical;
 mod formatting;
+
+pub use canonical::canonical_of;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -70,63 +73,8 @@ pub struct FixtureDiff {
 /// relying on serde_json's map order, which a `preserve_order` feature anywhere in the build would
 /// change.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = Vec::with_capacity(4096);
-    write_canonical(&mut out, value, 0);
-    out.push(b'\n');
-    // Only serde_json's (UTF-8) output and ASCII punctuation went in.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-fn write_canonical(out: &mut Vec<u8>, value: &Value, depth: usize) {
-    match value {
-        Value::Object(map) if map.is_empty() => out.extend_from_slice(b"{}"),
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.extend_from_slice(b"{\n");
-            let last = entries.len() - 1;
-            for (i, (key, v)) in entries.into_iter().enumerate() {
-                indent(out, depth + 1);
-                write_scalar(out, key);
-                out.extend_from_slice(b": ");
-                write_canonical(out, v, depth + 1);
-                if i != last {
-                    out.push(b',');
-                }
-                out.push(b'\n');
-            }
-            indent(out, depth);
-            out.push(b'}');
-        }
-        Value::Array(items) if items.is_empty() => out.extend_from_slice(b"[]"),
-        Value::Array(items) => {
-            out.extend_from_slice(b"[\n");
-            let last = items.len() - 1;
-            for (i, v) in items.iter().enumerate() {
-                indent(out, depth + 1);
-                write_canonical(out, v, depth + 1);
-                if i != last {
-                    out.push(b',');
-                }
-                out.push(b'\n');
-            }
-            indent(out, depth);
-            out.push(b']');
-        }
-        // Strings, numbers, booleans and null print the same in every layout.
-        scalar => write_scalar(out, scalar),
-    }
-}
-
-/// serde_json's own escaping, straight into the buffer (writing to a `Vec` cannot fail).
-fn write_scalar(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
-    let _ = serde_json::to_writer(&mut *out, v);
-}
-
-fn indent(out: &mut Vec<u8>, depth: usize) {
-    for _ in 0..depth {
-        out.extend_from_slice(b"  ");
-    }
+    // A `Value` always serializes: its keys are strings and its numbers finite.
+    canonical_of(value).unwrap_or_default()
 }
 
 /// What comparing an expected file with the actual output found.

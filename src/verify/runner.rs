@@ -15,7 +15,7 @@ use std::time::Instant;
 use super::VerifyError;
 use super::expectations::{Expectations, FixtureKey};
 use super::implementation::Implementation;
-use crate::compare::{Comparison, canonical_json, compare};
+use crate::compare::{Comparison, canonical_json, canonical_of, compare};
 use crate::corpus::confined::{self, Skipped, describe};
 use crate::corpus::{FixtureEntry, FixtureIndex, load_file};
 use crate::dialects::{detect, normalize};
@@ -302,10 +302,8 @@ fn normalize_inner(f: &FixtureEntry, imp: &Implementation, rules: bool) -> Resul
             },
         );
     }
-    let value = serde_json::to_value(&doc)
-        .map_err(|e| format!("{}: serializing the output: {e}", f.rel))?;
-    let canonical = canonical_json(&value);
-    drop(value);
+    let canonical =
+        canonical_of(&doc).map_err(|e| format!("{}: serializing the output: {e}", f.rel))?;
 
     let mut violations = Vec::new();
     let mut raw_lines = BTreeMap::new();
@@ -566,9 +564,9 @@ fn with_unsent_from_expected(n: &Normalized, expected: &[u8]) -> String {
 /// to map: its own diff already says so.
 fn legacy_diff(expected: &[u8], legacy: &[LegacyToolPart]) -> Option<FixtureDiff> {
     let doc: NormalizedDocument = serde_json::from_slice(expected).ok()?;
-    let want = serde_json::to_value(crate::model::legacy_parts(&doc.parts)).ok()?;
-    let got = serde_json::to_value(legacy).ok()?;
-    compare(canonical_json(&want).as_bytes(), &canonical_json(&got)).into_diff()
+    let want = canonical_of(&crate::model::legacy_parts(&doc.parts)).ok()?;
+    let got = canonical_of(legacy).ok()?;
+    compare(want.as_bytes(), &got).into_diff()
 }
 
 /// `pending/<provider>/<name>.json`, relative to the reports folder.
