@@ -10,16 +10,16 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
+use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
 use crate::stream::Input;
 
-const MARKERS: &[&str] = &[
+static MARKERS: Markers = Markers::new(&[
     "toolCallId",
     "stopReason",
     "outcome",
     "\"plan\"",
     "session/prompt",
-];
+]);
 
 /// ACP over stdio, both directions.
 pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
@@ -28,7 +28,7 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
     let mut asked: HashMap<String, (String, Vec<String>)> = HashMap::new();
     // A `plan` update is the todo list of its prompt turn: one call per turn, `plan-<turn>`.
     let mut prompts = 0usize;
-    for_marked_lines(input, MARKERS, |line, v| {
+    for_marked_lines(input, &MARKERS, |line, v| {
         let method = str_of(&v, "method");
         let params = v.get("params");
         match method {

@@ -6,17 +6,17 @@
 
 use serde_json::Value;
 
-use super::{RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
+use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
 use crate::stream::Input;
 
 /// Lines worth parsing.
-const MARKERS: &[&str] = &[
+static MARKERS: Markers = Markers::new(&[
     "\"tool_use\"",
     "\"tool_result\"",
     "\"result\"",
     "\"task_started\"",
     "\"task_notification\"",
-];
+]);
 
 /// `claude -p --output-format stream-json --verbose`.
 pub(crate) fn stream_json(input: &Input<'_>) -> RawScan {
@@ -30,7 +30,7 @@ pub(crate) fn transcript(input: &Input<'_>) -> RawScan {
 
 fn scan(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
-    for_marked_lines(input, MARKERS, |line, v| scan_line(&mut s, line, &v, true));
+    for_marked_lines(input, &MARKERS, |line, v| scan_line(&mut s, line, &v, true));
     s
 }
 

@@ -9,40 +9,38 @@ use memchr::memmem;
 use serde_json::Value;
 
 use super::{
-    RawScan, TurnEnd, for_marked_lines, is_empty_value, merge_all, merge_args, set_arg, str_of,
+    Markers, RawScan, TurnEnd, for_marked_lines, is_empty_value, merge_all, merge_args, set_arg,
+    str_of,
 };
 use crate::stream::Input;
 
 /// `codex app-server` v2 JSON-RPC notifications.
 pub(crate) fn app_server(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
-    for_marked_lines(
-        input,
-        &[
-            "\"item/started\"",
-            "\"item/completed\"",
-            "\"turn/completed\"",
-            "\"item/tool/requestUserInput\"",
-            "\"turn/plan/updated\"",
-        ],
-        |line, v| app_server_line(&mut s, line, &v),
-    );
+    static MARKERS: Markers = Markers::new(&[
+        "\"item/started\"",
+        "\"item/completed\"",
+        "\"turn/completed\"",
+        "\"item/tool/requestUserInput\"",
+        "\"turn/plan/updated\"",
+    ]);
+    for_marked_lines(input, &MARKERS, |line, v| app_server_line(&mut s, line, &v));
     s
 }
 
 /// `codex exec --json`.
 pub(crate) fn exec(input: &Input<'_>) -> RawScan {
-    let markers = [
+    static MARKERS: Markers = Markers::new(&[
         "\"item.started\"",
         "\"item.updated\"",
         "\"item.completed\"",
         "\"turn.completed\"",
         "\"turn.failed\"",
-    ];
+    ]);
     let mut s = RawScan::default();
     let mut ids = ExecIds::new();
     for raw in input.lines.iter() {
-        if !has_marker(raw.bytes, &markers) {
+        if !MARKERS.in_line(raw.bytes) {
             continue;
         }
         if let Some(v) = super::pruned::parse(raw.bytes) {
@@ -65,30 +63,21 @@ pub(crate) fn legacy(input: &Input<'_>) -> RawScan {
 /// A stream of `EventMsg` payloads and response items, each under `key` of its line.
 fn event_stream(input: &Input<'_>, key: &str) -> RawScan {
     let mut s = RawScan::default();
-    for_marked_lines(
-        input,
-        &[
-            "_call\"",
-            "_call_output\"",
-            "_begin\"",
-            "_end\"",
-            "\"item_completed\"",
-            "\"task_complete\"",
-            "\"turn_aborted\"",
-        ],
-        |line, v| {
-            if let Some(p) = v.get(key) {
-                event_msg(&mut s, line, p);
-            }
-        },
-    );
+    static MARKERS: Markers = Markers::new(&[
+        "_call\"",
+        "_call_output\"",
+        "_begin\"",
+        "_end\"",
+        "\"item_completed\"",
+        "\"task_complete\"",
+        "\"turn_aborted\"",
+    ]);
+    for_marked_lines(input, &MARKERS, |line, v| {
+        if let Some(p) = v.get(key) {
+            event_msg(&mut s, line, p);
+        }
+    });
     s
-}
-
-fn has_marker(bytes: &[u8], markers: &[&str]) -> bool {
-    markers
-        .iter()
-        .any(|m| memmem::find(bytes, m.as_bytes()).is_some())
 }
 
 // ---------------------------------------------------------------------------------------------

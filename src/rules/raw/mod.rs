@@ -13,6 +13,7 @@
 //! ([`pruned`]).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use memchr::memmem;
 use serde_json::{Map, Value};
@@ -119,14 +120,39 @@ impl RawScan {
     }
 }
 
+/// A dialect's marker substrings: a line is worth parsing only if it holds one. Their searchers
+/// are built once for the whole run, not once per fixture.
+pub(crate) struct Markers {
+    words: &'static [&'static str],
+    finders: OnceLock<Vec<memmem::Finder<'static>>>,
+}
+
+impl Markers {
+    pub(crate) const fn new(words: &'static [&'static str]) -> Self {
+        Markers {
+            words,
+            finders: OnceLock::new(),
+        }
+    }
+
+    /// Whether `line` holds one of the markers.
+    pub(crate) fn in_line(&self, line: &[u8]) -> bool {
+        self.finders
+            .get_or_init(|| {
+                self.words
+                    .iter()
+                    .map(|w| memmem::Finder::new(w.as_bytes()))
+                    .collect()
+            })
+            .iter()
+            .any(|f| f.find(line).is_some())
+    }
+}
+
 /// Parse (as JSON) only the lines holding a marker; OpenCode SSE `data:` prefixes are dropped.
-fn for_marked_lines(input: &Input<'_>, markers: &[&str], mut f: impl FnMut(u32, Value)) {
-    let finders: Vec<memmem::Finder<'_>> = markers
-        .iter()
-        .map(|m| memmem::Finder::new(m.as_bytes()))
-        .collect();
+fn for_marked_lines(input: &Input<'_>, markers: &Markers, mut f: impl FnMut(u32, Value)) {
     for raw in input.lines.iter() {
-        if !finders.iter().any(|fd| fd.find(raw.bytes).is_some()) {
+        if !markers.in_line(raw.bytes) {
             continue;
         }
         let mut bytes = raw.bytes;

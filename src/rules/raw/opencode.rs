@@ -5,11 +5,12 @@
 use memchr::memmem;
 use serde_json::Value;
 
-use super::{RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
+use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
 use crate::stream::Input;
 
 /// Lines worth parsing in the streams of one event per line (`events`, `run`).
-const MARKERS: &[&str] = &["\"tool\"", "session.idle", "session.status", "step_finish"];
+static MARKERS: Markers =
+    Markers::new(&["\"tool\"", "session.idle", "session.status", "step_finish"]);
 
 /// The `opencode serve` event stream (`/event`, `/global/event`, SSE `data:` lines).
 pub(crate) fn events(input: &Input<'_>) -> RawScan {
@@ -23,7 +24,7 @@ pub(crate) fn run(input: &Input<'_>) -> RawScan {
 
 fn lines(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
-    for_marked_lines(input, MARKERS, |line, v| event_line(&mut s, line, &v));
+    for_marked_lines(input, &MARKERS, |line, v| event_line(&mut s, line, &v));
     s
 }
 
