@@ -8,6 +8,8 @@
 //! its entries' bytes, which a nested object's move never has to repeat for its parent's sake
 //! more than once per level. A key given twice keeps its last value, as a `Value` map does.
 
+use std::borrow::Cow;
+
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::{Error, Value};
 
@@ -17,6 +19,8 @@ pub fn canonical_of<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     let mut w = Writer {
         out: Vec::with_capacity(4096),
         depth: 0,
+        entries: Vec::new(),
+        scratch: Vec::new(),
     };
     value.serialize(&mut w)?;
     w.out.push(b'\n');
@@ -28,7 +32,14 @@ pub fn canonical_of<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
 struct Writer {
     out: Vec<u8>,
     depth: usize,
+    /// The entries of the objects being written, innermost last (see [`Map`]).
+    entries: Vec<(Key, std::ops::Range<usize>)>,
+    /// An object's bytes while its entries are put in order.
+    scratch: Vec<u8>,
 }
+
+/// An object's key: a struct's field names are static, a map's keys are made.
+type Key = Cow<'static, str>;
 
 impl Writer {
     /// A scalar exactly as a `Value` made of it prints (non-finite floats become `null`).
@@ -73,31 +84,33 @@ impl Seq<'_> {
 }
 
 /// An object being written: its entries as they came (key, and the bytes of `indent "key": value`
-/// in the output), put in order at the end if they did not come in order.
+/// in the output, on the writer's stack of entries), put in order at the end if they did not come
+/// in order.
 pub struct Map<'a> {
     w: &'a mut Writer,
     /// Where the first entry starts (after `{\n`).
     start: usize,
-    entries: Vec<(String, std::ops::Range<usize>)>,
+    /// Where this object's entries start on `w.entries` (a nested object's come and go above).
+    base: usize,
     /// Keys came strictly increasing so far: nothing to move.
     ordered: bool,
     /// A map's key, given before its value.
-    key: Option<String>,
+    key: Option<Key>,
 }
 
 impl<'a> Map<'a> {
     fn new(w: &'a mut Writer) -> Self {
         Map {
             start: 0,
+            base: w.entries.len(),
             w,
-            entries: Vec::new(),
             ordered: true,
             key: None,
         }
     }
 
-    fn entry<T: Serialize + ?Sized>(&mut self, key: String, v: &T) -> Result<(), Error> {
-        if self.entries.is_empty() {
+    fn entry<T: Serialize + ?Sized>(&mut self, key: Key, v: &T) -> Result<(), Error> {
+        if self.w.entries.len() == self.base {
             self.w.out.extend_from_slice(b"{\n");
             self.start = self.w.out.len();
         } else {
@@ -106,44 +119,58 @@ impl<'a> Map<'a> {
         let from = self.w.out.len();
         let depth = self.w.depth;
         self.w.indent(depth + 1);
-        write_scalar(&mut self.w.out, key.as_str());
+        write_scalar(&mut self.w.out, &*key);
         self.w.out.extend_from_slice(b": ");
         self.w.depth = depth + 1;
         let r = v.serialize(&mut *self.w);
         self.w.depth = depth;
         r?;
-        if let Some((last, _)) = self.entries.last() {
-            self.ordered &= *last < key;
+        if self.w.entries.len() > self.base {
+            if let Some((last, _)) = self.w.entries.last() {
+                self.ordered &= *last < key;
+            }
         }
-        self.entries.push((key, from..self.w.out.len()));
+        let to = self.w.out.len();
+        self.w.entries.push((key, from..to));
         Ok(())
     }
 
-    fn close(mut self) {
-        if self.entries.is_empty() {
-            self.w.out.extend_from_slice(b"{}");
+    fn close(self) {
+        let Map {
+            w,
+            start,
+            base,
+            ordered,
+            ..
+        } = self;
+        if w.entries.len() == base {
+            w.out.extend_from_slice(b"{}");
             return;
         }
-        if !self.ordered {
+        if !ordered {
+            let entries = &mut w.entries[base..];
             // Stable: of a key given twice, the last one is kept.
-            self.entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let region = self.w.out.split_off(self.start);
-            let out = &mut self.w.out;
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            w.scratch.clear();
+            w.scratch.extend_from_slice(&w.out[start..]);
+            w.out.truncate(start);
             let mut first = true;
-            for (i, (key, range)) in self.entries.iter().enumerate() {
-                if self.entries.get(i + 1).is_some_and(|(next, _)| next == key) {
+            for (i, (key, range)) in entries.iter().enumerate() {
+                if entries.get(i + 1).is_some_and(|(next, _)| next == key) {
                     continue;
                 }
                 if !first {
-                    out.extend_from_slice(b",\n");
+                    w.out.extend_from_slice(b",\n");
                 }
                 first = false;
-                out.extend_from_slice(&region[range.start - self.start..range.end - self.start]);
+                w.out
+                    .extend_from_slice(&w.scratch[range.start - start..range.end - start]);
             }
         }
-        self.w.out.push(b'\n');
-        self.w.indent(self.w.depth);
-        self.w.out.push(b'}');
+        w.entries.truncate(base);
+        w.out.push(b'\n');
+        w.indent(w.depth);
+        w.out.push(b'}');
     }
 }
 
@@ -271,7 +298,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         v: &T,
     ) -> Result<(), Error> {
         let mut map = Map::new(self);
-        map.entry(variant.to_owned(), v)?;
+        map.entry(Cow::Borrowed(variant), v)?;
         map.close();
         Ok(())
     }
@@ -361,10 +388,10 @@ impl ser::SerializeMap for Map<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.key = Some(match key.serialize(KeyWriter)? {
+        self.key = Some(Cow::Owned(match key.serialize(KeyWriter)? {
             Some(k) => k,
             None => key_via_value(key)?,
-        });
+        }));
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
@@ -388,7 +415,7 @@ impl ser::SerializeStruct for Map<'_> {
         key: &'static str,
         v: &T,
     ) -> Result<(), Error> {
-        self.entry(key.to_owned(), v)
+        self.entry(Cow::Borrowed(key), v)
     }
     fn end(self) -> Result<(), Error> {
         self.close();
