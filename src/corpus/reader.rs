@@ -254,10 +254,7 @@ thread_local! {
 
 /// Run `f` on a decoder of the one zstd frame at the start of `frame`, on this thread's context
 /// (its session reset first), or on a context of its own if that one is in use.
-fn with_decoder<T>(
-    frame: &[u8],
-    f: impl FnOnce(&mut dyn Read) -> T,
-) -> std::io::Result<T> {
+fn with_decoder<T>(frame: &[u8], f: impl FnOnce(&mut dyn Read) -> T) -> std::io::Result<T> {
     let mut f = Some(f);
     let shared = CONTEXT.try_with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;

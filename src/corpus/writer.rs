@@ -33,8 +33,9 @@ pub const LEVEL: i32 = 3;
 /// zstd level of imports and other one-off writes: small files, written once, read many times.
 pub const IMPORT_LEVEL: i32 = 19;
 
-/// Writes one fixture. Call [`tick`] regularly (the recorder does so every 50 ms) so that a quiet
-/// stream still reaches the disk within [`FLUSH_INTERVAL`].
+/// Writes one fixture. Call [`tick`] regularly (the recorder does so after every chunk it reads,
+/// and every 20 ms when none comes) so that a slow stream still reaches the disk within
+/// [`FLUSH_INTERVAL`]; a line does not look at the clock itself.
 ///
 /// [`tick`]: FixtureWriter::tick
 pub struct FixtureWriter<W: Write> {
@@ -42,7 +43,11 @@ pub struct FixtureWriter<W: Write> {
     /// The last record's `\n`, not yet given to the encoder (see [`flush`](Self::flush)).
     held_newline: bool,
     level: i32,
+    /// The record being written (a `\n` slot first), or its head when its line is in `text`.
     record: Vec<u8>,
+    /// A line escaped as a JSON string, at its start; the buffer only grows, so no line pays for
+    /// clearing it (see [`escape_json_string`]).
+    text: Vec<u8>,
     frame_bytes: usize,
     unflushed: usize,
     pending_since: Option<Instant>,
@@ -71,6 +76,7 @@ impl<W: Write> FixtureWriter<W> {
             held_newline: false,
             level,
             record: Vec::with_capacity(4096),
+            text: Vec::new(),
             frame_bytes: 0,
             unflushed: 0,
             pending_since: None,
@@ -109,7 +115,9 @@ impl<W: Write> FixtureWriter<W> {
         let mark = buf.len();
         buf.extend_from_slice(b"\"l\":");
         // Escaped first, checked after: most lines are ASCII, which the escape tells.
-        if !push_json_string(buf, bytes) && std::str::from_utf8(bytes).is_err() {
+        let (mut text_len, ascii) = escape_json_string(&mut self.text, bytes);
+        if !ascii && std::str::from_utf8(bytes).is_err() {
+            text_len = 0;
             buf.truncate(mark);
             buf.extend_from_slice(b"\"b\":\"");
             buf.extend_from_slice(
@@ -119,12 +127,13 @@ impl<W: Write> FixtureWriter<W> {
             );
             buf.push(b'"');
         }
-        if !terminated {
-            buf.extend_from_slice(b",\"n\":true");
-        }
-        buf.extend_from_slice(b"}\n");
+        let tail: &[u8] = if terminated {
+            b"}\n"
+        } else {
+            b",\"n\":true}\n"
+        };
         self.lines += 1;
-        self.emit()?;
+        self.emit_parts(text_len, tail)?;
         if self.pending_since.is_none() {
             self.pending_since = Some(Instant::now());
         }
@@ -132,9 +141,6 @@ impl<W: Write> FixtureWriter<W> {
             self.end_frame()?;
         } else if self.unflushed >= FLUSH_BYTES || self.lines - self.flushed_lines >= FLUSH_LINES {
             self.flush()?;
-        } else {
-            // A stream that never pauses still reaches the disk within FLUSH_INTERVAL.
-            self.tick()?;
         }
         Ok(())
     }
@@ -217,16 +223,28 @@ impl<W: Write> FixtureWriter<W> {
     }
 
     /// Write the record in `self.record` (a `\n` slot first, then one whole record, `\n` last),
-    /// holding its `\n` back. The previous record's held `\n` goes in the slot: one write to the
-    /// encoder per record.
+    /// holding its `\n` back. The previous record's held `\n` goes in the slot.
     fn emit(&mut self) -> io::Result<()> {
+        self.emit_parts(0, b"")
+    }
+
+    /// [`emit`](Self::emit) of a record in three parts: `self.record`, the first `text` bytes of
+    /// `self.text`, then `tail` (which ends with the `\n` held back); with no `tail`, the record
+    /// is whole in `self.record`.
+    fn emit_parts(&mut self, text: usize, tail: &[u8]) -> io::Result<()> {
         let enc = self
             .enc
             .as_mut()
             .ok_or_else(|| io::Error::other("the fixture writer already failed"))?;
         let from = usize::from(!std::mem::take(&mut self.held_newline));
-        let record_len = self.record.len() - 1;
-        enc.write_all(&self.record[from..record_len])?;
+        let record_len = self.record.len() + text + tail.len() - 1;
+        if tail.is_empty() {
+            enc.write_all(&self.record[from..self.record.len() - 1])?;
+        } else {
+            enc.write_all(&self.record[from..])?;
+            enc.write_all(&self.text[..text])?;
+            enc.write_all(&tail[..tail.len() - 1])?;
+        }
         self.held_newline = true;
         self.frame_bytes += record_len;
         self.unflushed += record_len;
@@ -304,12 +322,14 @@ fn controls(w: u64) -> u64 {
     w.wrapping_sub(ONES * 0x20) & !w & HIGH
 }
 
-/// Append `text` as a JSON string, quotes included, escaped exactly as `serde_json` escapes it
-/// (for valid UTF-8; the caller checks that, and need not when this returns true: every byte
-/// was ASCII). Most bytes of a JSON line need no escape: they are looked at and copied eight at
-/// a time, into room made once for the whole line (two bytes for each of `text`'s, more only when
-/// a control byte needs six).
-pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
+/// Write `text` as a JSON string, quotes included, at the start of `buf`, escaped exactly as
+/// `serde_json` escapes it (for valid UTF-8; the caller checks that, and need not when every byte
+/// was ASCII); returns the length written and whether every byte was ASCII. Most bytes of a JSON
+/// line need no escape: they are looked at and copied eight at a time, into room made once for
+/// the whole line (two bytes for each of `text`'s, more only when a control byte needs six).
+/// `buf` is grown when it is too short, never shrunk: what lies past the length returned is
+/// left over, so a caller that keeps `buf` never pays for clearing it.
+pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
     /// Room after `at` for the rest of the input (`left` bytes) at two bytes each, an escape of
     /// six, and a word's slack.
     fn room(buf: &mut Vec<u8>, at: usize, left: usize) {
@@ -346,10 +366,9 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
         at + 2
     }
     let n = text.len();
-    let start = buf.len();
-    room(buf, start + 1, n);
-    buf[start] = b'"';
-    let mut at = start + 1;
+    room(buf, 1, n);
+    buf[0] = b'"';
+    let mut at = 1;
     let mut i = 0;
     // Every byte looked at, or-ed: its high bits say whether any was not ASCII.
     let mut seen = 0u64;
@@ -398,9 +417,8 @@ pub(crate) fn push_json_string(buf: &mut Vec<u8>, text: &[u8]) -> bool {
         }
     }
     buf[at] = b'"';
-    buf.truncate(at + 1);
     // No byte seen had its high bit set: all ASCII.
-    seen & 0x8080_8080_8080_8080 == 0
+    (at + 1, seen & 0x8080_8080_8080_8080 == 0)
 }
 
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder
@@ -509,14 +527,43 @@ mod tests {
         fn a_line_is_escaped_as_serde_json_escapes_it(
             text in "(?s)[\\x00-\\x20\"\\\\a-z\u{7f}\u{e9}\u{1F600}]{0,40}|[\"\\\\a-z\u{e9}]{0,64}|\\PC{0,40}"
         ) {
-            let mut buf = Vec::new();
-            let ascii = push_json_string(&mut buf, text.as_bytes());
+            // Left over from a longer string: must not show through.
+            let mut buf = vec![b'#'; 200];
+            let (len, ascii) = escape_json_string(&mut buf, text.as_bytes());
+            buf.truncate(len);
             proptest::prop_assert_eq!(ascii, text.is_ascii());
             proptest::prop_assert_eq!(
                 String::from_utf8(buf).unwrap(),
                 serde_json::to_string(&text).unwrap()
             );
         }
+    }
+
+    /// The escaped text of a line is kept from one line to the next: a short line after a long
+    /// one, a line with no text and an unterminated one come back exactly.
+    #[test]
+    fn lines_read_back_exactly_whatever_the_line_before_them() {
+        let lines: [(&[u8], bool); 6] = [
+            (&[b'x'; 5000], true),
+            (b"{\"a\":\"q\\\"\"}", true),
+            (b"", true),
+            (b"\xff\xfe not UTF-8", true),
+            (b"ab", true),
+            (b"tail \"cut", false),
+        ];
+        let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "back")).unwrap();
+        for (t, (line, terminated)) in lines.iter().enumerate() {
+            w.push_line(t as u64, Direction::Agent, line, *terminated)
+                .unwrap();
+        }
+        let out = w.finish(Trailer::default()).unwrap();
+        let fx = crate::corpus::reader::read_fixture_bytes(&out).unwrap();
+        let got: Vec<(&[u8], bool)> = fx
+            .lines
+            .iter()
+            .map(|l| (l.bytes.as_slice(), l.terminated))
+            .collect();
+        assert_eq!(got, lines);
     }
 
     #[test]
@@ -527,7 +574,9 @@ mod tests {
                 text.push(char::from(b));
                 text.push_str("yz");
                 let mut buf = Vec::new();
-                assert!(push_json_string(&mut buf, text.as_bytes()));
+                let (len, ascii) = escape_json_string(&mut buf, text.as_bytes());
+                assert!(ascii);
+                buf.truncate(len);
                 assert_eq!(
                     String::from_utf8(buf).unwrap(),
                     serde_json::to_string(&text).unwrap(),

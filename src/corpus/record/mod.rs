@@ -452,6 +452,9 @@ impl WriterLoop {
                             .fetch_sub(piece.len(), Ordering::Relaxed);
                         self.chunk(t, dir, piece);
                         drop(data);
+                        // A stream that never pauses still reaches the disk within
+                        // FLUSH_INTERVAL.
+                        self.tick();
                         self.publish();
                     }
                     Ok(Msg::Finish { exit_code }) => return self.finish(exit_code),
@@ -459,13 +462,18 @@ impl WriterLoop {
                     Err(TryRecvError::Disconnected) => return self.finish(None),
                 }
             }
-            if let Some(w) = &mut self.writer {
-                if let Err(e) = w.tick() {
-                    self.io_failed(&e);
-                }
-            }
+            self.tick();
             self.publish();
             std::thread::park_timeout(WAKE);
+        }
+    }
+
+    /// Flush the fixture if its oldest unflushed line has waited long enough.
+    fn tick(&mut self) {
+        if let Some(w) = &mut self.writer {
+            if let Err(e) = w.tick() {
+                self.io_failed(&e);
+            }
         }
     }
 
