@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::model::{AcpFrame, NormalizedToolPart, ToolError, ToolState};
 
+use super::shape::{Shape, top_level};
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -72,25 +73,20 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for part in &cx.doc.parts {
         let line = cx.first_event_line(&part.id);
-        let frame = match serde_json::to_value(AcpFrame::from(&stand_in(part))) {
-            Ok(Value::Object(m)) => m,
-            Ok(_) | Err(_) => {
-                out.push(Finding::new(
-                    line,
-                    Some(&part.id),
-                    "ACP frame does not serialize to an object",
-                ));
-                continue;
-            }
+        // The frame's keys and the shape of each, as serialized, without building it as JSON.
+        let Some(frame) = top_level(&AcpFrame::from(&stand_in(part))) else {
+            out.push(Finding::new(
+                line,
+                Some(&part.id),
+                "ACP frame does not serialize to an object",
+            ));
+            continue;
         };
-        let present = |k: &str| frame.get(k).is_some_and(|v| !v.is_null());
+        let shape = |k: &str| frame.iter().find(|(key, _)| key == k).map(|(_, s)| *s);
+        let present = |k: &str| shape(k).is_some_and(|s| s != Shape::Null);
         let mut missing: Vec<&str> = ALWAYS.iter().copied().filter(|k| !present(k)).collect();
-        missing.extend(KEYS.iter().copied().filter(|k| !frame.contains_key(*k)));
-        if frame
-            .get("toolName")
-            .and_then(Value::as_str)
-            .is_some_and(|n| n.trim().is_empty())
-        {
+        missing.extend(KEYS.iter().copied().filter(|k| shape(k).is_none()));
+        if shape("toolName") == Some(Shape::Str { blank: true }) {
             missing.push("toolName (empty)");
         }
         if part.state == ToolState::Error && !present("error") {

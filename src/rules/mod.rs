@@ -6,6 +6,7 @@ use crate::stream::{Dialect, Input, Provider};
 
 pub(crate) mod raw;
 mod registry;
+mod shape;
 mod support;
 
 mod acp_frame_incomplete;

@@ -593,6 +593,13 @@ fn cases() -> Vec<Case> {
                 d
             },
         ),
+        case(
+            "TN015",
+            "blank tool name alone",
+            true,
+            CLAUDE_OK,
+            bash_doc(with(bash_part(), json!({"name": " \t"}))),
+        ),
         case("TN015", "complete frame", false, CLAUDE_OK, ok()),
         case(
             "TN016",
