@@ -1,5 +1,7 @@
 //! TN010: every tool call of the raw stream appears exactly once among the parts.
 
+use std::collections::HashMap;
+
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -27,8 +29,13 @@ declare_rule! {
 fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let raw = cx.raw();
     let mut out = Vec::new();
+    // Parts per id, counted once: a lookup per raw call, not a pass over every part.
+    let mut parts: HashMap<&str, usize> = HashMap::with_capacity(cx.doc.parts.len());
+    for p in &cx.doc.parts {
+        *parts.entry(p.id.as_str()).or_default() += 1;
+    }
     for call in &raw.calls {
-        let n = cx.doc.parts.iter().filter(|p| p.id == call.id).count();
+        let n = parts.get(call.id.as_str()).copied().unwrap_or(0);
         let what = call
             .name
             .as_deref()
