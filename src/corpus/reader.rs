@@ -210,13 +210,8 @@ pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, F
             Ok(n) if n <= rest.len() => {
                 let frame = &rest[..n];
                 rest = &rest[n..];
-                match with_decoder(frame, |d| feed_decoded(d, &mut parser, &mut f)) {
-                    Ok(decoded) => {
-                        if let Err(e) = decoded? {
-                            damage = Some(format!("corrupt zstd frame: {e}"));
-                        }
-                    }
-                    Err(e) => damage = Some(format!("corrupt zstd frame: {e}")),
+                if let Err(e) = with_decoder(frame, |d| feed_decoded(d, &mut parser, &mut f))? {
+                    damage = Some(format!("corrupt zstd frame: {e}"));
                 }
                 if damage.is_some() {
                     break;
@@ -224,9 +219,7 @@ pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, F
             }
             _ => {
                 // A frame cut short: decode the blocks that made it to disk.
-                if let Ok(decoded) = with_decoder(rest, |d| feed_decoded(d, &mut parser, &mut f)) {
-                    let _ = decoded?;
-                }
+                let _ = with_decoder(rest, |d| feed_decoded(d, &mut parser, &mut f))?;
                 damage = Some("the last zstd frame is incomplete".to_owned());
                 break;
             }
@@ -248,29 +241,21 @@ thread_local! {
     /// The decompression context of this thread, kept from one frame to the next: making one
     /// costs an allocation of its tables and a CPU feature probe (slow in a virtual machine),
     /// once per frame of every fixture otherwise.
-    static CONTEXT: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
-        const { std::cell::RefCell::new(None) };
+    static CONTEXT: std::cell::Cell<Option<zstd::zstd_safe::DCtx<'static>>> =
+        const { std::cell::Cell::new(None) };
 }
 
 /// Run `f` on a decoder of the one zstd frame at the start of `frame`, on this thread's context
-/// (its session reset first), or on a context of its own if that one is in use.
-fn with_decoder<T>(frame: &[u8], f: impl FnOnce(&mut dyn Read) -> T) -> std::io::Result<T> {
-    let mut f = Some(f);
-    let shared = CONTEXT.try_with(|cell| {
-        let mut slot = cell.try_borrow_mut().ok()?;
-        let ctx = slot.get_or_insert_with(zstd::zstd_safe::DCtx::create);
-        let mut d = zstd::stream::read::Decoder::with_context(frame, ctx).single_frame();
-        f.take().map(|f| f(&mut d))
-    });
-    match (shared.ok().flatten(), f) {
-        (Some(out), _) => Ok(out),
-        (None, Some(f)) => {
-            let mut d = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
-            Ok(f(&mut d))
-        }
-        // `f` ran on the shared context, so it gave a result.
-        (None, None) => Err(std::io::Error::other("zstd decoder")),
-    }
+/// (taken out while in use, its session reset first; a nested use makes a context of its own).
+fn with_decoder<T>(frame: &[u8], f: impl FnOnce(&mut dyn Read) -> T) -> T {
+    let mut ctx = CONTEXT
+        .try_with(std::cell::Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_else(zstd::zstd_safe::DCtx::create);
+    let out = f(&mut zstd::stream::read::Decoder::with_context(frame, &mut ctx).single_frame());
+    let _ = CONTEXT.try_with(|cell| cell.set(Some(ctx)));
+    out
 }
 
 /// Decode `d` a chunk at a time into the parser, so a frame that decompresses to far more than
