@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use base64::Engine as _;
 use regex::bytes::Regex;
@@ -301,6 +302,44 @@ impl Redactor {
         Cow::Owned(out)
     }
 
+    /// Each match of the combined pattern in `line`, from the left: `visit` is given the index of
+    /// its kind, the whole match and the part to replace (its value group, or the whole), and
+    /// says where the search goes on (`None`: after the match, or one byte on after an empty
+    /// one).
+    fn each_candidate(
+        &self,
+        line: &[u8],
+        mut visit: impl FnMut(usize, Range<usize>, Range<usize>) -> Option<usize>,
+    ) {
+        let mut pos = 0;
+        let mut locs = self.combined.capture_locations();
+        while pos <= line.len() {
+            let Some(m) = self.combined.captures_read_at(&mut locs, line, pos) else {
+                break;
+            };
+            let after = if m.end() > m.start() {
+                m.end()
+            } else {
+                m.end() + 1
+            };
+            let Some((ki, kind)) = self
+                .kinds
+                .iter()
+                .enumerate()
+                .find(|(_, k)| locs.get(k.whole).is_some())
+            else {
+                pos = after;
+                continue;
+            };
+            let whole = locs.get(kind.whole).map_or(0..0, |(a, b)| a..b);
+            let target = kind
+                .value
+                .and_then(|v| locs.get(v))
+                .map_or(whole.clone(), |(a, b)| a..b);
+            pos = visit(ki, whole, target).unwrap_or(after);
+        }
+    }
+
     /// One pass of the combined pattern over `line`: what it redacts, or `None` if nothing.
     fn round(
         &self,
@@ -314,32 +353,9 @@ impl Redactor {
         let mut out = Vec::with_capacity(line.len());
         let mut last = 0;
         let mut changed = false;
-        let mut pos = 0;
-        let mut locs = self.combined.capture_locations();
-        while pos <= line.len() {
-            let Some(m) = self.combined.captures_read_at(&mut locs, line, pos) else {
-                break;
-            };
-            // Resume after this match, or one byte on after an empty one.
-            pos = if m.end() > m.start() {
-                m.end()
-            } else {
-                m.end() + 1
-            };
-            let Some((mut ki, kind)) = self
-                .kinds
-                .iter()
-                .enumerate()
-                .find(|(_, k)| locs.get(k.whole).is_some())
-            else {
-                continue;
-            };
-            let mut whole = locs.get(kind.whole).map_or(0..0, |(a, b)| a..b);
-            let mut target = kind
-                .value
-                .and_then(|v| locs.get(v))
-                .map_or(whole.clone(), |(a, b)| a..b);
-            let replacement: Cow<'_, [u8]> = match &kind.replace {
+        self.each_candidate(line, |mut ki, mut whole, mut target| {
+            let mut resume = None;
+            let replacement: Cow<'_, [u8]> = match &self.kinds[ki].replace {
                 Replace::Path { .. } => {
                     // Whether a path starts here is judged on the text as written so far (folds
                     // and tokens included), which is what a second redaction would see.
@@ -348,23 +364,22 @@ impl Redactor {
                     // The longest prefix that folds here, or none: then look again from the next
                     // byte, so a shorter match inside this one is not lost.
                     let Some((k, len)) = self.fold_at(&out, &line[whole.start..]) else {
-                        pos = whole.start + 1;
-                        continue;
+                        return Some(whole.start + 1);
                     };
                     ki = k;
                     let end = whole.start + len;
                     whole = whole.start..end;
                     target = whole.clone();
-                    pos = end;
+                    resume = Some(end);
                     match &self.kinds[k].replace {
                         Replace::Path { to, .. } => Cow::Owned(to.as_bytes().to_vec()),
-                        Replace::Token => continue,
+                        Replace::Token => return resume,
                     }
                 }
                 Replace::Token => {
+                    let kind = &self.kinds[ki];
                     if !accept(&kind.name, &line[target.clone()]) {
-                        pos = resume_after_rejected(&whole, &target);
-                        continue;
+                        return Some(resume_after_rejected(&whole, &target));
                     }
                     Cow::Owned(format!("[REDACTED:{}]", kind.name).into_bytes())
                 }
@@ -382,7 +397,8 @@ impl Redactor {
             out.extend_from_slice(&line[last..target.start]);
             out.extend_from_slice(&replacement);
             last = target.end;
-        }
+            resume
+        });
         if !changed {
             return None;
         }
@@ -396,37 +412,20 @@ impl Redactor {
             return Vec::new();
         }
         let mut found = Vec::new();
-        let mut pos = 0;
-        let mut locs = self.combined.capture_locations();
-        while pos <= line.len() {
-            let Some(m) = self.combined.captures_read_at(&mut locs, line, pos) else {
-                break;
-            };
-            pos = if m.end() > m.start() {
-                m.end()
-            } else {
-                m.end() + 1
-            };
-            let Some(kind) = self.kinds.iter().find(|k| locs.get(k.whole).is_some()) else {
-                continue;
-            };
+        self.each_candidate(line, |ki, whole, target| {
+            let kind = &self.kinds[ki];
             if matches!(kind.replace, Replace::Path { .. }) {
-                continue;
+                return None;
             }
-            let whole = locs.get(kind.whole).map_or(0..0, |(a, b)| a..b);
-            let target = kind
-                .value
-                .and_then(|v| locs.get(v))
-                .map_or(whole.clone(), |(a, b)| a..b);
-            if accept(&kind.name, &line[target.clone()]) {
-                found.push(Finding {
-                    kind: kind.name.clone(),
-                    offset: whole.start,
-                });
-            } else {
-                pos = resume_after_rejected(&whole, &target);
+            if !accept(&kind.name, &line[target.clone()]) {
+                return Some(resume_after_rejected(&whole, &target));
             }
-        }
+            found.push(Finding {
+                kind: kind.name.clone(),
+                offset: whole.start,
+            });
+            None
+        });
         found
     }
 }
@@ -532,7 +531,7 @@ fn group_index(re: &Regex, name: &str) -> usize {
 /// Where the search goes on after a candidate that [`accept`] turned away: at its value, so that
 /// a secret of another kind inside it (`Basic AKIA…`, whose value is no `user:pass`) is still
 /// found; one byte on for a candidate that is all value.
-fn resume_after_rejected(whole: &std::ops::Range<usize>, target: &std::ops::Range<usize>) -> usize {
+fn resume_after_rejected(whole: &Range<usize>, target: &Range<usize>) -> usize {
     if target.start > whole.start {
         target.start
     } else {
