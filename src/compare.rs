@@ -24,6 +24,7 @@ mod canonical;
 mod formatting;
 
 pub use canonical::canonical_of;
+pub(crate) use canonical::map_key;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -42,14 +42,22 @@ struct Writer {
 type Key = Cow<'static, str>;
 
 impl Writer {
-    /// A scalar exactly as a `Value` made of it prints (non-finite floats become `null`).
-    fn scalar(&mut self, v: impl Into<Value>) {
-        write_scalar(&mut self.out, &v.into());
-    }
-
     fn indent(&mut self, depth: usize) {
         indent(&mut self.out, depth);
     }
+}
+
+/// Scalar methods that write the value exactly as a `Value` made of it prints: serde_json's own
+/// conversion decides (a float that is not finite is `null`, an `f32` is widened as it widens
+/// it, a 128-bit number it cannot hold is refused).
+macro_rules! as_value {
+    ($($name:ident($t:ty);)*) => {
+        $(fn $name(self, v: $t) -> Result<(), Error> {
+            let v = ser::Serializer::$name(serde_json::value::Serializer, v)?;
+            write_scalar(&mut self.out, &v);
+            Ok(())
+        })*
+    };
 }
 
 /// An array being written: `[` goes out with the first element, `[]` when there is none.
@@ -187,60 +195,20 @@ impl<'a> ser::Serializer for &'a mut Writer {
     type SerializeStructVariant =
         Variant<'a, <serde_json::value::Serializer as ser::Serializer>::SerializeStructVariant>;
 
-    fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        let v = serde_json::value::Serializer.serialize_i128(v)?;
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        let v = serde_json::value::Serializer.serialize_u128(v)?;
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        let v = serde_json::value::Serializer.serialize_f32(v)?;
-        self.scalar(v);
-        Ok(())
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        self.scalar(v);
-        Ok(())
+    as_value! {
+        serialize_bool(bool);
+        serialize_i8(i8);
+        serialize_i16(i16);
+        serialize_i32(i32);
+        serialize_i64(i64);
+        serialize_i128(i128);
+        serialize_u8(u8);
+        serialize_u16(u16);
+        serialize_u32(u32);
+        serialize_u64(u64);
+        serialize_u128(u128);
+        serialize_f32(f32);
+        serialize_f64(f64);
     }
     fn serialize_char(self, v: char) -> Result<(), Error> {
         let mut buf = [0u8; 4];
@@ -388,10 +356,7 @@ impl ser::SerializeMap for Map<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.key = Some(Cow::Owned(match key.serialize(KeyWriter)? {
-            Some(k) => k,
-            None => key_via_value(key)?,
-        }));
+        self.key = Some(Cow::Owned(map_key(key)?));
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
@@ -463,6 +428,15 @@ impl<S: ser::SerializeStructVariant<Ok = Value, Error = Error>> ser::SerializeSt
 /// are; a number or a boolean (`None` here) is spelt by serde_json's own map-key rules, through
 /// [`key_via_value`].
 struct KeyWriter;
+
+/// A map key as the text a `Value` map would hold it under, or serde_json's error for a key it
+/// refuses.
+pub(crate) fn map_key<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
+    match key.serialize(KeyWriter)? {
+        Some(k) => Ok(k),
+        None => key_via_value(key),
+    }
+}
 
 /// serde_json's spelling of a non-string map key: the key of a one-entry `Value` map.
 fn key_via_value<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {

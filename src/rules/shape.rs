@@ -87,7 +87,7 @@ impl ser::SerializeMap for Collect {
     type Error = Stop;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Stop> {
-        self.key = Some(key.serialize(KeyText)?);
+        self.key = Some(crate::compare::map_key(key).map_err(|_| Stop)?);
         Ok(())
     }
 
@@ -298,74 +298,6 @@ impl Serializer for Classify {
         _: &T,
     ) -> Result<Shape, Stop> {
         Err(Stop)
-    }
-}
-
-/// A map key's text: string keys only (the frames' maps have no other).
-struct KeyText;
-
-impl Serializer for KeyText {
-    type Ok = String;
-    type Error = Stop;
-    type SerializeSeq = Impossible<String, Stop>;
-    type SerializeTuple = Impossible<String, Stop>;
-    type SerializeTupleStruct = Impossible<String, Stop>;
-    type SerializeTupleVariant = Impossible<String, Stop>;
-    type SerializeMap = Impossible<String, Stop>;
-    type SerializeStruct = Impossible<String, Stop>;
-    type SerializeStructVariant = Impossible<String, Stop>;
-
-    fn serialize_str(self, v: &str) -> Result<String, Stop> {
-        Ok(v.to_owned())
-    }
-
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<String, Stop> {
-        value.serialize(self)
-    }
-
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<String, Stop> {
-        value.serialize(self)
-    }
-
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<String, Stop> {
-        Err(Stop)
-    }
-
-    stop! {
-        serialize_bool(bool) -> String;
-        serialize_i8(i8) -> String;
-        serialize_i16(i16) -> String;
-        serialize_i32(i32) -> String;
-        serialize_i64(i64) -> String;
-        serialize_u8(u8) -> String;
-        serialize_u16(u16) -> String;
-        serialize_u32(u32) -> String;
-        serialize_u64(u64) -> String;
-        serialize_f32(f32) -> String;
-        serialize_f64(f64) -> String;
-        serialize_char(char) -> String;
-        serialize_bytes(&[u8]) -> String;
-        serialize_none() -> String;
-        serialize_unit() -> String;
-        serialize_unit_struct(&'static str) -> String;
-        serialize_unit_variant(&'static str, u32, &'static str) -> String;
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
 }
 
