@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use serde::ser::{self, Impossible, Serialize};
+use serde::ser::{self, Serialize};
 use serde_json::{Error, Value};
 
 /// The canonical form of `value`: keys sorted, two-space pretty printing, a trailing newline
@@ -316,41 +316,28 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 }
 
-impl ser::SerializeSeq for Seq<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close();
-        Ok(())
-    }
+/// The three kinds of sequence serde has, all written as an array.
+macro_rules! seq_impl {
+    ($($trait:ident::$method:ident),*) => {
+        $(impl ser::$trait for Seq<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+                self.element(v)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.close();
+                Ok(())
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for Seq<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close();
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Seq<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close();
-        Ok(())
-    }
-}
+seq_impl!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 impl ser::SerializeMap for Map<'_> {
     type Ok = ();
@@ -424,22 +411,13 @@ impl<S: ser::SerializeStructVariant<Ok = Value, Error = Error>> ser::SerializeSt
     }
 }
 
-/// A map key as the text a `Value` map would hold. Strings (nearly every key) are taken as they
-/// are; a number or a boolean (`None` here) is spelt by serde_json's own map-key rules, through
-/// [`key_via_value`].
-struct KeyWriter;
-
 /// A map key as the text a `Value` map would hold it under, or serde_json's error for a key it
-/// refuses.
+/// refuses. A key that serde_json makes a string (nearly every one) is taken as it is; any other
+/// is spelt by serde_json's own map-key rules, as the key of a one-entry `Value` map.
 pub(crate) fn map_key<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
-    match key.serialize(KeyWriter)? {
-        Some(k) => Ok(k),
-        None => key_via_value(key),
+    if let Value::String(k) = key.serialize(serde_json::value::Serializer)? {
+        return Ok(k);
     }
-}
-
-/// serde_json's spelling of a non-string map key: the key of a one-entry `Value` map.
-fn key_via_value<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
     let mut m = ser::Serializer::serialize_map(serde_json::value::Serializer, Some(1))?;
     ser::SerializeMap::serialize_entry(&mut m, key, &())?;
     match ser::SerializeMap::end(m)? {
@@ -449,121 +427,6 @@ fn key_via_value<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
             .map(|(k, _)| k)
             .ok_or_else(key_must_be_a_string),
         _ => Err(key_must_be_a_string()),
-    }
-}
-
-macro_rules! not_a_string {
-    ($($f:ident: $t:ty),*) => {
-        $(fn $f(self, _: $t) -> Result<Option<String>, Error> {
-            Ok(None)
-        })*
-    };
-}
-
-impl ser::Serializer for KeyWriter {
-    type Ok = Option<String>;
-    type Error = Error;
-    type SerializeSeq = Impossible<Option<String>, Error>;
-    type SerializeTuple = Impossible<Option<String>, Error>;
-    type SerializeTupleStruct = Impossible<Option<String>, Error>;
-    type SerializeTupleVariant = Impossible<Option<String>, Error>;
-    type SerializeMap = Impossible<Option<String>, Error>;
-    type SerializeStruct = Impossible<Option<String>, Error>;
-    type SerializeStructVariant = Impossible<Option<String>, Error>;
-
-    not_a_string!(
-        serialize_bool: bool,
-        serialize_i8: i8,
-        serialize_i16: i16,
-        serialize_i32: i32,
-        serialize_i64: i64,
-        serialize_i128: i128,
-        serialize_u8: u8,
-        serialize_u16: u16,
-        serialize_u32: u32,
-        serialize_u64: u64,
-        serialize_u128: u128,
-        serialize_f32: f32,
-        serialize_f64: f64,
-        serialize_bytes: &[u8],
-        serialize_unit_struct: &'static str
-    );
-
-    fn serialize_str(self, v: &str) -> Result<Option<String>, Error> {
-        Ok(Some(v.to_owned()))
-    }
-    fn serialize_char(self, v: char) -> Result<Option<String>, Error> {
-        Ok(Some(v.to_string()))
-    }
-    fn serialize_none(self) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Option<String>, Error> {
-        v.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<Option<String>, Error> {
-        Ok(Some(variant.to_owned()))
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        v: &T,
-    ) -> Result<Option<String>, Error> {
-        v.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Option<String>, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(key_must_be_a_string())
     }
 }
 

@@ -299,8 +299,8 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
 
 /// Eight bytes of a JSON string body at a time (`w`, little-endian): a mask whose lowest set bit
 /// is in the first byte that is special in a JSON string (`"`, `\\`, or below 0x20), zero if none
-/// is. Bytes after that one may be flagged too (the classic `haszero` trick), so only the lowest
-/// bit is exact. The writer escapes at it, the reader ([`super::fast_record`]) unescapes.
+/// is. Bytes after that one may be flagged too (the control bytes' `haszero` trick), so only the
+/// lowest bit is exact. The writer escapes at it, the reader ([`super::fast_record`]) unescapes.
 pub(crate) fn json_specials(w: u64) -> u64 {
     quotes_or_backslashes(w) | controls(w)
 }
@@ -308,16 +308,8 @@ pub(crate) fn json_specials(w: u64) -> u64 {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
-/// [`json_specials`] for `"` and `\\` alone.
+/// The high bit of every byte of `w` that is `"` or `\\`, and of no other.
 fn quotes_or_backslashes(w: u64) -> u64 {
-    let quote = w ^ (ONES * u64::from(b'"'));
-    let backslash = w ^ (ONES * u64::from(b'\\'));
-    (quote.wrapping_sub(ONES) & !quote & HIGH) | (backslash.wrapping_sub(ONES) & !backslash & HIGH)
-}
-
-/// The high bit of every byte of `w` that is `"` or `\\`, and of no other (exact, unlike
-/// [`json_specials`]).
-fn exact_quotes_or_backslashes(w: u64) -> u64 {
     const LOW: u64 = !HIGH;
     let zero = |x: u64| !(((x & LOW).wrapping_add(LOW)) | x | LOW);
     zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')))
@@ -393,7 +385,7 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
             // Quotes and backslashes only, as in most words of a JSON line that need an escape.
             // The word is in place; for each of them, the rest of the word moves one byte on
             // and a backslash goes before it.
-            let mut left = exact_quotes_or_backslashes(w);
+            let mut left = quotes_or_backslashes(w);
             let mut shifted = 0;
             while left != 0 {
                 let k = (left.trailing_zeros() / 8) as usize;
@@ -424,7 +416,7 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
     }
     buf[at] = b'"';
     // No byte seen had its high bit set: all ASCII.
-    (at + 1, seen & 0x8080_8080_8080_8080 == 0)
+    (at + 1, seen & HIGH == 0)
 }
 
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder

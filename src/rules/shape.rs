@@ -3,9 +3,13 @@
 //! anything else. A rule that asks which keys a frame carries needs no `serde_json::Value` built
 //! of the frame, nor the bytes of its payloads.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::ser::{self, Impossible, Serialize, SerializeStruct, Serializer};
+
+/// A top-level key: a struct's field names are static, a map's keys are made.
+pub(crate) type Key = Cow<'static, str>;
 
 /// A top-level value's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +25,7 @@ pub(crate) enum Shape {
 
 /// The keys `value` writes at its top level with the shape of each, or `None` when it does not
 /// serialize as a struct (or a map of string keys).
-pub(crate) fn top_level<T: Serialize + ?Sized>(value: &T) -> Option<Vec<(String, Shape)>> {
+pub(crate) fn top_level<T: Serialize + ?Sized>(value: &T) -> Option<Vec<(Key, Shape)>> {
     value.serialize(Fields).ok()
 }
 
@@ -52,12 +56,12 @@ struct Classify;
 
 /// The fields collected so far, and the key of a map entry waiting for its value.
 pub(crate) struct Collect {
-    fields: Vec<(String, Shape)>,
-    key: Option<String>,
+    fields: Vec<(Key, Shape)>,
+    key: Option<Key>,
 }
 
 impl Collect {
-    fn push<T: Serialize + ?Sized>(&mut self, key: String, value: &T) {
+    fn push<T: Serialize + ?Sized>(&mut self, key: Key, value: &T) {
         // A value with elements stops `Classify` at its first method: anything else.
         let shape = value.serialize(Classify).unwrap_or(Shape::Other);
         self.fields.push((key, shape));
@@ -65,7 +69,7 @@ impl Collect {
 }
 
 impl SerializeStruct for Collect {
-    type Ok = Vec<(String, Shape)>;
+    type Ok = Vec<(Key, Shape)>;
     type Error = Stop;
 
     fn serialize_field<T: Serialize + ?Sized>(
@@ -73,7 +77,7 @@ impl SerializeStruct for Collect {
         key: &'static str,
         value: &T,
     ) -> Result<(), Stop> {
-        self.push(key.to_owned(), value);
+        self.push(Cow::Borrowed(key), value);
         Ok(())
     }
 
@@ -83,11 +87,11 @@ impl SerializeStruct for Collect {
 }
 
 impl ser::SerializeMap for Collect {
-    type Ok = Vec<(String, Shape)>;
+    type Ok = Vec<(Key, Shape)>;
     type Error = Stop;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Stop> {
-        self.key = Some(crate::compare::map_key(key).map_err(|_| Stop)?);
+        self.key = Some(Cow::Owned(crate::compare::map_key(key).map_err(|_| Stop)?));
         Ok(())
     }
 
@@ -121,7 +125,7 @@ macro_rules! answer {
 }
 
 impl Serializer for Fields {
-    type Ok = Vec<(String, Shape)>;
+    type Ok = Vec<(Key, Shape)>;
     type Error = Stop;
     type SerializeSeq = Impossible<Self::Ok, Stop>;
     type SerializeTuple = Impossible<Self::Ok, Stop>;
@@ -305,10 +309,10 @@ impl Serializer for Classify {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{Shape, top_level};
+    use super::{Key, Shape, top_level};
 
     /// The oracle: the same value through `serde_json::to_value`.
-    fn via_value(v: &impl serde::Serialize) -> Option<Vec<(String, Shape)>> {
+    fn via_value(v: &impl serde::Serialize) -> Option<Vec<(Key, Shape)>> {
         let Value::Object(m) = serde_json::to_value(v).ok()? else {
             return None;
         };
@@ -322,7 +326,7 @@ mod tests {
                         },
                         _ => Shape::Other,
                     };
-                    (k, shape)
+                    (Key::Owned(k), shape)
                 })
                 .collect(),
         )
