@@ -51,7 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             if args.header || write_err.is_some() {
                 return;
             }
-            let r = out.write_all(&l.bytes).and_then(|()| {
+            let r = out.write_all(l.bytes).and_then(|()| {
                 if l.terminated {
                     out.write_all(b"\n")
                 } else {

@@ -10,8 +10,9 @@
 
 use crate::stream::Direction;
 
-/// A line record read the fast way: (time, direction, line bytes, had a newline).
-pub(super) fn line_record(line: &[u8]) -> Option<(u64, Direction, Vec<u8>, bool)> {
+/// A line record read the fast way: (time, direction, had a newline), the line's bytes decoded
+/// into `out` (cleared first; on `None` it holds anything).
+pub(super) fn line_record(line: &[u8], out: &mut Vec<u8>) -> Option<(u64, Direction, bool)> {
     let rest = line.strip_prefix(b"{\"t\":")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     if digits == 0 || digits > 20 || (digits > 1 && rest[0] == b'0') {
@@ -26,21 +27,22 @@ pub(super) fn line_record(line: &[u8]) -> Option<(u64, Direction, Vec<u8>, bool)
         _ => return None,
     };
     let rest = rest[1..].strip_prefix(b"\",\"l\":\"")?;
-    let (bytes, rest) = unescape(rest)?;
+    out.clear();
+    let rest = unescape(rest, out)?;
     let terminated = match rest {
         b"}" => true,
         b",\"n\":true}" => false,
         _ => return None,
     };
-    std::str::from_utf8(&bytes).ok()?;
-    Some((t, dir, bytes, terminated))
+    std::str::from_utf8(out).ok()?;
+    Some((t, dir, terminated))
 }
 
-/// The body of a JSON string up to its closing quote, unescaped, and what follows the quote.
-/// Escapes come every few bytes in a recorded JSON line (each of its own quotes is one), so runs
-/// are copied eight bytes at a time and escapes decoded inline.
-fn unescape(s: &[u8]) -> Option<(Vec<u8>, &[u8])> {
-    let mut out = Vec::with_capacity(s.len());
+/// The body of a JSON string up to its closing quote, unescaped onto `out`, and what follows the
+/// quote. Escapes come every few bytes in a recorded JSON line (each of its own quotes is one),
+/// so runs are copied eight bytes at a time and escapes decoded inline.
+fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
+    out.reserve(s.len());
     let mut i = 0;
     loop {
         // Copy up to the next special byte.
@@ -53,8 +55,8 @@ fn unescape(s: &[u8]) -> Option<(Vec<u8>, &[u8])> {
             } else {
                 let k = (m.trailing_zeros() / 8) as usize;
                 // Eight bytes copied (a fixed-size copy, no call), the ones past the special
-                // byte dropped again; the output never outgrows the input, so this never
-                // reallocates.
+                // byte dropped again; the output never outgrows the room reserved for the input,
+                // so this never reallocates.
                 out.extend_from_slice(chunk);
                 out.truncate(out.len() - (8 - k));
                 i += k;
@@ -63,7 +65,7 @@ fn unescape(s: &[u8]) -> Option<(Vec<u8>, &[u8])> {
         }
         let b = *s.get(i)?;
         match b {
-            b'"' => return Some((out, &s[i + 1..])),
+            b'"' => return Some(&s[i + 1..]),
             b'\\' => {}
             0..0x20 => return None,
             _ => {
@@ -106,6 +108,12 @@ fn unescape(s: &[u8]) -> Option<(Vec<u8>, &[u8])> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn line_record(line: &[u8]) -> Option<(u64, Direction, Vec<u8>, bool)> {
+        let mut out = b"left over".to_vec();
+        let (t, dir, terminated) = super::line_record(line, &mut out)?;
+        Some((t, dir, out, terminated))
+    }
 
     /// What serde_json makes of the same record (the reader's general path).
     fn general(line: &[u8]) -> Option<(u64, Direction, Vec<u8>, bool)> {

@@ -163,7 +163,7 @@ impl LoadedStream {
         let mut s = LoadedStream::default();
         let (header, trailer, notes) = reader::read_fixture_with(bytes, |line| {
             if line.dir != Direction::Stderr {
-                s.push_line(&line.bytes, line.dir, line.terminated);
+                s.push_line(line.bytes, line.dir, line.terminated);
             }
         })?;
         s.dialect = header

@@ -103,11 +103,33 @@ impl Fixture {
     }
 }
 
+/// A received line as the reader hands it on: its bytes are borrowed from the reader's buffer,
+/// which the next line reuses (no allocation per line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRef<'a> {
+    pub t: u64,
+    pub dir: Direction,
+    /// The raw bytes, without the `\n` terminator.
+    pub bytes: &'a [u8],
+    pub terminated: bool,
+}
+
+impl LineRef<'_> {
+    pub fn to_line(&self) -> Line {
+        Line {
+            t: self.t,
+            dir: self.dir,
+            bytes: self.bytes.to_vec(),
+            terminated: self.terminated,
+        }
+    }
+}
+
 /// One record of the JSONL content, in order.
 #[derive(Debug)]
-pub enum Record {
+pub enum Record<'a> {
     Header(Box<Header>),
-    Line(Line),
+    Line(LineRef<'a>),
     Trailer(Trailer),
     /// A record that could not be read; the reader goes on with the next one.
     Bad {
@@ -129,7 +151,7 @@ pub fn read_fixture(path: &Path) -> Result<Fixture, FixtureError> {
 /// Read a fixture held in memory.
 pub fn read_fixture_bytes(bytes: &[u8]) -> Result<Fixture, FixtureErrorKind> {
     let mut lines = Vec::new();
-    let (header, trailer, notes) = read_fixture_with(bytes, |l| lines.push(l))?;
+    let (header, trailer, notes) = read_fixture_with(bytes, |l| lines.push(l.to_line()))?;
     Ok(Fixture {
         header,
         lines,
@@ -146,7 +168,7 @@ const BAD_RECORD_NOTES: usize = 10;
 /// `BAD_RECORD_NOTES` about bad records, then one count, then where it was cut short).
 pub fn read_fixture_with(
     bytes: &[u8],
-    mut on_line: impl FnMut(Line),
+    mut on_line: impl FnMut(LineRef<'_>),
 ) -> Result<(Header, Option<Trailer>, Vec<String>), FixtureErrorKind> {
     let mut header = None;
     let mut trailer = None;
@@ -193,12 +215,16 @@ pub struct End {
 
 /// Decode `bytes` frame by frame and hand every record to `f` as soon as its line is complete, so
 /// a large fixture can be streamed (`toolnorm cat`). Errors only when there is no header at all.
-pub fn for_each_record(bytes: &[u8], mut f: impl FnMut(Record)) -> Result<End, FixtureErrorKind> {
+pub fn for_each_record(
+    bytes: &[u8],
+    mut f: impl FnMut(Record<'_>),
+) -> Result<End, FixtureErrorKind> {
     if !bytes.starts_with(&ZSTD_MAGIC) {
         return Err(not_zstd(bytes));
     }
     let mut parser = Parser {
         carry: Vec::new(),
+        line: Vec::new(),
         record: 0,
         header_seen: false,
         header_error: None,
@@ -264,7 +290,7 @@ fn with_decoder<T>(frame: &[u8], f: impl FnOnce(&mut dyn Read) -> T) -> T {
 fn feed_decoded(
     d: &mut dyn Read,
     parser: &mut Parser,
-    f: &mut impl FnMut(Record),
+    f: &mut impl FnMut(Record<'_>),
 ) -> Result<Result<(), std::io::Error>, FixtureErrorKind> {
     let mut chunk = vec![0u8; 1 << 16];
     loop {
@@ -280,6 +306,8 @@ fn feed_decoded(
 struct Parser {
     /// An incomplete JSONL line carried over to the next frame.
     carry: Vec<u8>,
+    /// The current line's decoded bytes, reused from line to line.
+    line: Vec<u8>,
     record: u64,
     header_seen: bool,
     header_error: Option<FixtureErrorKind>,
@@ -289,7 +317,7 @@ impl Parser {
     fn feed(
         &mut self,
         mut data: &[u8],
-        f: &mut impl FnMut(Record),
+        f: &mut impl FnMut(Record<'_>),
     ) -> Result<(), FixtureErrorKind> {
         while let Some(i) = memchr::memchr(b'\n', data) {
             if self.carry.is_empty() {
@@ -308,7 +336,7 @@ impl Parser {
         Ok(())
     }
 
-    fn record(&mut self, line: &[u8], f: &mut impl FnMut(Record)) {
+    fn record(&mut self, line: &[u8], f: &mut impl FnMut(Record<'_>)) {
         self.record += 1;
         if !self.header_seen {
             self.header_seen = true;
@@ -321,7 +349,7 @@ impl Parser {
             }
             return;
         }
-        match parse_record(line) {
+        match parse_record(line, &mut self.line) {
             Ok(r) => f(r),
             Err(message) => f(Record::Bad {
                 record: self.record,
@@ -343,33 +371,34 @@ struct RawRecord {
     n: bool,
 }
 
-fn parse_record(line: &[u8]) -> Result<Record, String> {
+/// One record; a line's bytes are decoded into `buf` (cleared first) and borrowed from it.
+fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>) -> Result<Record<'b>, String> {
     if line.starts_with(b"{\"trailer\"") {
         return serde_json::from_slice::<TrailerRecord>(line)
             .map(|r| Record::Trailer(r.trailer))
             .map_err(|e| format!("bad trailer: {e}"));
     }
-    if let Some((t, dir, bytes, terminated)) = super::fast_record::line_record(line) {
-        return Ok(Record::Line(Line {
+    if let Some((t, dir, terminated)) = super::fast_record::line_record(line, buf) {
+        return Ok(Record::Line(LineRef {
             t,
             dir,
-            bytes,
+            bytes: buf,
             terminated,
         }));
     }
     let raw: RawRecord =
         serde_json::from_slice(line).map_err(|e| format!("bad line record: {e}"))?;
-    let bytes = match (raw.l, raw.b) {
+    *buf = match (raw.l, raw.b) {
         (Some(l), None) => l.into_bytes(),
         (None, Some(b)) => base64::engine::general_purpose::STANDARD
             .decode(b)
             .map_err(|e| format!("bad base64 in line record: {e}"))?,
         _ => return Err("a line record holds exactly one of `l` and `b`".to_owned()),
     };
-    Ok(Record::Line(Line {
+    Ok(Record::Line(LineRef {
         t: raw.t,
         dir: raw.d,
-        bytes,
+        bytes: buf,
         terminated: !raw.n,
     }))
 }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use super::pruned::Node;
 
 use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
 use crate::stream::Input;
@@ -59,7 +59,7 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
                 };
                 let rejects = params
                     .and_then(|p| p.get("options"))
-                    .and_then(Value::as_array)
+                    .and_then(Node::as_array)
                     .into_iter()
                     .flatten()
                     .filter(|o| str_of(o, "kind").is_some_and(|k| k.starts_with("reject")))
@@ -94,7 +94,7 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
     s
 }
 
-fn call_fields(s: &mut RawScan, line: u32, u: &Value) {
+fn call_fields(s: &mut RawScan, line: u32, u: &Node<'_>) {
     let Some(id) = str_of(u, "toolCallId") else {
         return;
     };
@@ -105,9 +105,9 @@ fn call_fields(s: &mut RawScan, line: u32, u: &Value) {
                 .and_then(|t| str_of(t, "name"))
         })
         .or_else(|| {
-            meta.and_then(Value::as_object)?
-                .values()
-                .find_map(|v| str_of(v, "toolName"))
+            meta.and_then(Node::as_object)?
+                .iter()
+                .find_map(|(_, v)| str_of(v, "toolName"))
         });
     let failed = str_of(u, "status") == Some("failed");
     let call = s.call(id, line);
@@ -159,7 +159,7 @@ mod tests {
         let a = s.get("a").unwrap();
         assert_eq!(a.name.as_deref(), Some("Bash"));
         assert_eq!(a.failed_line, Some(2));
-        assert_eq!(a.args.get("command"), Some(&Value::from("ls")));
+        assert_eq!(a.args.get("command"), Some(&serde_json::Value::from("ls")));
         assert_eq!(s.get("b").unwrap().failed_line, Some(4));
         assert_eq!(
             s.turn_ends,

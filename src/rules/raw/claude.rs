@@ -4,7 +4,7 @@
 //! stream says runs in the background (`system` `task_started` with `is_backgrounded`) ends with
 //! its task's `task_notification`, not with the turn.
 
-use serde_json::Value;
+use super::pruned::Node;
 
 use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
 use crate::stream::Input;
@@ -42,7 +42,7 @@ fn split_mcp(name: &str) -> Option<(String, String)> {
     (!server.is_empty() && !tool.is_empty()).then(|| (server.to_owned(), tool.to_owned()))
 }
 
-fn scan_line(s: &mut RawScan, line: u32, v: &Value, top_level: bool) {
+fn scan_line(s: &mut RawScan, line: u32, v: &Node<'_>, top_level: bool) {
     match str_of(v, "type") {
         Some("result") if top_level => s.turn_ends.push(TurnEnd { line, scope: None }),
         Some("system") => {
@@ -52,7 +52,7 @@ fn scan_line(s: &mut RawScan, line: u32, v: &Value, top_level: bool) {
             let scope = format!("task:{id}");
             match str_of(v, "subtype") {
                 Some("task_started")
-                    if v.get("is_backgrounded") == Some(&Value::Bool(true))
+                    if v.get("is_backgrounded").and_then(Node::as_bool) == Some(true)
                         && s.get(id).is_some() =>
                 {
                     let call = s.call(id, line);
@@ -99,15 +99,15 @@ fn scan_line(s: &mut RawScan, line: u32, v: &Value, top_level: bool) {
     }
 }
 
-fn scan_message(s: &mut RawScan, line: u32, msg: &Value) {
-    if let Some(blocks) = msg.get("content").and_then(Value::as_array) {
+fn scan_message(s: &mut RawScan, line: u32, msg: &Node<'_>) {
+    if let Some(blocks) = msg.get("content").and_then(Node::as_array) {
         for block in blocks {
             scan_block(s, line, block);
         }
     }
 }
 
-fn scan_block(s: &mut RawScan, line: u32, block: &Value) {
+fn scan_block(s: &mut RawScan, line: u32, block: &Node<'_>) {
     match str_of(block, "type") {
         Some("tool_use") => {
             let Some(id) = str_of(block, "id") else {
@@ -128,7 +128,7 @@ fn scan_block(s: &mut RawScan, line: u32, block: &Value) {
                 merge_args(&mut call.args, input);
             }
         }
-        Some("tool_result") if block.get("is_error").and_then(Value::as_bool) == Some(true) => {
+        Some("tool_result") if block.get("is_error").and_then(Node::as_bool) == Some(true) => {
             if let Some(id) = str_of(block, "tool_use_id") {
                 s.fail_known(id, line);
             }
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(s.calls.len(), 2);
         let t1 = s.get("t1").unwrap();
         assert_eq!((t1.line, t1.failed_line), (1, None));
-        assert_eq!(t1.args.get("command"), Some(&Value::from("ls")));
+        assert_eq!(t1.args.get("command"), Some(&serde_json::Value::from("ls")));
         let t2 = s.get("t2").unwrap();
         assert_eq!(t2.failed_line, Some(3));
         assert_eq!(t2.mcp, Some(("jira".into(), "get-issue".into())));

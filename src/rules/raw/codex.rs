@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use memchr::memmem;
 use serde_json::Value;
 
+use super::pruned::{Node, parse, parse_whole};
 use super::{
-    Markers, RawScan, TurnEnd, for_marked_lines, is_empty_value, merge_all, merge_args, set_arg,
-    str_of,
+    Markers, RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, set_arg, set_paths, str_of,
 };
 use crate::stream::Input;
 
@@ -43,7 +43,7 @@ pub(crate) fn exec(input: &Input<'_>) -> RawScan {
         if !MARKERS.in_line(raw.bytes) {
             continue;
         }
-        if let Some(v) = super::pruned::parse(raw.bytes) {
+        if let Some(v) = parse(raw.bytes) {
             exec_line(&mut s, &mut ids, raw.number, &v, raw.bytes);
         }
     }
@@ -94,7 +94,7 @@ const APP_SERVER_TOOL_ITEMS: &[&str] = &[
     "imageView",
 ];
 
-fn app_server_line(s: &mut RawScan, line: u32, v: &Value) {
+fn app_server_line(s: &mut RawScan, line: u32, v: &Node<'_>) {
     let Some(params) = v.get("params") else {
         return;
     };
@@ -156,7 +156,7 @@ fn thread_item(
     line: u32,
     id: &str,
     ty: &str,
-    item: &Value,
+    item: &Node<'_>,
     scope: Option<String>,
 ) {
     let failed = item_failed(item);
@@ -171,12 +171,13 @@ fn thread_item(
             set_arg(&mut call.args, "cwd", item.get("cwd"));
         }
         "fileChange" | "file_change" | "FileChange" => {
-            let paths: Vec<Value> = item
+            let paths = item
                 .get("changes")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|c| c.get("path").cloned()).collect())
-                .unwrap_or_default();
-            set_arg(&mut call.args, "path", Some(&Value::Array(paths)));
+                .and_then(Node::as_array)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| c.get("path").map(Node::to_value));
+            set_paths(&mut call.args, paths.collect());
         }
         "mcpToolCall" | "mcp_tool_call" | "McpToolCall" => {
             if let (Some(server), Some(tool)) = (str_of(item, "server"), str_of(item, "tool")) {
@@ -220,7 +221,7 @@ fn thread_item(
     }
 }
 
-fn item_failed(item: &Value) -> bool {
+fn item_failed(item: &Node<'_>) -> bool {
     let status_failed = matches!(
         str_of(item, "status"),
         Some("failed" | "declined" | "Failed" | "Declined")
@@ -228,9 +229,9 @@ fn item_failed(item: &Value) -> bool {
     let exit = item
         .get("exitCode")
         .or_else(|| item.get("exit_code"))
-        .and_then(Value::as_i64);
+        .and_then(Node::as_i64);
     let mcp_error = item.get("error").is_some_and(|e| e.is_object());
-    let dynamic_failed = item.get("success").and_then(Value::as_bool) == Some(false);
+    let dynamic_failed = item.get("success").and_then(Node::as_bool) == Some(false);
     status_failed || exit.is_some_and(|c| c != 0) || mcp_error || dynamic_failed
 }
 
@@ -250,7 +251,7 @@ const EXEC_TOOL_ITEMS: &[&str] = &[
 /// at `item_0` on every resumed run, so one stream can reuse an id for different calls.
 type ExecIds = HashMap<String, (String, bool, u32)>;
 
-fn exec_line(s: &mut RawScan, ids: &mut ExecIds, line: u32, v: &Value, bytes: &[u8]) {
+fn exec_line(s: &mut RawScan, ids: &mut ExecIds, line: u32, v: &Node<'_>, bytes: &[u8]) {
     match str_of(v, "type") {
         Some("item.started" | "item.updated" | "item.completed") => {
             let Some(item) = v.get("item") else { return };
@@ -338,7 +339,7 @@ const ROLLOUT_TYPED_TOOL_ITEMS: &[&str] = &[
     "CollabAgentToolCall",
 ];
 
-fn event_msg(s: &mut RawScan, line: u32, p: &Value) {
+fn event_msg(s: &mut RawScan, line: u32, p: &Node<'_>) {
     let Some(ty) = str_of(p, "type") else { return };
     match ty {
         "function_call" | "custom_tool_call" | "local_shell_call" => {
@@ -350,10 +351,8 @@ fn event_msg(s: &mut RawScan, line: u32, p: &Value) {
             if let Some(name) = str_of(p, "name") {
                 call.name = Some(name.to_owned());
             }
-            let namespaced = p.get("namespace").is_some_and(|n| !is_empty_value(n));
-            if let Some(args) =
-                str_of(p, "arguments").and_then(|a| serde_json::from_str::<Value>(a).ok())
-            {
+            let namespaced = p.get("namespace").is_some_and(|n| !n.is_empty());
+            if let Some(args) = str_of(p, "arguments").and_then(|a| parse_whole(a.as_bytes())) {
                 merge_args(&mut call.args, &args);
                 if namespaced {
                     merge_all(&mut call.tool_args, &args);
@@ -413,9 +412,9 @@ fn event_msg(s: &mut RawScan, line: u32, p: &Value) {
             set_arg(&mut call.args, "command", p.get("command"));
             set_arg(&mut call.args, "cwd", p.get("cwd"));
             set_arg(&mut call.args, "query", p.get("query"));
-            if let Some(changes) = p.get("changes").and_then(Value::as_object) {
-                let paths: Vec<Value> = changes.keys().map(|k| Value::String(k.clone())).collect();
-                set_arg(&mut call.args, "path", Some(&Value::Array(paths)));
+            if let Some(changes) = p.get("changes").and_then(Node::as_object) {
+                let paths = changes.iter().map(|(k, _)| Value::from(k.as_ref()));
+                set_paths(&mut call.args, paths.collect());
             }
             if let Some(inv) = p.get("invocation") {
                 if let (Some(server), Some(tool)) = (str_of(inv, "server"), str_of(inv, "tool")) {
@@ -439,22 +438,22 @@ fn event_msg(s: &mut RawScan, line: u32, p: &Value) {
     }
 }
 
-fn event_failed(ty: &str, p: &Value) -> bool {
+fn event_failed(ty: &str, p: &Node<'_>) -> bool {
     if matches!(str_of(p, "status"), Some("failed" | "declined")) {
         return true;
     }
     match ty {
         "exec_command_end" => p
             .get("exit_code")
-            .and_then(Value::as_i64)
+            .and_then(Node::as_i64)
             .is_some_and(|c| c != 0),
-        "patch_apply_end" => p.get("success").and_then(Value::as_bool) == Some(false),
+        "patch_apply_end" => p.get("success").and_then(Node::as_bool) == Some(false),
         "mcp_tool_call_end" => match p.get("result") {
             Some(r) if r.get("Err").is_some() => true,
             Some(r) => {
                 r.get("Ok")
                     .and_then(|ok| ok.get("isError"))
-                    .and_then(Value::as_bool)
+                    .and_then(Node::as_bool)
                     == Some(true)
             }
             None => false,
@@ -465,14 +464,13 @@ fn event_failed(ty: &str, p: &Value) -> bool {
 
 /// The exit code a `function_call_output` reports: the 2025 JSON form
 /// `{"output":…,"metadata":{"exit_code":N}}` or unified exec's `Process exited with code N`.
-fn output_exit_code(out: &Value) -> Option<i64> {
+fn output_exit_code(out: &Node<'_>) -> Option<i64> {
     let text = out.as_str()?;
     if text.trim_start().starts_with('{') {
-        let v: Value = serde_json::from_str(text).ok()?;
-        return v
+        return parse(text.as_bytes())?
             .get("metadata")
             .and_then(|m| m.get("exit_code"))
-            .and_then(Value::as_i64);
+            .and_then(Node::as_i64);
     }
     let at = text.find("Process exited with code ")?;
     let digits: String = text[at + 25..]

@@ -26,6 +26,8 @@ pub(crate) mod codex;
 pub(crate) mod opencode;
 mod pruned;
 
+use pruned::Node;
+
 /// Argument keys that carry what a call is about (contract rule 5).
 pub(crate) const MEANINGFUL_KEYS: &[&str] = &[
     "command",
@@ -150,7 +152,7 @@ impl Markers {
 }
 
 /// Parse (as JSON) only the lines holding a marker; OpenCode SSE `data:` prefixes are dropped.
-fn for_marked_lines(input: &Input<'_>, markers: &Markers, mut f: impl FnMut(u32, Value)) {
+fn for_marked_lines<'a>(input: &Input<'a>, markers: &Markers, mut f: impl FnMut(u32, Node<'a>)) {
     for raw in input.lines.iter() {
         if !markers.in_line(raw.bytes) {
             continue;
@@ -165,48 +167,36 @@ fn for_marked_lines(input: &Input<'_>, markers: &Markers, mut f: impl FnMut(u32,
     }
 }
 
-fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.get(key).and_then(Value::as_str)
-}
-
-/// True for values that say nothing: null, "", {}, [].
-fn is_empty_value(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::String(s) => s.is_empty(),
-        Value::Object(m) => m.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        _ => false,
-    }
+fn str_of<'v>(v: &'v Node<'_>, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Node::as_str)
 }
 
 /// Keep the meaningful keys of an argument object, the latest non-empty value winning.
-fn merge_args(dst: &mut Map<String, Value>, src: &Value) {
-    if let Some(obj) = src.as_object() {
+fn merge_args(dst: &mut Map<String, Value>, src: &Node<'_>) {
+    if src.is_object() {
         for key in MEANINGFUL_KEYS {
-            if let Some(v) = obj.get(*key) {
-                if !is_empty_value(v) {
-                    dst.insert((*key).to_owned(), v.clone());
-                }
-            }
+            set_arg(dst, key, src.get(key));
         }
     }
 }
 
-fn merge_all(dst: &mut Map<String, Value>, src: &Value) {
-    if let Some(obj) = src.as_object() {
-        for (k, v) in obj {
-            if !is_empty_value(v) {
-                dst.insert(k.clone(), v.clone());
-            }
-        }
+fn merge_all(dst: &mut Map<String, Value>, src: &Node<'_>) {
+    for (k, v) in src.as_object().unwrap_or_default() {
+        set_arg(dst, k, Some(v));
     }
 }
 
-fn set_arg(dst: &mut Map<String, Value>, key: &str, v: Option<&Value>) {
+/// The paths a file change names, as the `path` argument (none: left out).
+fn set_paths(dst: &mut Map<String, Value>, paths: Vec<Value>) {
+    if !paths.is_empty() {
+        dst.insert("path".to_owned(), Value::Array(paths));
+    }
+}
+
+fn set_arg(dst: &mut Map<String, Value>, key: &str, v: Option<&Node<'_>>) {
     if let Some(v) = v {
-        if !is_empty_value(v) {
-            dst.insert(key.to_owned(), v.clone());
+        if !v.is_empty() {
+            dst.insert(key.to_owned(), v.to_value());
         }
     }
 }

@@ -2,8 +2,8 @@
 //! status and bash exit codes, a `task`'s child session, and the lines that end a turn
 //! (`session.idle`, an idle `session.status`, a `step_finish` that stops).
 
+use super::pruned::Node;
 use memchr::memmem;
-use serde_json::Value;
 
 use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
 use crate::stream::Input;
@@ -28,7 +28,7 @@ fn lines(input: &Input<'_>) -> RawScan {
     s
 }
 
-fn event_line(s: &mut RawScan, line: u32, v: &Value) {
+fn event_line(s: &mut RawScan, line: u32, v: &Node<'_>) {
     // `/global/event` wraps the event in `payload`.
     let ev = v
         .get("payload")
@@ -75,7 +75,7 @@ fn event_line(s: &mut RawScan, line: u32, v: &Value) {
     }
 }
 
-fn tool_part(s: &mut RawScan, line: u32, part: &Value) {
+fn tool_part(s: &mut RawScan, line: u32, part: &Node<'_>) {
     if str_of(part, "type") != Some("tool") {
         return;
     }
@@ -89,7 +89,7 @@ fn tool_part(s: &mut RawScan, line: u32, part: &Value) {
     let exit = state
         .and_then(|st| st.get("metadata"))
         .and_then(|m| m.get("exit"))
-        .and_then(Value::as_i64);
+        .and_then(Node::as_i64);
     let failed = status == Some("error") || (tool == Some("bash") && exit.is_some_and(|c| c != 0));
     let call = s.call(id, line);
     call.item_type.get_or_insert_with(|| "tool".to_owned());
@@ -122,13 +122,13 @@ pub(crate) fn export(input: &Input<'_>) -> RawScan {
     let Some(doc) = super::pruned::parse(input.bytes) else {
         return s;
     };
-    let Some(messages) = doc.get("messages").and_then(Value::as_array) else {
+    let Some(messages) = doc.get("messages").and_then(Node::as_array) else {
         return s;
     };
     for msg in messages {
         for part in msg
             .get("parts")
-            .and_then(Value::as_array)
+            .and_then(Node::as_array)
             .into_iter()
             .flatten()
         {

@@ -1,23 +1,123 @@
-//! The scans' JSON parse: a `serde_json::Value` holding only what some scan reads. Every object
-//! key the scans look up is kept (its value pruned the same way); the argument containers are
-//! kept whole (their keys are the tool's own); everything else is skipped without being built
-//! (tool outputs, file contents, usage blocks, the duplicated `toolUseResult` of a transcript).
-//! A `content` string is dropped too: the scans only read `content` as a list of blocks.
+//! The scans' JSON parse: a tree of [`Node`]s holding only what some scan reads. Every object key
+//! the scans look up is kept (its value pruned the same way); the argument containers are kept
+//! whole (their keys are the tool's own); everything else is skipped without being built (tool
+//! outputs, file contents, usage blocks, the duplicated `toolUseResult` of a transcript). A
+//! `content` string is dropped too: the scans only read `content` as a list of blocks.
 //!
-//! Skipping costs a scan of the bytes, building a `Value` costs an allocation per string, array
-//! and object: on recorded streams most bytes are in the skipped parts. A line that is not JSON
-//! is still refused as a whole.
+//! Skipping costs a scan of the bytes, building costs an allocation per array and object (and
+//! per string that holds an escape): on recorded streams most bytes are in the skipped parts. The
+//! tree borrows its keys and plain strings from the line, and an object is a list of its entries
+//! (a pruned object has a handful), so nothing is hashed; what a scan keeps of it becomes a
+//! `serde_json::Value` only then ([`Node::to_value`]). A line that is not JSON is still refused
+//! as a whole.
 //!
 //! When a scan starts reading a new key, add it to [`keep`] (as whole if its keys are not known
 //! in advance): the scans' tests run through this parse, so a missing key fails them.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::MEANINGFUL_KEYS;
+
+/// A JSON value as the scans read it, borrowing from the line it was parsed from. An object's
+/// entries keep their first position and last value, as in a `serde_json::Value` of the same
+/// text, so a key given twice reads the same either way.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Node<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Node<'a>>),
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+}
+
+impl<'a> Node<'a> {
+    /// The value under `key` of an object.
+    pub(crate) fn get(&self, key: &str) -> Option<&Node<'a>> {
+        self.as_object()?
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_bool(&self) -> Option<bool> {
+        match self {
+            Node::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_i64(&self) -> Option<i64> {
+        match self {
+            Node::Number(n) => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_array(&self) -> Option<&[Node<'a>]> {
+        match self {
+            Node::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_object(&self) -> Option<&[(Cow<'a, str>, Node<'a>)]> {
+        match self {
+            Node::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_object(&self) -> bool {
+        matches!(self, Node::Object(_))
+    }
+
+    /// True for values that say nothing: null, "", {}, [].
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Node::Null => true,
+            Node::String(s) => s.is_empty(),
+            Node::Object(o) => o.is_empty(),
+            Node::Array(a) => a.is_empty(),
+            Node::Bool(_) | Node::Number(_) => false,
+        }
+    }
+
+    /// The same value as a `serde_json::Value` (what a scan keeps of a call's arguments).
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Number(n) => Value::Number(n.clone()),
+            Node::String(s) => Value::String(s.as_ref().to_owned()),
+            Node::Array(a) => Value::Array(a.iter().map(Node::to_value).collect()),
+            Node::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.as_ref().to_owned(), v.to_value()))
+                    .collect::<Map<String, Value>>(),
+            ),
+        }
+    }
+}
+
+/// JSON text, as a `serde_json::Value` of the same value prints (a request id as a map key).
+impl fmt::Display for Node<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_value(), f)
+    }
+}
 
 /// What to do with the value under a key.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -52,9 +152,18 @@ fn keep(key: &str) -> Keep {
 }
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
-pub(crate) fn parse(bytes: &[u8]) -> Option<Value> {
+pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
+    parse_with(bytes, false)
+}
+
+/// Parse `bytes` as JSON, keeping all of it (a call's arguments given as a JSON string).
+pub(crate) fn parse_whole(bytes: &[u8]) -> Option<Node<'_>> {
+    parse_with(bytes, true)
+}
+
+fn parse_with(bytes: &[u8], whole: bool) -> Option<Node<'_>> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let v = Pruned { hops: 0 }.deserialize(&mut de).ok()?;
+    let v = Pruned { hops: 0, whole }.deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
 }
@@ -68,32 +177,34 @@ const MAX_HOPS: u8 = 8;
 struct Pruned {
     /// `content` values parsed on their own around this one.
     hops: u8,
+    /// Inside a value kept whole: every key is kept.
+    whole: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Pruned {
-    type Value = Value;
+    type Value = Node<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-/// An object key, borrowed from the input when it has no escapes.
-struct Key<'de>(std::borrow::Cow<'de, str>);
+/// An object key or a string, borrowed from the input when it has no escapes.
+struct Text<'de>(Cow<'de, str>);
 
-impl<'de> serde::Deserialize<'de> for Key<'de> {
+impl<'de> serde::Deserialize<'de> for Text<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Key<'de>;
+            type Value = Text<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object key")
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(v.into()))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(v.into()))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(v.to_owned().into()))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(v.to_owned().into()))
             }
         }
         d.deserialize_str(V)
@@ -101,62 +212,70 @@ impl<'de> serde::Deserialize<'de> for Key<'de> {
 }
 
 impl<'de> Visitor<'de> for Pruned {
-    type Value = Value;
+    type Value = Node<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
+    fn visit_bool<E>(self, v: bool) -> Result<Node<'de>, E> {
+        Ok(Node::Bool(v))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(v.into())
+    fn visit_i64<E>(self, v: i64) -> Result<Node<'de>, E> {
+        Ok(Node::Number(v.into()))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(v.into())
+    fn visit_u64<E>(self, v: u64) -> Result<Node<'de>, E> {
+        Ok(Node::Number(v.into()))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    fn visit_f64<E>(self, v: f64) -> Result<Node<'de>, E> {
+        Ok(Number::from_f64(v).map_or(Node::Null, Node::Number))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Borrowed(v)))
     }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_str<E>(self, v: &str) -> Result<Node<'de>, E> {
+        Ok(Node::String(Cow::Owned(v.to_owned())))
     }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Null)
     }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    fn visit_none<E>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
         self.deserialize(d)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
         let mut out = Vec::new();
         while let Some(v) = seq.next_element_seed(self)? {
             out.push(v);
         }
-        Ok(Value::Array(out))
+        Ok(Node::Array(out))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
-            let v = match keep(&k) {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+            let how = if self.whole { Keep::Whole } else { keep(&k) };
+            let v = match how {
                 Keep::Skip => {
                     map.next_value::<IgnoredAny>()?;
                     continue;
                 }
-                Keep::Whole => map.next_value::<Value>()?,
+                Keep::Whole => map.next_value_seed(Pruned {
+                    whole: true,
+                    ..self
+                })?,
                 Keep::Pruned => map.next_value_seed(self)?,
                 Keep::NoString => {
                     // Seen as raw text first: a long string is skipped, never unescaped.
                     let raw = map.next_value::<&'de RawValue>()?;
                     match raw.get().as_bytes().first() {
-                        Some(b'"') => Value::Null,
-                        _ if self.hops >= MAX_HOPS => Value::Null,
+                        Some(b'"') => Node::Null,
+                        _ if self.hops >= MAX_HOPS => Node::Null,
                         _ => {
                             let mut inner = serde_json::Deserializer::from_str(raw.get());
                             Pruned {
                                 hops: self.hops + 1,
+                                whole: false,
                             }
                             .deserialize(&mut inner)
                             .map_err(de::Error::custom)?
@@ -164,10 +283,40 @@ impl<'de> Visitor<'de> for Pruned {
                     }
                 }
             };
-            out.insert(k.into_owned(), v);
+            out.push((k, v));
         }
-        Ok(Value::Object(out))
+        dedupe(&mut out);
+        Ok(Node::Object(out))
     }
+}
+
+/// Give a key that came more than once its first position and its last value, as a
+/// `serde_json::Value` map does. Checked pairwise in a small object, by sorting in a large one
+/// (never quadratic); rebuilt only when a key did repeat.
+fn dedupe<'a>(entries: &mut Vec<(Cow<'a, str>, Node<'a>)>) {
+    let n = entries.len();
+    let repeats = if n <= 8 {
+        (1..n).any(|i| entries[..i].iter().any(|(k, _)| *k == entries[i].0))
+    } else {
+        let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
+        keys.sort_unstable();
+        keys.windows(2).any(|w| w[0] == w[1])
+    };
+    if !repeats {
+        return;
+    }
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out: Vec<(Cow<'a, str>, Node<'a>)> = Vec::with_capacity(n);
+    for (k, v) in entries.drain(..) {
+        match at.get(k.as_ref()) {
+            Some(&i) => out[i].1 = v,
+            None => {
+                at.insert(k.as_ref().to_owned(), out.len());
+                out.push((k, v));
+            }
+        }
+    }
+    *entries = out;
 }
 
 #[cfg(test)]
@@ -181,7 +330,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            v,
+            v.to_value(),
             serde_json::json!({"type":"user","message":{"content":[
                 {"type":"tool_result","tool_use_id":"t","is_error":true,"content":null},
                 {"type":"tool_use","id":"u","input":{"any key":{"deep":[1,"x"]}}}
@@ -199,7 +348,11 @@ mod tests {
         let v = parse(line.as_bytes()).expect("the line reads");
         let mut at = &v;
         let mut hops = 0;
-        while let Some(inner) = at.get("content").and_then(|c| c.get(0)) {
+        while let Some(inner) = at
+            .get("content")
+            .and_then(Node::as_array)
+            .and_then(|c| c.first())
+        {
             at = inner;
             hops += 1;
         }
@@ -207,7 +360,7 @@ mod tests {
         let shallow =
             parse(br#"{"content":[{"content":[{"type":"tool_result","tool_use_id":"t"}]}]}"#);
         assert_eq!(
-            shallow,
+            shallow.map(|v| v.to_value()),
             Some(
                 serde_json::json!({"content":[{"content":[{"type":"tool_result","tool_use_id":"t"}]}]})
             )
@@ -219,7 +372,140 @@ mod tests {
         assert!(parse(b"{\"type\":").is_none());
         assert!(parse(b"{\"a\":1} {\"b\":2}").is_none());
         assert!(parse(b"{\"skipped\":[1,}").is_none());
-        assert_eq!(parse(b" 3 "), Some(Value::from(3)));
-        assert_eq!(parse(b"1.5"), Some(Value::from(1.5)));
+        assert_eq!(parse(b" 3 ").map(|v| v.to_value()), Some(Value::from(3)));
+        assert_eq!(parse(b"1.5").map(|v| v.to_value()), Some(Value::from(1.5)));
+    }
+
+    /// What a `serde_json::Value` of the line holds under `input` (a key kept whole).
+    fn as_value_does(line: &str) -> (Value, Value) {
+        let ours = parse(line.as_bytes()).unwrap();
+        let theirs: Value = serde_json::from_str(line).unwrap();
+        (
+            ours.get("input").unwrap().to_value(),
+            theirs["input"].clone(),
+        )
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_first_place_and_last_value() {
+        let small = r#"{"input":{"a":1,"b":2,"a":3}}"#;
+        let (ours, theirs) = as_value_does(small);
+        assert_eq!(ours, theirs);
+        assert_eq!(serde_json::to_string(&ours).unwrap(), r#"{"a":3,"b":2}"#);
+        // Past the pairwise check: twelve keys, one of them three times.
+        let keys: Vec<String> = (0..12).map(|i| format!("\"k{i}\":{i}")).collect();
+        let large = format!(
+            r#"{{"input":{{{},"k3":"x","k0":[],"k3":null}}}}"#,
+            keys.join(",")
+        );
+        let (ours, theirs) = as_value_does(&large);
+        assert_eq!(
+            serde_json::to_string(&ours).unwrap(),
+            serde_json::to_string(&theirs).unwrap()
+        );
+        // Lookups see the last value too, in a pruned object as in a whole one.
+        let v = parse(br#"{"id":"first","id":"last"}"#).unwrap();
+        assert_eq!(v.get("id").and_then(Node::as_str), Some("last"));
+    }
+
+    #[test]
+    fn strings_with_escapes_and_every_number_read_as_a_value_does() {
+        let (ours, theirs) = as_value_does(
+            r#"{"input":{"s":"a\"b\u00e9\n","i":-3,"u":18446744073709551615,"f":1.5e300,"z":-0.0}}"#,
+        );
+        assert_eq!(ours, theirs);
+    }
+
+    fn json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            ".{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec(("[a-c\"\\\\]{0,2}", inner), 0..12).prop_map(|kv| {
+                    // Written by hand below, so keys may repeat.
+                    Value::Array(
+                        kv.into_iter()
+                            .map(|(k, v)| Value::Array(vec![Value::from(k), v]))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    /// JSON text of `v`, where an array of `[key, value]` pairs is written as an object (keys may
+    /// repeat, as they may on a raw line).
+    fn text(v: &Value, out: &mut String) {
+        match v {
+            Value::Array(items)
+                if !items.is_empty()
+                    && items.iter().all(|p| {
+                        p.as_array()
+                            .is_some_and(|p| p.len() == 2 && p[0].is_string())
+                    }) =>
+            {
+                out.push('{');
+                for (i, p) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&p[0].to_string());
+                    out.push(':');
+                    text(&p[1], out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    text(x, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+
+    /// The node holds the value's entries, in its order, and nothing else (checked entry by
+    /// entry, not through [`Node::to_value`], whose map would hide a repeated key).
+    fn same(node: &Node<'_>, value: &Value) -> bool {
+        match (node, value) {
+            (Node::Object(entries), Value::Object(map)) => {
+                entries.len() == map.len()
+                    && entries
+                        .iter()
+                        .zip(map)
+                        .all(|((k, v), (mk, mv))| k == mk && same(v, mv))
+            }
+            (Node::Array(items), Value::Array(values)) => {
+                items.len() == values.len() && items.iter().zip(values).all(|(n, v)| same(n, v))
+            }
+            (Node::Object(_) | Node::Array(_), _) => false,
+            (scalar, value) => scalar.to_value() == *value,
+        }
+    }
+
+    proptest::proptest! {
+        /// A value kept whole reads exactly as serde_json reads it, repeated keys included.
+        #[test]
+        fn a_whole_value_is_what_serde_json_reads(v in json()) {
+            let mut line = String::from("{\"input\":");
+            text(&v, &mut line);
+            line.push('}');
+            let ours = parse(line.as_bytes()).unwrap();
+            let theirs: Value = serde_json::from_str(&line).unwrap();
+            proptest::prop_assert!(same(ours.get("input").unwrap(), &theirs["input"]));
+        }
     }
 }
