@@ -23,6 +23,51 @@ pub use format::{FORMAT_VERSION, Header, LineRecord, Trailer};
 pub use listing::FixtureIndex;
 pub use reader::{Fixture, FixtureError, Line, read_fixture};
 
+/// A line's place in a [`LoadedStream`]: (start, end without terminator, direction, had a
+/// newline, 1-based line number).
+type Span = (usize, usize, Direction, bool, u32);
+
+/// Buffers a thread keeps for its next stream: a dropped [`LoadedStream`] leaves its two here,
+/// emptied, and the next one loaded on the thread starts from them. Loading fixture after fixture
+/// then neither asks the allocator for fresh pages nor copies a growing buffer each time.
+/// Buffers larger than [`SPARE_CAP`] bytes are let go.
+mod spare {
+    use std::cell::Cell;
+
+    use super::Span;
+
+    pub(super) const SPARE_CAP: usize = 64 << 20;
+
+    thread_local! {
+        static LINES: Cell<(Vec<u8>, Vec<Span>)> = const { Cell::new((Vec::new(), Vec::new())) };
+        static BYTES: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    }
+
+    /// The thread's spare line buffers, empty.
+    pub(super) fn lines() -> (Vec<u8>, Vec<Span>) {
+        LINES.try_with(Cell::take).unwrap_or_default()
+    }
+
+    pub(super) fn keep_lines(mut bytes: Vec<u8>, mut spans: Vec<Span>) {
+        if bytes.capacity() + spans.capacity() * size_of::<Span>() <= SPARE_CAP {
+            bytes.clear();
+            spans.clear();
+            let _ = LINES.try_with(|c| c.set((bytes, spans)));
+        }
+    }
+
+    /// Run `f` on the thread's spare byte buffer, empty (a fixture's compressed bytes).
+    pub(super) fn with_bytes<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+        let mut buf = BYTES.try_with(Cell::take).unwrap_or_default();
+        let out = f(&mut buf);
+        if buf.capacity() <= SPARE_CAP {
+            buf.clear();
+            let _ = BYTES.try_with(|c| c.set(buf));
+        }
+        out
+    }
+}
+
 /// A raw stream loaded into memory, ready to normalize: the lines that hold something (blank
 /// lines are counted, never stored: a stream of blank lines costs nothing) and where each starts.
 #[derive(Debug, Default)]
@@ -31,7 +76,7 @@ pub struct LoadedStream {
     pub bytes: Vec<u8>,
     /// (start, end without terminator, direction, had a newline, 1-based line number as `toolnorm
     /// cat` prints it), for non-blank lines only.
-    pub spans: Vec<(usize, usize, Direction, bool, u32)>,
+    pub spans: Vec<Span>,
     /// Provider and dialect named by a fixture header, if any.
     pub provider: Option<String>,
     pub dialect: Option<String>,
@@ -43,10 +88,28 @@ pub struct LoadedStream {
     pub line_count: u32,
 }
 
+impl Drop for LoadedStream {
+    fn drop(&mut self) {
+        spare::keep_lines(
+            std::mem::take(&mut self.bytes),
+            std::mem::take(&mut self.spans),
+        );
+    }
+}
+
 impl LoadedStream {
+    /// An empty stream, on the thread's spare buffers.
+    fn recycled() -> Self {
+        let (bytes, spans) = spare::lines();
+        let mut s = LoadedStream::default();
+        s.bytes = bytes;
+        s.spans = spans;
+        s
+    }
+
     /// A plain buffer: every line from the agent.
     pub fn from_plain(bytes: Vec<u8>) -> Self {
-        let mut s = LoadedStream::default();
+        let mut s = LoadedStream::recycled();
         s.read_plain(&mut bytes.as_slice())
             .expect("reading from memory cannot fail");
         s
@@ -113,7 +176,7 @@ impl LoadedStream {
 /// lines, never the file and a copy of it.
 pub fn load_stream(path: &Path) -> anyhow::Result<LoadedStream> {
     if path == Path::new("-") {
-        let mut s = LoadedStream::default();
+        let mut s = LoadedStream::recycled();
         s.read_plain(&mut io::stdin().lock())
             .context("failed to read stdin")?;
         return Ok(s);
@@ -135,12 +198,13 @@ pub fn load_file(file: fs::File, path: &Path) -> anyhow::Result<LoadedStream> {
     let head = io::BufRead::fill_buf(&mut r).map_err(fail)?;
     if head.starts_with(&reader::ZSTD_MAGIC) {
         // Compressed fixtures are small; their decompressed stream is decoded frame by frame.
-        let mut bytes = Vec::new();
-        r.read_to_end(&mut bytes).map_err(fail)?;
-        return LoadedStream::from_fixture_bytes(&bytes).map_err(|kind| {
-            anyhow::Error::new(FixtureError {
-                path: path.to_owned(),
-                kind,
+        return spare::with_bytes(|bytes| {
+            r.read_to_end(bytes).map_err(fail)?;
+            LoadedStream::from_fixture_bytes(bytes).map_err(|kind| {
+                anyhow::Error::new(FixtureError {
+                    path: path.to_owned(),
+                    kind,
+                })
             })
         });
     }
@@ -150,7 +214,7 @@ pub fn load_file(file: fs::File, path: &Path) -> anyhow::Result<LoadedStream> {
             kind: reader::not_zstd(head),
         }));
     }
-    let mut s = LoadedStream::default();
+    let mut s = LoadedStream::recycled();
     s.read_plain(&mut r).map_err(fail)?;
     Ok(s)
 }
@@ -160,7 +224,7 @@ impl LoadedStream {
     /// (stderr lines are left out), provider and dialect from its header (or trailer), and a note
     /// when it was cut short. Lines go straight from the decoder into the stream.
     pub fn from_fixture_bytes(bytes: &[u8]) -> Result<Self, reader::FixtureErrorKind> {
-        let mut s = LoadedStream::default();
+        let mut s = LoadedStream::recycled();
         let (header, trailer, notes) = reader::read_fixture_with(bytes, |line| {
             if line.dir != Direction::Stderr {
                 s.push_line(line.bytes, line.dir, line.terminated);
@@ -352,5 +416,30 @@ mod tests {
             [(1, &b"{\"a\":1}"[..], false), (5, &b"{\"b\":2}"[..], true)]
         );
         assert!(LoadedStream::from_plain(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn a_stream_on_recycled_buffers_holds_only_its_own_lines() {
+        let big = LoadedStream::from_plain(b"{\"long\":\"line one\"}\n{\"two\":2}\n".repeat(1000));
+        let (cap, span_cap) = (big.bytes.capacity(), big.spans.capacity());
+        drop(big);
+        // The next stream on this thread starts from the dropped one's buffers, emptied.
+        let small = LoadedStream::from_plain(b"{\"a\":1}\n{\"b\":2}".to_vec());
+        assert_eq!(small.bytes.capacity(), cap);
+        assert_eq!(small.spans.capacity(), span_cap);
+        assert_eq!(small.bytes, b"{\"a\":1}\n{\"b\":2}");
+        assert_eq!(
+            small.spans,
+            [
+                (0, 7, Direction::Agent, true, 1),
+                (8, 15, Direction::Agent, false, 2)
+            ]
+        );
+        assert_eq!(small.line_count, 2);
+        // A buffer past the cap is let go, not kept for the thread.
+        let mut huge = LoadedStream::from_plain(Vec::new());
+        huge.bytes.reserve(spare::SPARE_CAP + 1);
+        drop(huge);
+        assert_eq!(LoadedStream::from_plain(Vec::new()).bytes.capacity(), 0);
     }
 }
