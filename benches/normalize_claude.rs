@@ -29,7 +29,7 @@ fn bench(c: &mut Criterion) {
     for (name, dialect) in SAMPLES {
         let bytes = load_stream(&dir.join(format!("{name}.jsonl.zst")))
             .unwrap_or_else(|e| panic!("{name}: not in the corpus: {e:#}"))
-            .bytes;
+            .into_bytes();
         // Benchmark ids keep the sample's file name, so figures compare with earlier runs.
         let name = format!("{name}.jsonl");
         group.throughput(Throughput::Bytes(bytes.len() as u64));

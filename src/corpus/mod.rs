@@ -165,6 +165,12 @@ impl LoadedStream {
         Input::from_lines(&self.bytes, lines)
     }
 
+    /// The stream's bytes, taken out (its fields cannot be moved out: a dropped stream leaves
+    /// its buffers for the next one).
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
+    }
+
     /// True when the stream has no line at all (an empty file).
     pub fn is_empty(&self) -> bool {
         self.line_count == 0
