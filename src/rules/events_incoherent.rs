@@ -1,6 +1,6 @@
 //! TN019: the document's events and parts agree, and events point into the stream.
 
-use std::collections::HashSet;
+use super::support::HashSet;
 
 use crate::model::PartEvent;
 
@@ -39,7 +39,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let ids: HashSet<&str> = cx.doc.parts.iter().map(|p| p.id.as_str()).collect();
     let last = cx.input.lines.last().map_or(0, |l| l.number);
     let mut prev_line = 0;
-    let mut unknown_reported = HashSet::new();
+    let mut unknown_reported = HashSet::default();
     for e in &cx.doc.events {
         if !ids.contains(e.part_id.as_str()) && unknown_reported.insert(e.part_id.as_str()) {
             out.push(Finding::new(

@@ -1,6 +1,6 @@
 //! TN010: every tool call of the raw stream appears exactly once among the parts.
 
-use std::collections::HashMap;
+use super::support::HashMap;
 
 use super::{Finding, RuleContext, declare_rule};
 
@@ -30,7 +30,8 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let raw = cx.raw();
     let mut out = Vec::new();
     // Parts per id, counted once: a lookup per raw call, not a pass over every part.
-    let mut parts: HashMap<&str, usize> = HashMap::with_capacity(cx.doc.parts.len());
+    let mut parts: HashMap<&str, usize> =
+        HashMap::with_capacity_and_hasher(cx.doc.parts.len(), Default::default());
     for p in &cx.doc.parts {
         *parts.entry(p.id.as_str()).or_default() += 1;
     }

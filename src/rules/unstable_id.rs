@@ -1,6 +1,6 @@
 //! TN001: part ids are unique, non-empty and are the provider's own call ids.
 
-use std::collections::HashSet;
+use super::support::HashSet;
 
 use super::{Finding, RuleContext, declare_rule};
 
@@ -28,7 +28,7 @@ declare_rule! {
 fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let raw = cx.raw();
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for part in &cx.doc.parts {
         let line = cx.first_event_line(&part.id);
         if part.id.trim().is_empty() {

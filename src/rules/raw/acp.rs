@@ -6,7 +6,7 @@
 //! client's `session/prompt` requests); and a `session/prompt` response (`stopReason`) as the end
 //! of the turn.
 
-use std::collections::HashMap;
+use crate::rules::support::HashMap;
 
 use super::pruned::Node;
 
@@ -25,7 +25,7 @@ static MARKERS: Markers = Markers::new(&[
 pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
     // Permission request id (as JSON text) → (call id, reject option ids).
-    let mut asked: HashMap<String, (String, Vec<String>)> = HashMap::new();
+    let mut asked: HashMap<String, (String, Vec<String>)> = HashMap::default();
     // A `plan` update is the todo list of its prompt turn: one call per turn, `plan-<turn>`.
     let mut prompts = 0usize;
     for_marked_lines(input, &MARKERS, |line, v| {

@@ -3,7 +3,7 @@
 //! their failure markers (failed / declined status, non-zero exit codes, MCP errors), and the
 //! lines that end a turn.
 
-use std::collections::HashMap;
+use crate::rules::support::HashMap;
 
 use memchr::memmem;
 use serde_json::Value;
@@ -38,7 +38,7 @@ pub(crate) fn exec(input: &Input<'_>) -> RawScan {
         "\"turn.failed\"",
     ]);
     let mut s = RawScan::default();
-    let mut ids = ExecIds::new();
+    let mut ids = ExecIds::default();
     for raw in input.lines.iter() {
         if !MARKERS.in_line(raw.bytes) {
             continue;

@@ -12,7 +12,7 @@
 //! `memchr::memmem`, and then only into the part of a `serde_json::Value` the scans read
 //! ([`pruned`]).
 
-use std::collections::HashMap;
+use super::support::HashMap;
 use std::sync::OnceLock;
 
 use memchr::memmem;

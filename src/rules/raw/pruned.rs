@@ -305,7 +305,7 @@ fn dedupe<'a>(entries: &mut Vec<(Cow<'a, str>, Node<'a>)>) {
     if !repeats {
         return;
     }
-    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut at: crate::rules::support::HashMap<String, usize> = Default::default();
     let mut out: Vec<(Cow<'a, str>, Node<'a>)> = Vec::with_capacity(n);
     for (k, v) in entries.drain(..) {
         match at.get(k.as_ref()) {
