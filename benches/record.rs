@@ -15,6 +15,7 @@
 //!    long ago the first missing line was passed through; median and max over `BENCH_KILLS` runs
 //!    (default 15).
 //!
+//! `BENCH_RUNS` (default 5) sets how many alternating runs part 1 takes the medians of;
 //! `BENCH_PART=kill` runs only part 4; `TOOLNORM_BIN=path` measures another build of the binary.
 
 use std::fs::{self, File};
@@ -208,12 +209,17 @@ fn measure(cmd: &mut Command) -> (Duration, Duration) {
 }
 
 fn throughput(input: &Path, size: usize, tmp: &Path) {
-    let mut best_rec = (Duration::MAX, Duration::MAX);
-    let mut best_tee = (Duration::MAX, Duration::MAX);
+    let runs: usize = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    let (mut recs, mut tees) = (Vec::new(), Vec::new());
     let mut fixture_size = 0;
     let mut tee_size = 0;
-    for _ in 0..3 {
-        let rec = measure(
+    // Alternating, so both sides see the same page cache and the same neighbours.
+    for _ in 0..runs {
+        recs.push(measure(
             Command::new(bin())
                 .args([
                     "record",
@@ -227,11 +233,11 @@ fn throughput(input: &Path, size: usize, tmp: &Path) {
                 .arg(tmp.join("c"))
                 .stdin(File::open(input).expect("input"))
                 .stdout(File::create("/dev/null").expect("/dev/null")),
-        );
+        ));
         fixture_size = fs::metadata(tmp.join("c/claude/bench.jsonl.zst"))
             .map(|m| m.len())
             .unwrap_or(0);
-        let tee = measure(
+        tees.push(measure(
             Command::new("bash")
                 .args([
                     "-c",
@@ -240,32 +246,41 @@ fn throughput(input: &Path, size: usize, tmp: &Path) {
                 ])
                 .arg(input)
                 .arg(tmp.join("tee.zst")),
-        );
+        ));
         tee_size = fs::metadata(tmp.join("tee.zst"))
             .map(|m| m.len())
             .unwrap_or(0);
-        best_rec = best_rec.min(rec);
-        best_tee = best_tee.min(tee);
     }
-    let mbps = |d: Duration| size as f64 / 1e6 / d.as_secs_f64();
-    println!("\n## throughput (best of 3, {:.0} MB)", size as f64 / 1e6);
+    // Median and least of each side's wall and CPU times, each taken on its own.
+    let stat = |v: &[(Duration, Duration)], cpu: bool| {
+        let mut t: Vec<f64> = v
+            .iter()
+            .map(|&(w, c)| if cpu { c } else { w }.as_secs_f64())
+            .collect();
+        t.sort_by(f64::total_cmp);
+        (t[t.len() / 2], t[0])
+    };
+    let ((rec_wall, _), (rec_cpu, rec_cpu_min)) = (stat(&recs, false), stat(&recs, true));
+    let ((tee_wall, _), (tee_cpu, tee_cpu_min)) = (stat(&tees, false), stat(&tees, true));
+    let mbps = |wall: f64| size as f64 / 1e6 / wall;
     println!(
-        "toolnorm record  : wall {:.2}s ({:.0} MB/s), cpu {:.2}s, output {:.1} MB",
-        best_rec.0.as_secs_f64(),
-        mbps(best_rec.0),
-        best_rec.1.as_secs_f64(),
+        "\n## throughput (median of {runs} alternating runs, {:.0} MB)",
+        size as f64 / 1e6
+    );
+    println!(
+        "toolnorm record  : wall {rec_wall:.2}s ({:.0} MB/s), cpu {rec_cpu:.2}s (least {rec_cpu_min:.2}s), output {:.1} MB",
+        mbps(rec_wall),
         fixture_size as f64 / 1e6
     );
     println!(
-        "tee >(zstd -3)   : wall {:.2}s ({:.0} MB/s), cpu {:.2}s, output {:.1} MB",
-        best_tee.0.as_secs_f64(),
-        mbps(best_tee.0),
-        best_tee.1.as_secs_f64(),
+        "tee >(zstd -3)   : wall {tee_wall:.2}s ({:.0} MB/s), cpu {tee_cpu:.2}s (least {tee_cpu_min:.2}s), output {:.1} MB",
+        mbps(tee_wall),
         tee_size as f64 / 1e6
     );
     println!(
-        "cpu ratio record / tee+zstd: {:.2}x",
-        best_rec.1.as_secs_f64() / best_tee.1.as_secs_f64()
+        "cpu ratio record / tee+zstd: {:.2}x (medians; {:.2}x between the least of each)",
+        rec_cpu / tee_cpu,
+        rec_cpu_min / tee_cpu_min
     );
 }
 
