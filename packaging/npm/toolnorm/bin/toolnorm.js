@@ -66,19 +66,26 @@ const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2
 
 function main() {
   const binary = binaryPath();
-  const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
+  // The handlers go in before the binary starts: a signal that comes while it is being started
+  // is held and passed on once it runs, never left to kill this launcher alone (which would
+  // leave the binary running without it).
+  let child = null;
+  const pending = [];
+  const pass = (signal) => {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  };
   const handlers = new Map();
   for (const signal of FORWARDED) {
-    const handler = () => {
-      try {
-        child.kill(signal);
-      } catch {
-        // already gone
-      }
-    };
+    const handler = () => (child ? pass(signal) : pending.push(signal));
     handlers.set(signal, handler);
     process.on(signal, handler);
   }
+  child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
+  for (const signal of pending) pass(signal);
   child.on("error", (e) => fail(`failed to run ${binary}: ${e.message}`));
   child.on("exit", (code, signal) => {
     for (const [s, h] of handlers) process.removeListener(s, h);
