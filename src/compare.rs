@@ -20,7 +20,7 @@ const MAX_ROWS: usize = 4_000;
 const MAX_UNIFIED_BYTES: usize = 512 * 1024;
 const MAX_PATHS: usize = 1_000;
 
-mod canonical;
+pub(crate) mod canonical;
 mod formatting;
 
 pub use canonical::canonical_of;

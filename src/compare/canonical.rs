@@ -445,6 +445,21 @@ fn indent(out: &mut Vec<u8>, depth: usize) {
     }
 }
 
+/// Any JSON scalar, strings with escapes and control characters among them: the leaves of the
+/// property tests that hold a JSON writer or reader to serde_json.
+#[cfg(test)]
+pub(crate) fn json_leaf() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        "(?s)\\PC{0,12}|[\"\\\\\\x00-\\x1f]{0,4}".prop_map(Value::from),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -483,15 +498,7 @@ mod tests {
     }
 
     fn value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            "(?s)\\PC{0,12}|[\"\\\\\\x00-\\x1f]{0,4}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 48, 6, |inner| {
+        super::json_leaf().prop_recursive(4, 48, 6, |inner| {
             prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
                 proptest::collection::vec(("[a-dA-D_\\-é]{0,3}", inner), 0..6)

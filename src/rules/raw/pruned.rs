@@ -418,15 +418,7 @@ mod tests {
 
     fn json() -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            ".{0,6}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 40, 6, |inner| {
+        crate::compare::canonical::json_leaf().prop_recursive(4, 40, 6, |inner| {
             prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
                 proptest::collection::vec(("[a-c\"\\\\]{0,2}", inner), 0..12).prop_map(|kv| {
