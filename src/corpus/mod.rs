@@ -27,12 +27,14 @@ pub use reader::{Fixture, FixtureError, Line, read_fixture};
 /// newline, 1-based line number).
 type Span = (usize, usize, Direction, bool, u32);
 
-/// Buffers a thread keeps for its next stream: a dropped [`LoadedStream`] leaves its two here,
-/// emptied, and the next one loaded on the thread starts from them. Loading fixture after fixture
-/// then neither asks the allocator for fresh pages nor copies a growing buffer each time.
-/// Buffers larger than [`SPARE_CAP`] bytes are let go.
+/// Buffers a thread keeps for its next fixture: a dropped [`LoadedStream`] leaves its two here,
+/// emptied, and the next one loaded on the thread starts from them; the compressed bytes and the
+/// decoder's chunk are kept the same way. Loading fixture after fixture then neither asks the
+/// allocator for fresh pages nor copies a growing buffer each time. Buffers larger than
+/// [`SPARE_CAP`] bytes are let go.
 mod spare {
     use std::cell::Cell;
+    use std::thread::LocalKey;
 
     use super::Span;
 
@@ -41,6 +43,7 @@ mod spare {
     thread_local! {
         static LINES: Cell<(Vec<u8>, Vec<Span>)> = const { Cell::new((Vec::new(), Vec::new())) };
         static BYTES: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+        static CHUNK: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     }
 
     /// The thread's spare line buffers, empty.
@@ -58,11 +61,24 @@ mod spare {
 
     /// Run `f` on the thread's spare byte buffer, empty (a fixture's compressed bytes).
     pub(super) fn with_bytes<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-        let mut buf = BYTES.try_with(Cell::take).unwrap_or_default();
+        with(&BYTES, |buf| {
+            buf.clear();
+            f(buf)
+        })
+    }
+
+    /// Run `f` on the thread's spare chunk for decoded data, as the last use left it (a chunk
+    /// of fixed size is not zeroed again for every frame).
+    pub(super) fn with_chunk<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+        with(&CHUNK, f)
+    }
+
+    /// The buffer is taken out while in use: a nested use gets a fresh one.
+    fn with<T>(slot: &'static LocalKey<Cell<Vec<u8>>>, f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+        let mut buf = slot.try_with(Cell::take).unwrap_or_default();
         let out = f(&mut buf);
         if buf.capacity() <= SPARE_CAP {
-            buf.clear();
-            let _ = BYTES.try_with(|c| c.set(buf));
+            let _ = slot.try_with(|c| c.set(buf));
         }
         out
     }

@@ -292,26 +292,17 @@ fn feed_decoded(
     parser: &mut Parser,
     f: &mut impl FnMut(Record<'_>),
 ) -> Result<Result<(), std::io::Error>, FixtureErrorKind> {
-    thread_local! {
-        /// The thread's chunk buffer, kept from frame to frame (taken out while in use).
-        static CHUNK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-    }
-    let mut chunk = CHUNK.try_with(std::cell::Cell::take).unwrap_or_default();
-    chunk.resize(1 << 16, 0);
-    let out = loop {
-        match d.read(&mut chunk) {
-            Ok(0) => break Ok(Ok(())),
-            Ok(n) => {
-                if let Err(e) = parser.feed(&chunk[..n], f) {
-                    break Err(e);
-                }
+    super::spare::with_chunk(|chunk| {
+        chunk.resize(1 << 16, 0);
+        loop {
+            match d.read(chunk) {
+                Ok(0) => return Ok(Ok(())),
+                Ok(n) => parser.feed(&chunk[..n], f)?,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Ok(Err(e)),
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => break Ok(Err(e)),
         }
-    };
-    let _ = CHUNK.try_with(|c| c.set(chunk));
-    out
+    })
 }
 
 struct Parser {

@@ -8,9 +8,7 @@
 
 use crate::rules::support::HashMap;
 
-use super::pruned::Node;
-
-use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
+use super::{Markers, Node, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
 use crate::stream::Input;
 
 static MARKERS: Markers = Markers::new(&[

@@ -4,9 +4,7 @@
 //! stream says runs in the background (`system` `task_started` with `is_backgrounded`) ends with
 //! its task's `task_notification`, not with the turn.
 
-use super::pruned::Node;
-
-use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
+use super::{Markers, Node, RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
 use crate::stream::Input;
 
 /// Lines worth parsing.

@@ -9,8 +9,8 @@
 //! also deliberately shallow: it only reads ids, names, failure markers and a few argument keys.
 //!
 //! Speed: a line is only parsed when it contains one of the dialect's marker substrings, found with
-//! `memchr::memmem`, and then only into the part of a `serde_json::Value` the scans read
-//! ([`pruned`]).
+//! `memchr::memmem`, and then only into a tree of the parts the scans read, borrowed from the
+//! line ([`pruned`]).
 
 use super::support::HashMap;
 use std::sync::OnceLock;

@@ -2,10 +2,9 @@
 //! status and bash exit codes, a `task`'s child session, and the lines that end a turn
 //! (`session.idle`, an idle `session.status`, a `step_finish` that stops).
 
-use super::pruned::Node;
 use memchr::memmem;
 
-use super::{Markers, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
+use super::{Markers, Node, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
 use crate::stream::Input;
 
 /// Lines worth parsing in the streams of one event per line (`events`, `run`).

@@ -189,22 +189,22 @@ impl<'de> DeserializeSeed<'de> for Pruned {
     }
 }
 
-/// An object key or a string, borrowed from the input when it has no escapes.
-struct Text<'de>(Cow<'de, str>);
+/// An object key, borrowed from the input when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
 
-impl<'de> serde::Deserialize<'de> for Text<'de> {
+impl<'de> serde::Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Text<'de>;
+            type Value = Key<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object key")
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text(v.into()))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(v.into()))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
-                Ok(Text(v.to_owned().into()))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_owned().into()))
             }
         }
         d.deserialize_str(V)
@@ -253,7 +253,7 @@ impl<'de> Visitor<'de> for Pruned {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
         let mut out = Vec::new();
-        while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
             let how = if self.whole { Keep::Whole } else { keep(&k) };
             let v = match how {
                 Keep::Skip => {
