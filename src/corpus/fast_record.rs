@@ -11,7 +11,7 @@
 use crate::stream::Direction;
 
 /// A line record read the fast way: (time, direction, had a newline), the line's bytes decoded
-/// into `out` (cleared first; on `None` it holds anything).
+/// into `out` (what it held is overwritten; on `None` it holds anything).
 pub(super) fn line_record(line: &[u8], out: &mut Vec<u8>) -> Option<(u64, Direction, bool)> {
     let rest = line.strip_prefix(b"{\"t\":")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -27,51 +27,63 @@ pub(super) fn line_record(line: &[u8], out: &mut Vec<u8>) -> Option<(u64, Direct
         _ => return None,
     };
     let rest = rest[1..].strip_prefix(b"\",\"l\":\"")?;
-    out.clear();
     let rest = unescape(rest, out)?;
     let terminated = match rest {
         b"}" => true,
         b",\"n\":true}" => false,
         _ => return None,
     };
-    std::str::from_utf8(out).ok()?;
     Some((t, dir, terminated))
 }
 
-/// The body of a JSON string up to its closing quote, unescaped onto `out`, and what follows the
-/// quote. Escapes come every few bytes in a recorded JSON line (each of its own quotes is one),
-/// so runs are copied eight bytes at a time and escapes decoded inline.
+/// The body of a JSON string up to its closing quote, unescaped into `out` (overwritten), and what
+/// follows the quote. Escapes come every few bytes in a recorded JSON line (each of its own quotes
+/// is one), so the text is looked at sixteen bytes at a time: each block is copied whole, up to
+/// its first special byte, and the escape there decoded inline. `None` when the line is not for
+/// the fast path, including when it is not UTF-8: that is checked here, and only for lines with a
+/// byte past ASCII.
 fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
-    out.reserve(s.len());
-    let mut i = 0;
+    // Room for all of `s`: its text unescaped is never longer, and never runs ahead of it (an
+    // escape of two bytes gives one, of six at most three), so a block copied whole to where the
+    // output stands always fits.
+    out.resize(s.len(), 0);
+    let (mut i, mut w) = (0, 0);
+    // A byte past ASCII was copied (or looked at past a special byte: then the check is only
+    // done when it need not be).
+    let mut beyond_ascii = false;
     loop {
-        // Copy up to the next special byte.
-        while let Some(chunk) = s.get(i..i + 8) {
-            let x = u64::from_le_bytes(chunk.try_into().ok()?);
-            let m = super::writer::json_specials(x);
-            if m == 0 {
-                out.extend_from_slice(chunk);
-                i += 8;
+        while let Some(block) = s.get(i..i + 16) {
+            let block: &[u8; 16] = block.try_into().ok()?;
+            let (specials, high) = specials16(block);
+            beyond_ascii |= high;
+            out[w..w + 16].copy_from_slice(block);
+            if specials == 0 {
+                i += 16;
+                w += 16;
             } else {
-                let k = (m.trailing_zeros() / 8) as usize;
-                // Eight bytes copied (a fixed-size copy, no call), the ones past the special
-                // byte dropped again; the output never outgrows the room reserved for the input,
-                // so this never reallocates.
-                out.extend_from_slice(chunk);
-                out.truncate(out.len() - (8 - k));
+                let k = specials.trailing_zeros() as usize;
                 i += k;
+                w += k;
                 break;
             }
         }
         let b = *s.get(i)?;
         match b {
-            b'"' => return Some(&s[i + 1..]),
+            b'"' => {
+                out.truncate(w);
+                if beyond_ascii {
+                    std::str::from_utf8(out).ok()?;
+                }
+                return Some(&s[i + 1..]);
+            }
             b'\\' => {}
             0..0x20 => return None,
             _ => {
-                // The tail, shorter than eight bytes.
-                out.push(b);
+                // The tail, shorter than a block.
+                beyond_ascii |= !b.is_ascii();
+                out[w] = b;
                 i += 1;
+                w += 1;
                 continue;
             }
         }
@@ -92,17 +104,62 @@ fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
                 let code = u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
                 // Surrogate pairs and lone surrogates: the general parser's business.
                 let ch = char::from_u32(code)?;
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                w += ch.encode_utf8(&mut out[w..]).len();
                 i += 6;
                 continue;
             }
             _ => return None,
         };
-        out.push(c);
+        out[w] = c;
         i += 2;
+        w += 1;
     }
 }
+
+/// Of the sixteen bytes of `block`: a mask with bit `j` set when byte `j` is `"`, `\\` or below
+/// 0x20, and whether any byte is past ASCII.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn specials16(block: &[u8; 16]) -> (u32, bool) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 target; the load reads the sixteen bytes of `block`.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // Below 0x20 exactly when the larger of it and 0x1f is 0x1f.
+        let low = _mm_set1_epi8(0x1f);
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
+        let specials = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+        (
+            _mm_movemask_epi8(specials) as u32,
+            _mm_movemask_epi8(v) != 0,
+        )
+    }
+}
+
+/// [`specials16`] a word at a time, where there is no SSE2 (and in the tests, against it). Its
+/// mask may also flag bytes after the first special one; the first is always right.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn specials16_words(block: &[u8; 16]) -> (u32, bool) {
+    // The high bit of each byte of a word, gathered into its low eight bits.
+    let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+    let mut specials = 0;
+    let mut high = 0;
+    for (n, word) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        specials |= gather(super::writer::json_specials(w)) << (8 * n);
+        high |= w & 0x8080_8080_8080_8080;
+    }
+    (specials, high != 0)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use specials16_words as specials16;
 
 #[cfg(test)]
 mod tests {
@@ -184,6 +241,22 @@ mod tests {
     }
 
     proptest! {
+        /// The two ways of finding a block's special bytes agree.
+        #[test]
+        fn block_scans_agree(block in proptest::array::uniform16(prop_oneof![
+            Just(b'\\'), Just(b'"'), Just(0x1f), Just(0x20), Just(0x7f), Just(0x80), any::<u8>()
+        ])) {
+            let expected = block.iter().enumerate().fold(0u32, |m, (j, b)| {
+                m | (u32::from(matches!(b, b'"' | b'\\' | 0..0x20)) << j)
+            });
+            let high = block.iter().any(|b| !b.is_ascii());
+            prop_assert_eq!(specials16(&block), (expected, high));
+            // The word-at-a-time search may flag bytes after a special one (a borrow runs on),
+            // never before: only the first counts.
+            let (words, words_high) = specials16_words(&block);
+            prop_assert_eq!((words.trailing_zeros(), words_high), (expected.trailing_zeros(), high));
+        }
+
         /// Every record the writer makes is read the fast way, to the line it holds.
         #[test]
         fn round_trips_any_text(t in any::<u64>(), text in any::<String>(), n in any::<bool>()) {
