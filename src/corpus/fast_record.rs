@@ -54,8 +54,9 @@ fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
     loop {
         while let Some(block) = s.get(i..i + 16) {
             let block: &[u8; 16] = block.try_into().ok()?;
-            let (specials, high) = specials16(block);
-            beyond_ascii |= high;
+            let b = super::writer::block(block);
+            beyond_ascii |= b.high;
+            let specials = b.specials();
             out[w..w + 16].copy_from_slice(block);
             if specials == 0 {
                 i += 16;
@@ -115,51 +116,6 @@ fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
         w += 1;
     }
 }
-
-/// Of the sixteen bytes of `block`: a mask with bit `j` set when byte `j` is `"`, `\\` or below
-/// 0x20, and whether any byte is past ASCII.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn specials16(block: &[u8; 16]) -> (u32, bool) {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is part of every x86_64 target; the load reads the sixteen bytes of `block`.
-    unsafe {
-        let v = _mm_loadu_si128(block.as_ptr().cast());
-        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        // Below 0x20 exactly when the larger of it and 0x1f is 0x1f.
-        let low = _mm_set1_epi8(0x1f);
-        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
-        let specials = _mm_or_si128(_mm_or_si128(quote, backslash), control);
-        (
-            _mm_movemask_epi8(specials) as u32,
-            _mm_movemask_epi8(v) != 0,
-        )
-    }
-}
-
-/// [`specials16`] a word at a time, where there is no SSE2 (and in the tests, against it). Its
-/// mask may also flag bytes after the first special one; the first is always right.
-#[cfg(any(test, not(target_arch = "x86_64")))]
-#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn specials16_words(block: &[u8; 16]) -> (u32, bool) {
-    // The high bit of each byte of a word, gathered into its low eight bits.
-    let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
-    let mut specials = 0;
-    let mut high = 0;
-    for (n, word) in block.chunks_exact(8).enumerate() {
-        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        specials |= gather(super::writer::json_specials(w)) << (8 * n);
-        high |= w & 0x8080_8080_8080_8080;
-    }
-    (specials, high != 0)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-use specials16_words as specials16;
 
 #[cfg(test)]
 mod tests {
@@ -241,22 +197,6 @@ mod tests {
     }
 
     proptest! {
-        /// The two ways of finding a block's special bytes agree.
-        #[test]
-        fn block_scans_agree(block in proptest::array::uniform16(prop_oneof![
-            Just(b'\\'), Just(b'"'), Just(0x1f), Just(0x20), Just(0x7f), Just(0x80), any::<u8>()
-        ])) {
-            let expected = block.iter().enumerate().fold(0u32, |m, (j, b)| {
-                m | (u32::from(matches!(b, b'"' | b'\\' | 0..0x20)) << j)
-            });
-            let high = block.iter().any(|b| !b.is_ascii());
-            prop_assert_eq!(specials16(&block), (expected, high));
-            // The word-at-a-time search may flag bytes after a special one (a borrow runs on),
-            // never before: only the first counts.
-            let (words, words_high) = specials16_words(&block);
-            prop_assert_eq!((words.trailing_zeros(), words_high), (expected.trailing_zeros(), high));
-        }
-
         /// Every record the writer makes is read the fast way, to the line it holds.
         #[test]
         fn round_trips_any_text(t in any::<u64>(), text in any::<String>(), n in any::<bool>()) {

@@ -297,41 +297,95 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&digits[i..]);
 }
 
-/// Eight bytes of a JSON string body at a time (`w`, little-endian): a mask whose lowest set bit
-/// is in the first byte that is special in a JSON string (`"`, `\\`, or below 0x20), zero if none
-/// is. Bytes after that one may be flagged too (the control bytes' `haszero` trick), so only the
-/// lowest bit is exact. The writer escapes at it, the reader ([`super::fast_record`]) unescapes.
-pub(crate) fn json_specials(w: u64) -> u64 {
-    quotes_or_backslashes(w) | controls(w)
+/// What sixteen bytes of a JSON string body hold that matters to the writer and the reader
+/// ([`super::fast_record`]): bit `j` of a mask stands for byte `j`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    /// The quotes and backslashes, exactly.
+    pub quotes: u32,
+    /// The bytes below 0x20. Zero exactly when there is none; past the first, bytes that are
+    /// not may be flagged too (without SSE2: the `haszero` trick's borrow runs on), so only the
+    /// lowest bit of `quotes | controls` is sure to be the first special byte.
+    pub controls: u32,
+    /// Some byte is past ASCII.
+    pub high: bool,
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
+impl Block {
+    /// Bytes that need an escape (`"`, `\\`, below 0x20): only the lowest set bit is exact.
+    pub fn specials(self) -> u32 {
+        self.quotes | self.controls
+    }
+}
 
-/// The high bit of every byte of `w` that is `"` or `\\`, and of no other.
-fn quotes_or_backslashes(w: u64) -> u64 {
+/// The [`Block`] of `bytes`: with SSE2, part of every x86_64 target.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn block(bytes: &[u8; 16]) -> Block {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 target; the load reads the sixteen bytes of `bytes`.
+    unsafe {
+        let v = _mm_loadu_si128(bytes.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // Below 0x20 exactly when the larger of it and 0x1f is 0x1f.
+        let low = _mm_set1_epi8(0x1f);
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
+        Block {
+            quotes: _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32,
+            controls: _mm_movemask_epi8(control) as u32,
+            high: _mm_movemask_epi8(v) != 0,
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) use block_by_words as block;
+
+/// [`block`] a word at a time, where there is no SSE2 (and in the tests, against it).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+pub(crate) fn block_by_words(bytes: &[u8; 16]) -> Block {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     const LOW: u64 = !HIGH;
+    // The high bit of each byte of a word, gathered into its low eight bits.
+    let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+    // The high bit of every zero byte, exactly.
     let zero = |x: u64| !(((x & LOW).wrapping_add(LOW)) | x | LOW);
-    zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')))
-}
-
-/// [`json_specials`] for the bytes below 0x20 alone; zero exactly when there is none.
-fn controls(w: u64) -> u64 {
-    w.wrapping_sub(ONES * 0x20) & !w & HIGH
+    let mut b = Block {
+        quotes: 0,
+        controls: 0,
+        high: false,
+    };
+    for (n, word) in bytes.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let quotes = zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')));
+        let controls = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        b.quotes |= gather(quotes) << (8 * n);
+        b.controls |= gather(controls) << (8 * n);
+        b.high |= w & HIGH != 0;
+    }
+    b
 }
 
 /// Write `text` as a JSON string, quotes included, at the start of `buf`, escaped exactly as
 /// `serde_json` escapes it (for valid UTF-8; the caller checks that, and need not when every byte
 /// was ASCII); returns the length written and whether every byte was ASCII. Most bytes of a JSON
-/// line need no escape: they are looked at and copied eight at a time, into room made once for
-/// the whole line (two bytes for each of `text`'s, more only when a control byte needs six).
-/// `buf` is grown when it is too short, never shrunk: what lies past the length returned is
-/// left over, so a caller that keeps `buf` never pays for clearing it.
+/// line need no escape, and most escapes are of quotes and backslashes: the text is looked at and
+/// copied sixteen bytes at a time into room made once for the whole line (two bytes for each of
+/// `text`'s, more only when a control byte needs six), and a block's quotes and backslashes are
+/// escaped in place. `buf` is grown when it is too short, never shrunk: what lies past the length
+/// returned is left over, so a caller that keeps `buf` never pays for clearing it.
 pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
     /// Room after `at` for the rest of the input (`left` bytes) at two bytes each, an escape of
-    /// six, and a word's slack.
+    /// six, and slack: a block escaped in place writes up to 47 bytes past where it starts in
+    /// the output, while 16 bytes of input are still to come.
     fn room(buf: &mut Vec<u8>, at: usize, left: usize) {
-        let need = at + 2 * left + 16;
+        let need = at + 2 * left + 40;
         if buf.len() < need {
             buf.resize(need, 0);
         }
@@ -368,44 +422,43 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
     buf[0] = b'"';
     let mut at = 1;
     let mut i = 0;
-    // Every byte looked at, or-ed: its high bits say whether any was not ASCII.
-    let mut seen = 0u64;
-    while let Some(word) = text.get(i..i + 8) {
-        let bytes: [u8; 8] = word.try_into().unwrap_or_default();
-        let w = u64::from_le_bytes(bytes);
-        seen |= w;
-        buf[at..at + 8].copy_from_slice(&bytes);
-        let mask = json_specials(w);
-        if mask == 0 {
-            at += 8;
-            i += 8;
+    let mut ascii = true;
+    while let Some(bytes) = text.get(i..i + 16) {
+        let bytes: [u8; 16] = bytes.try_into().unwrap_or_default();
+        let b = block(&bytes);
+        ascii &= !b.high;
+        buf[at..at + 16].copy_from_slice(&bytes);
+        if b.specials() == 0 {
+            at += 16;
+            i += 16;
             continue;
         }
-        if controls(w) == 0 {
-            // Quotes and backslashes only, as in most words of a JSON line that need an escape.
-            // The word is in place; for each of them, the rest of the word moves one byte on
-            // and a backslash goes before it.
-            let mut left = quotes_or_backslashes(w);
+        if b.controls == 0 {
+            // Quotes and backslashes only, as in most blocks of a JSON line that need an
+            // escape. The block is in place; for each of them, the rest of the block moves one
+            // byte on and a backslash goes before it.
+            let x = u128::from_le_bytes(bytes);
+            let mut left = b.quotes;
             let mut shifted = 0;
             while left != 0 {
-                let k = (left.trailing_zeros() / 8) as usize;
+                let k = left.trailing_zeros() as usize;
                 let p = at + k + shifted;
-                buf[p + 1..p + 9].copy_from_slice(&(w >> (8 * k)).to_le_bytes());
+                buf[p + 1..p + 17].copy_from_slice(&(x >> (8 * k)).to_le_bytes());
                 buf[p] = b'\\';
                 shifted += 1;
                 left &= left - 1;
             }
-            at += 8 + shifted;
-            i += 8;
+            at += 16 + shifted;
+            i += 16;
             continue;
         }
-        let k = (mask.trailing_zeros() / 8) as usize;
+        let k = b.specials().trailing_zeros() as usize;
         at += k;
         i += k + 1;
         at = escape(buf, at, bytes[k], n - i);
     }
     for &b in &text[i..] {
-        seen |= u64::from(b);
+        ascii &= b.is_ascii();
         i += 1;
         if matches!(b, b'"' | b'\\' | 0..0x20) {
             at = escape(buf, at, b, n - i);
@@ -415,8 +468,7 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
         }
     }
     buf[at] = b'"';
-    // No byte seen had its high bit set: all ASCII.
-    (at + 1, seen & HIGH == 0)
+    (at + 1, ascii)
 }
 
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder
@@ -451,6 +503,7 @@ impl<W> std::ops::Deref for FlushGate<W> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::{Just, any};
     use std::io::Read;
 
     use super::*;
@@ -519,8 +572,29 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The two ways of reading a block agree: exactly on the quotes and on whether there
+        /// is a control byte or a byte past ASCII, and on the first control byte.
+        #[test]
+        fn block_reads_agree(bytes in proptest::array::uniform16(proptest::prop_oneof![
+            Just(b'\\'), Just(b'"'), Just(0x1f), Just(0x20), Just(0x7f), Just(0x80), any::<u8>()
+        ])) {
+            use proptest::prop_assert_eq;
+            let mask = |f: fn(u8) -> bool| {
+                bytes.iter().enumerate().fold(0u32, |m, (j, b)| m | (u32::from(f(*b)) << j))
+            };
+            let quotes = mask(|b| matches!(b, b'"' | b'\\'));
+            let controls = mask(|b| b < 0x20);
+            let high = bytes.iter().any(|b| !b.is_ascii());
+            prop_assert_eq!(block(&bytes), Block { quotes, controls, high });
+            let words = block_by_words(&bytes);
+            prop_assert_eq!(
+                (words.quotes, words.controls.trailing_zeros(), words.high),
+                (quotes, controls.trailing_zeros(), high)
+            );
+        }
+
         /// Escaped as `serde_json` escapes: every control byte, quotes, backslashes (dense, as in
-        /// JSON text, with no control byte in the word), any text.
+        /// JSON text, with no control byte in the block), any text.
         #[test]
         fn a_line_is_escaped_as_serde_json_escapes_it(
             text in "(?s)[\\x00-\\x20\"\\\\a-z\u{7f}\u{e9}\u{1F600}]{0,40}|[\"\\\\a-z\u{e9}]{0,64}|\\PC{0,40}"
