@@ -377,13 +377,13 @@ pub(crate) fn block_by_words(bytes: &[u8; 16]) -> Block {
 /// was ASCII); returns the length written and whether every byte was ASCII. Most bytes of a JSON
 /// line need no escape, and most escapes are of quotes and backslashes: the text is looked at and
 /// copied sixteen bytes at a time into room made once for the whole line (two bytes for each of
-/// `text`'s, more only when a control byte needs six), and a block's quotes and backslashes are
-/// escaped in place. `buf` is grown when it is too short, never shrunk: what lies past the length
+/// `text`'s, more only when a control byte needs six), and all the quotes and backslashes of a
+/// block are escaped in one go. `buf` is grown when it is too short, never shrunk: what lies past the length
 /// returned is left over, so a caller that keeps `buf` never pays for clearing it.
 pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
     /// Room after `at` for the rest of the input (`left` bytes) at two bytes each, an escape of
-    /// six, and slack: a block escaped in place writes up to 47 bytes past where it starts in
-    /// the output, while 16 bytes of input are still to come.
+    /// six, and slack: a block's runs and backslashes write up to 47 bytes past where it starts
+    /// in the output, while 16 bytes of input are still to come.
     fn room(buf: &mut Vec<u8>, at: usize, left: usize) {
         let need = at + 2 * left + 40;
         if buf.len() < need {
@@ -435,20 +435,33 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
         }
         if b.controls == 0 {
             // Quotes and backslashes only, as in most blocks of a JSON line that need an
-            // escape. The block is in place; for each of them, the rest of the block moves one
-            // byte on and a backslash goes before it.
-            let x = u128::from_le_bytes(bytes);
+            // escape: the runs between them are copied sixteen bytes at a time from the input
+            // (read ahead past the block; what lands past a run is overwritten by the next), a
+            // backslash before each. Near the end of the input the reads ahead come from a
+            // padded copy.
+            let padded;
+            let src: &[u8] = match text.get(i..i + 32) {
+                Some(ahead) => ahead,
+                None => {
+                    let mut p = [0u8; 32];
+                    p[..n - i].copy_from_slice(&text[i..]);
+                    padded = p;
+                    &padded
+                }
+            };
             let mut left = b.quotes;
-            let mut shifted = 0;
+            let mut from = 0;
             while left != 0 {
                 let k = left.trailing_zeros() as usize;
-                let p = at + k + shifted;
-                buf[p + 1..p + 17].copy_from_slice(&(x >> (8 * k)).to_le_bytes());
-                buf[p] = b'\\';
-                shifted += 1;
+                buf[at..at + 16].copy_from_slice(&src[from..from + 16]);
+                at += k - from;
+                buf[at] = b'\\';
+                at += 1;
+                from = k;
                 left &= left - 1;
             }
-            at += 16 + shifted;
+            buf[at..at + 16].copy_from_slice(&src[from..from + 16]);
+            at += 16 - from;
             i += 16;
             continue;
         }
