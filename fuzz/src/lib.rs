@@ -8,7 +8,8 @@
 //!   scan and every rule run on it; a finding points at a line of the input.
 //! - [`fixture_reader`]: the fixture reader on the bytes as given and, when they are not zstd,
 //!   on their zstd compression (so the fuzzer reaches the record parser through the checksum);
-//!   what it reads loads as a stream whose spans lie inside its buffer.
+//!   what it reads loads as a stream whose spans lie inside its buffer; and the bytes, cut into
+//!   lines and written as a fixture (escaped sixteen bytes at a time), read back exactly.
 //! - [`redactor`]: every line redacted (state carried over lines, as the recorder does) leaves
 //!   nothing the secret lint finds, and redacting again changes nothing.
 //! - [`expectations`]: any text parses or is refused with an error, and a parsed file applies to
@@ -68,6 +69,37 @@ pub fn fixture_reader(data: &[u8]) {
             read(&compressed);
         }
     }
+    round_trip(data);
+}
+
+/// `data` cut into lines (the last one unterminated), written as a fixture and read back: the
+/// same lines, byte for byte.
+fn round_trip(data: &[u8]) {
+    use toolnorm::corpus::writer::FixtureWriter;
+    use toolnorm::stream::Direction;
+    let lines: Vec<(&[u8], bool)> = data
+        .split_inclusive(|b| *b == b'\n')
+        .map(|l| match l.strip_suffix(b"\n") {
+            Some(line) => (line, true),
+            None => (l, false),
+        })
+        .collect();
+    let header = toolnorm::corpus::format::new_header("claude", "fuzz");
+    let mut w = FixtureWriter::new(Vec::new(), &header).expect("a writer on memory");
+    for (t, (line, terminated)) in lines.iter().enumerate() {
+        w.push_line(t as u64, Direction::Agent, line, *terminated)
+            .expect("writing to memory");
+    }
+    let out = w
+        .finish(toolnorm::corpus::Trailer::default())
+        .expect("finishing in memory");
+    let back = toolnorm::corpus::reader::read_fixture_bytes(&out).expect("what was written reads");
+    let got: Vec<(&[u8], bool)> = back
+        .lines
+        .iter()
+        .map(|l| (l.bytes.as_slice(), l.terminated))
+        .collect();
+    assert_eq!(got, lines, "the lines written read back exactly");
 }
 
 fn read(bytes: &[u8]) {
