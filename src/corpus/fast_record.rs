@@ -48,8 +48,9 @@ fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
     // output stands always fits.
     out.resize(s.len(), 0);
     let (mut i, mut w) = (0, 0);
-    // A byte past ASCII was copied (or looked at past a special byte: then the check is only
-    // done when it need not be).
+    // Some byte past ASCII was seen: the text is checked as UTF-8 at the end. The bytes of a
+    // block after its first special byte count too, so the check may run when it need not,
+    // never the other way.
     let mut beyond_ascii = false;
     loop {
         while let Some(block) = s.get(i..i + 16) {
