@@ -378,8 +378,8 @@ pub(crate) fn block_by_words(bytes: &[u8; 16]) -> Block {
 /// line need no escape, and most escapes are of quotes and backslashes: the text is looked at and
 /// copied sixteen bytes at a time into room made once for the whole line (two bytes for each of
 /// `text`'s, more only when a control byte needs six), and all the quotes and backslashes of a
-/// block are escaped in one go. `buf` is grown when it is too short, never shrunk: what lies past the length
-/// returned is left over, so a caller that keeps `buf` never pays for clearing it.
+/// block are escaped in one go. `buf` is grown when it is too short, never shrunk: what lies past
+/// the length returned is left over, so a caller that keeps `buf` never pays for clearing it.
 pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
     /// Room after `at` for the rest of the input (`left` bytes) at two bytes each, an escape of
     /// six, and slack: a block's runs and backslashes write up to 47 bytes past where it starts
@@ -427,8 +427,8 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
         let bytes: [u8; 16] = bytes.try_into().unwrap_or_default();
         let b = block(&bytes);
         ascii &= !b.high;
-        buf[at..at + 16].copy_from_slice(&bytes);
         if b.specials() == 0 {
+            buf[at..at + 16].copy_from_slice(&bytes);
             at += 16;
             i += 16;
             continue;
@@ -465,6 +465,8 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
             i += 16;
             continue;
         }
+        // A control byte: the block up to the first special byte, then its escape.
+        buf[at..at + 16].copy_from_slice(&bytes);
         let k = b.specials().trailing_zeros() as usize;
         at += k;
         i += k + 1;

@@ -352,7 +352,7 @@ fn event_msg(s: &mut RawScan, line: u32, p: &Node<'_>) {
                 call.name = Some(name.to_owned());
             }
             let namespaced = p.get("namespace").is_some_and(|n| !n.is_empty());
-            if let Some(args) = str_of(p, "arguments").and_then(|a| parse_whole(a.as_bytes())) {
+            if let Some(args) = str_of(p, "arguments").and_then(parse_whole) {
                 merge_args(&mut call.args, &args);
                 if namespaced {
                     merge_all(&mut call.tool_args, &args);

@@ -153,30 +153,27 @@ fn keep(key: &str) -> Keep {
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
 pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
-    parse_with(bytes, false)
-}
-
-/// Parse `bytes` as JSON, keeping all of it (a call's arguments given as a JSON string).
-pub(crate) fn parse_whole(bytes: &[u8]) -> Option<Node<'_>> {
-    parse_with(bytes, true)
-}
-
-fn parse_with(bytes: &[u8], whole: bool) -> Option<Node<'_>> {
     // A line checked as UTF-8 once, in one pass, is read as text: serde_json then does not check
     // each string it reads on its own (the same values, at a fraction of the cost). A line that
     // is not UTF-8 is read as bytes, so that what is rejected stays the same.
-    fn run<'de, R: serde_json::de::Read<'de>>(
-        mut de: serde_json::Deserializer<R>,
-        whole: bool,
-    ) -> Option<Node<'de>> {
-        let v = Pruned { hops: 0, whole }.deserialize(&mut de).ok()?;
-        de.end().ok()?;
-        Some(v)
-    }
     match std::str::from_utf8(bytes) {
-        Ok(text) => run(serde_json::Deserializer::from_str(text), whole),
-        Err(_) => run(serde_json::Deserializer::from_slice(bytes), whole),
+        Ok(text) => run(serde_json::Deserializer::from_str(text), false),
+        Err(_) => run(serde_json::Deserializer::from_slice(bytes), false),
     }
+}
+
+/// Parse `text` as JSON, keeping all of it (a call's arguments given as a JSON string).
+pub(crate) fn parse_whole(text: &str) -> Option<Node<'_>> {
+    run(serde_json::Deserializer::from_str(text), true)
+}
+
+fn run<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+    whole: bool,
+) -> Option<Node<'de>> {
+    let v = Pruned { hops: 0, whole }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
 }
 
 /// How many `content` values, one inside another, are parsed on their own. Each such parse has
