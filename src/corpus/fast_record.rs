@@ -55,7 +55,7 @@ fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
     loop {
         while let Some(block) = s.get(i..i + 16) {
             let block: &[u8; 16] = block.try_into().ok()?;
-            let b = super::writer::block(block);
+            let b = crate::stream::json_text::block(block);
             beyond_ascii |= b.high;
             let specials = b.specials();
             out[w..w + 16].copy_from_slice(block);

@@ -16,6 +16,7 @@ use base64::Engine as _;
 
 use super::format::{Header, Trailer, TrailerRecord};
 use crate::stream::Direction;
+use crate::stream::json_text::block;
 
 /// Flush (make decodable on disk) once this much JSONL is pending…
 pub const FLUSH_BYTES: usize = 64 * 1024;
@@ -297,81 +298,6 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&digits[i..]);
 }
 
-/// What sixteen bytes of a JSON string body hold that matters to the writer and the reader
-/// ([`super::fast_record`]): bit `j` of a mask stands for byte `j`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Block {
-    /// The quotes and backslashes, exactly.
-    pub quotes: u32,
-    /// The bytes below 0x20. Zero exactly when there is none; past the first, bytes that are
-    /// not may be flagged too (without SSE2: the `haszero` trick's borrow runs on), so only the
-    /// lowest bit of `quotes | controls` is sure to be the first special byte.
-    pub controls: u32,
-    /// Some byte is past ASCII.
-    pub high: bool,
-}
-
-impl Block {
-    /// Bytes that need an escape (`"`, `\\`, below 0x20): only the lowest set bit is exact.
-    pub fn specials(self) -> u32 {
-        self.quotes | self.controls
-    }
-}
-
-/// The [`Block`] of `bytes`: with SSE2, part of every x86_64 target.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn block(bytes: &[u8; 16]) -> Block {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is part of every x86_64 target; the load reads the sixteen bytes of `bytes`.
-    unsafe {
-        let v = _mm_loadu_si128(bytes.as_ptr().cast());
-        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        // Below 0x20 exactly when the larger of it and 0x1f is 0x1f.
-        let low = _mm_set1_epi8(0x1f);
-        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
-        Block {
-            quotes: _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32,
-            controls: _mm_movemask_epi8(control) as u32,
-            high: _mm_movemask_epi8(v) != 0,
-        }
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) use block_by_words as block;
-
-/// [`block`] a word at a time, where there is no SSE2 (and in the tests, against it).
-#[cfg(any(test, not(target_arch = "x86_64")))]
-#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-pub(crate) fn block_by_words(bytes: &[u8; 16]) -> Block {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const LOW: u64 = !HIGH;
-    // The high bit of each byte of a word, gathered into its low eight bits.
-    let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
-    // The high bit of every zero byte, exactly.
-    let zero = |x: u64| !(((x & LOW).wrapping_add(LOW)) | x | LOW);
-    let mut b = Block {
-        quotes: 0,
-        controls: 0,
-        high: false,
-    };
-    for (n, word) in bytes.chunks_exact(8).enumerate() {
-        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let quotes = zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')));
-        let controls = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-        b.quotes |= gather(quotes) << (8 * n);
-        b.controls |= gather(controls) << (8 * n);
-        b.high |= w & HIGH != 0;
-    }
-    b
-}
-
 /// Write `text` as a JSON string, quotes included, at the start of `buf`, escaped exactly as
 /// `serde_json` escapes it (for valid UTF-8; the caller checks that, and need not when every byte
 /// was ASCII); returns the length written and whether every byte was ASCII. Most bytes of a JSON
@@ -518,7 +444,6 @@ impl<W> std::ops::Deref for FlushGate<W> {
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::{Just, any};
     use std::io::Read;
 
     use super::*;
@@ -587,27 +512,6 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The two ways of reading a block agree: exactly on the quotes and on whether there
-        /// is a control byte or a byte past ASCII, and on the first control byte.
-        #[test]
-        fn block_reads_agree(bytes in proptest::array::uniform16(proptest::prop_oneof![
-            Just(b'\\'), Just(b'"'), Just(0x1f), Just(0x20), Just(0x7f), Just(0x80), any::<u8>()
-        ])) {
-            use proptest::prop_assert_eq;
-            let mask = |f: fn(u8) -> bool| {
-                bytes.iter().enumerate().fold(0u32, |m, (j, b)| m | (u32::from(f(*b)) << j))
-            };
-            let quotes = mask(|b| matches!(b, b'"' | b'\\'));
-            let controls = mask(|b| b < 0x20);
-            let high = bytes.iter().any(|b| !b.is_ascii());
-            prop_assert_eq!(block(&bytes), Block { quotes, controls, high });
-            let words = block_by_words(&bytes);
-            prop_assert_eq!(
-                (words.quotes, words.controls.trailing_zeros(), words.high),
-                (quotes, controls.trailing_zeros(), high)
-            );
-        }
-
         /// Escaped as `serde_json` escapes: every control byte, quotes, backslashes (dense, as in
         /// JSON text, with no control byte in the block), any text.
         #[test]

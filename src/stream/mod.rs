@@ -3,6 +3,8 @@
 //! data with no knowledge of any dialect's content; the corpus, the normalizers, the rules and the
 //! gate all import it from here.
 
+#[cfg(feature = "cli")]
+pub(crate) mod json_text;
 mod line;
 mod provider;
 
