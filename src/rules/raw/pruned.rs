@@ -11,17 +11,26 @@
 //! `serde_json::Value` only then ([`Node::to_value`]). A line that is not JSON is still refused
 //! as a whole.
 //!
+//! The parser is written here rather than driven through serde_json's deserializer, for speed:
+//! a skipped string costs one look per sixteen bytes and per escape, not a call per escape. It
+//! refuses and reads exactly what serde_json does: it hands serde_json what is rare and subtle
+//! (escaped strings it keeps, numbers that are not small whole ones), and property tests hold it
+//! to the serde_json-driven parse it replaced (`pruned_oracle.rs`, compiled for the tests only).
+//!
 //! When a scan starts reading a new key, add it to [`keep`] (as whole if its keys are not known
 //! in advance): the scans' tests run through this parse, so a missing key fails them.
 
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 use super::MEANINGFUL_KEYS;
+use crate::stream::json_text;
+
+#[cfg(test)]
+#[path = "pruned_oracle.rs"]
+mod oracle;
 
 /// A JSON value as the scans read it, borrowing from the line it was parsed from. An object's
 /// entries keep their first position and last value, as in a `serde_json::Value` of the same
@@ -153,148 +162,393 @@ fn keep(key: &str) -> Keep {
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
 pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
-    // A line checked as UTF-8 once, in one pass, is read as text: serde_json then does not check
-    // each string it reads on its own (the same values, at a fraction of the cost). A line that
-    // is not UTF-8 is read as bytes, so that what is rejected stays the same.
-    match std::str::from_utf8(bytes) {
-        Ok(text) => run(serde_json::Deserializer::from_str(text), false),
-        Err(_) => run(serde_json::Deserializer::from_slice(bytes), false),
-    }
+    Parser::new(bytes, std::str::from_utf8(bytes).ok()).top(How {
+        hops: 0,
+        whole: false,
+    })
 }
 
 /// Parse `text` as JSON, keeping all of it (a call's arguments given as a JSON string).
 pub(crate) fn parse_whole(text: &str) -> Option<Node<'_>> {
-    run(serde_json::Deserializer::from_str(text), true)
-}
-
-fn run<'de, R: serde_json::de::Read<'de>>(
-    mut de: serde_json::Deserializer<R>,
-    whole: bool,
-) -> Option<Node<'de>> {
-    let v = Pruned { hops: 0, whole }.deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(v)
+    Parser::new(text.as_bytes(), Some(text)).top(How {
+        hops: 0,
+        whole: true,
+    })
 }
 
 /// How many `content` values, one inside another, are parsed on their own. Each such parse has
-/// serde_json's nesting limit afresh, so without a cap a line of nested `content` lists nests
-/// parses until the stack overflows. Real streams nest two; deeper ones are dropped.
+/// the nesting limit afresh, so without a cap a line of nested `content` lists nests parses until
+/// the stack overflows. Real streams nest two; deeper ones are dropped.
 const MAX_HOPS: u8 = 8;
 
+/// How many arrays and objects a parse builds one inside another, as serde_json counts them
+/// (127: a 128th is refused). Values that are skipped are not built and not counted.
+const DEPTH: u8 = 128;
+
 #[derive(Clone, Copy)]
-struct Pruned {
+struct How {
     /// `content` values parsed on their own around this one.
     hops: u8,
     /// Inside a value kept whole: every key is kept.
     whole: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for Pruned {
-    type Value = Node<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
-        d.deserialize_any(self)
-    }
+/// A parser of one JSON text, as serde_json reads it: what it refuses, this refuses, and what it
+/// reads, this reads to the same values (a property test holds the two to that). What is
+/// skipped is checked as serde_json checks a value it ignores (the grammar and the escapes, not
+/// the UTF-8 of its strings, with no nesting limit); what is built is checked as serde_json
+/// checks what it builds. Strings are looked at sixteen bytes at a time
+/// ([`json_text::block`]): escapes come every few bytes in a tool's output or a file's text,
+/// and each costs one look at the sixteen bytes after it.
+struct Parser<'a> {
+    s: &'a [u8],
+    /// The same bytes as text, when they are UTF-8 (checked once, in one pass): a string is
+    /// then borrowed without a check of its own.
+    text: Option<&'a str>,
+    i: usize,
+    /// The arrays and objects being skipped, innermost last.
+    open: Vec<u8>,
 }
 
-/// An object key, borrowed from the input when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
+impl<'a> Parser<'a> {
+    fn new(s: &'a [u8], text: Option<&'a str>) -> Self {
+        Parser {
+            s,
+            text,
+            i: 0,
+            open: Vec::new(),
+        }
+    }
 
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object key")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(v.into()))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(v.to_owned().into()))
+    /// One value and nothing after it but white space.
+    fn top(mut self, how: How) -> Option<Node<'a>> {
+        let v = self.value(how, DEPTH)?;
+        match self.ws() {
+            None => Some(v),
+            Some(_) => None,
+        }
+    }
+
+    /// The next byte that is not white space, not taken; `None` at the end.
+    fn ws(&mut self) -> Option<u8> {
+        while let Some(&b) = self.s.get(self.i) {
+            match b {
+                b' ' | b'\n' | b'\t' | b'\r' => self.i += 1,
+                _ => return Some(b),
             }
         }
-        d.deserialize_str(V)
+        None
     }
-}
 
-impl<'de> Visitor<'de> for Pruned {
-    type Value = Node<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Node<'de>, E> {
-        Ok(Node::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Node<'de>, E> {
-        Ok(Node::Number(v.into()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Node<'de>, E> {
-        Ok(Node::Number(v.into()))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Node<'de>, E> {
-        Ok(Number::from_f64(v).map_or(Node::Null, Node::Number))
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node<'de>, E> {
-        Ok(Node::String(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Node<'de>, E> {
-        Ok(Node::String(Cow::Owned(v.to_owned())))
-    }
-    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
-        Ok(Node::Null)
-    }
-    fn visit_none<E>(self) -> Result<Node<'de>, E> {
-        Ok(Node::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
-        self.deserialize(d)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(self)? {
-            out.push(v);
+    /// Take `b` as the next byte after white space.
+    fn expect(&mut self, b: u8) -> Option<()> {
+        if self.ws()? != b {
+            return None;
         }
-        Ok(Node::Array(out))
+        self.i += 1;
+        Some(())
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        if !self.s[self.i..].starts_with(word) {
+            return None;
+        }
+        self.i += word.len();
+        Some(())
+    }
+
+    /// A value, built as `how` says; `depth` more arrays and objects may open, less one.
+    fn value(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
+        Some(match self.ws()? {
+            b'"' => {
+                self.i += 1;
+                Node::String(self.string()?)
+            }
+            open @ (b'[' | b'{') => {
+                let depth = depth - 1;
+                if depth == 0 {
+                    return None;
+                }
+                self.i += 1;
+                if open == b'[' {
+                    self.array(how, depth)?
+                } else {
+                    self.object(how, depth)?
+                }
+            }
+            b't' => {
+                self.literal(b"true")?;
+                Node::Bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                Node::Bool(false)
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                Node::Null
+            }
+            b'-' | b'0'..=b'9' => Node::Number(self.number()?),
+            _ => return None,
+        })
+    }
+
+    fn array(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
         let mut out = Vec::new();
-        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
-            let how = if self.whole { Keep::Whole } else { keep(&k) };
-            let v = match how {
+        if self.ws()? == b']' {
+            self.i += 1;
+            return Some(Node::Array(out));
+        }
+        loop {
+            out.push(self.value(how, depth)?);
+            match self.ws()? {
+                b',' => self.i += 1,
+                b']' => break,
+                _ => return None,
+            }
+        }
+        self.i += 1;
+        Some(Node::Array(out))
+    }
+
+    fn object(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
+        let mut out = Vec::new();
+        if self.ws()? == b'}' {
+            self.i += 1;
+            return Some(Node::Object(out));
+        }
+        loop {
+            self.expect(b'"')?;
+            let key = self.string()?;
+            self.expect(b':')?;
+            match if how.whole { Keep::Whole } else { keep(&key) } {
                 Keep::Skip => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
+                    self.skip()?;
                 }
-                Keep::Whole => map.next_value_seed(Pruned {
-                    whole: true,
-                    ..self
-                })?,
-                Keep::Pruned => map.next_value_seed(self)?,
+                Keep::Whole => {
+                    let v = self.value(How { whole: true, ..how }, depth)?;
+                    out.push((key, v));
+                }
+                Keep::Pruned => {
+                    let v = self.value(how, depth)?;
+                    out.push((key, v));
+                }
                 Keep::NoString => {
-                    // Seen as raw text first: a long string is skipped, never unescaped.
-                    let raw = map.next_value::<&'de RawValue>()?;
-                    match raw.get().as_bytes().first() {
-                        Some(b'"') => Node::Null,
-                        _ if self.hops >= MAX_HOPS => Node::Null,
-                        _ => {
-                            let mut inner = serde_json::Deserializer::from_str(raw.get());
-                            Pruned {
-                                hops: self.hops + 1,
-                                whole: false,
-                            }
-                            .deserialize(&mut inner)
-                            .map_err(de::Error::custom)?
-                        }
-                    }
+                    let v = self.no_string(how)?;
+                    out.push((key, v));
                 }
-            };
-            out.push((k, v));
+            }
+            match self.ws()? {
+                b',' => self.i += 1,
+                b'}' => break,
+                _ => return None,
+            }
         }
+        self.i += 1;
         dedupe(&mut out);
-        Ok(Node::Object(out))
+        Some(Node::Object(out))
+    }
+
+    /// A `content` value: skipped first, so that a long string is never unescaped; then, unless
+    /// it is a string (or lies too many `content`s deep), parsed on its own with a nesting limit
+    /// afresh. Its text must be UTF-8 even where it is skipped, as serde_json reads it as text.
+    fn no_string(&mut self, how: How) -> Option<Node<'a>> {
+        self.ws()?;
+        let start = self.i;
+        self.skip()?;
+        let raw = &self.s[start..self.i];
+        let text = match self.text {
+            Some(text) => text.get(start..self.i)?,
+            None => std::str::from_utf8(raw).ok()?,
+        };
+        if raw[0] == b'"' || how.hops >= MAX_HOPS {
+            return Some(Node::Null);
+        }
+        Parser::new(raw, Some(text)).value(
+            How {
+                hops: how.hops + 1,
+                whole: false,
+            },
+            DEPTH,
+        )
+    }
+
+    /// A string after its opening quote: borrowed from the text when it holds no escape.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.i;
+        if !self.string_end()? {
+            let end = self.i - 1;
+            return match self.text {
+                Some(text) => text.get(start..end),
+                None => std::str::from_utf8(&self.s[start..end]).ok(),
+            }
+            .map(Cow::Borrowed);
+        }
+        // Escapes are rare in what is built: serde_json decodes them, surrogates and all.
+        serde_json::from_slice::<String>(&self.s[start - 1..self.i])
+            .ok()
+            .map(Cow::Owned)
+    }
+
+    /// Past the closing quote of the string whose body starts here, every escape checked as
+    /// serde_json checks an ignored string's; a control byte refuses it. Whether it held an
+    /// escape. Every quote and backslash of a block is taken from the one look at it.
+    fn string_end(&mut self) -> Option<bool> {
+        let s = self.s;
+        let mut i = self.i;
+        let mut escaped = false;
+        while let Some(chunk) = s.get(i..i + 16) {
+            let b = json_text::block(chunk.try_into().ok()?);
+            // Only what lies before the first control byte (exact: the lowest bit) counts.
+            let controls = b.controls.trailing_zeros().min(16);
+            let mut quotes = b.quotes & ((1 << controls) - 1);
+            let mut next = 16;
+            while quotes != 0 {
+                let at = i + quotes.trailing_zeros() as usize;
+                if s[at] == b'"' {
+                    self.i = at + 1;
+                    return Some(escaped);
+                }
+                escaped = true;
+                next = at + escape_len(s, at)? - i;
+                if next >= 16 {
+                    break;
+                }
+                quotes &= !0 << next;
+                next = 16;
+            }
+            if quotes == 0 && controls < 16 {
+                return None;
+            }
+            i += next;
+        }
+        loop {
+            match *s.get(i)? {
+                b'"' => {
+                    self.i = i + 1;
+                    return Some(escaped);
+                }
+                b'\\' => {
+                    escaped = true;
+                    i += escape_len(s, i)?;
+                }
+                0..=0x1f => return None,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// A number, read by serde_json but for a small whole one.
+    fn number(&mut self) -> Option<Number> {
+        let start = self.i;
+        self.skip_number()?;
+        let text = &self.s[start..self.i];
+        if text.len() < 20 && text.iter().all(u8::is_ascii_digit) {
+            let n = text.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+            return Some(n.into());
+        }
+        serde_json::from_slice(text).ok()
+    }
+
+    /// Past a number, checked as serde_json checks one it ignores (the grammar, not the range).
+    fn skip_number(&mut self) -> Option<()> {
+        let s = self.s;
+        let digits = |i: usize| i + s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut i = self.i + usize::from(s[self.i] == b'-');
+        i = match s.get(i)? {
+            b'0' if s.get(i + 1).is_some_and(u8::is_ascii_digit) => return None,
+            b'0' => i + 1,
+            b'1'..=b'9' => digits(i + 1),
+            _ => return None,
+        };
+        if s.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        if matches!(s.get(i), Some(b'e' | b'E')) {
+            i += 1 + usize::from(matches!(s.get(i + 1), Some(b'+' | b'-')));
+            let end = digits(i);
+            if end == i {
+                return None;
+            }
+            i = end;
+        }
+        self.i = i;
+        Some(())
+    }
+
+    /// Past one value, built into nothing and checked as serde_json checks a value it ignores
+    /// (its strings' escapes, not their UTF-8). Arrays and objects are followed on a stack, not
+    /// by recursion: there is no limit to how deep they may go.
+    fn skip(&mut self) -> Option<()> {
+        self.open.clear();
+        loop {
+            match self.ws()? {
+                b'"' => {
+                    self.i += 1;
+                    self.string_end()?;
+                }
+                open @ (b'[' | b'{') => {
+                    self.i += 1;
+                    let close = if open == b'[' { b']' } else { b'}' };
+                    if self.ws()? != close {
+                        self.open.push(open);
+                        if open == b'{' {
+                            self.skip_key()?;
+                        }
+                        continue;
+                    }
+                    self.i += 1;
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.skip_number()?,
+                _ => return None,
+            }
+            // A value is over: close what it ended, or go on to the next.
+            loop {
+                let Some(&open) = self.open.last() else {
+                    return Some(());
+                };
+                match (self.ws()?, open) {
+                    (b',', b'[') => {
+                        self.i += 1;
+                        break;
+                    }
+                    (b',', _) => {
+                        self.i += 1;
+                        self.skip_key()?;
+                        break;
+                    }
+                    (b']', b'[') | (b'}', b'{') => {
+                        self.i += 1;
+                        self.open.pop();
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// Past an object key and its colon.
+    fn skip_key(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        self.string_end()?;
+        self.expect(b':')
+    }
+}
+
+/// The length of the escape whose backslash is at `at`, when serde_json takes it (any four hex
+/// digits after `\u`: a lone surrogate is refused only where a string is built).
+fn escape_len(s: &[u8], at: usize) -> Option<usize> {
+    match s.get(at + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' if s.get(at + 2..at + 6)?.iter().all(u8::is_ascii_hexdigit) => Some(6),
+        _ => None,
     }
 }
 
@@ -382,6 +636,88 @@ mod tests {
         assert!(parse(b"{\"skipped\":[1,}").is_none());
         assert_eq!(parse(b" 3 ").map(|v| v.to_value()), Some(Value::from(3)));
         assert_eq!(parse(b"1.5").map(|v| v.to_value()), Some(Value::from(1.5)));
+    }
+
+    #[test]
+    fn nesting_is_limited_where_serde_json_limits_it() {
+        let kept =
+            |depth: usize| format!("{{\"input\":{}{}}}", "[".repeat(depth), "]".repeat(depth));
+        for depth in 125..=129 {
+            let line = kept(depth);
+            assert_eq!(
+                parse(line.as_bytes()),
+                oracle::parse(line.as_bytes()),
+                "{depth}"
+            );
+        }
+        assert!(parse(kept(126).as_bytes()).is_some());
+        assert!(parse(kept(127).as_bytes()).is_none());
+        // What is skipped is not built, and may go as deep as it likes.
+        let skipped = format!(
+            "{{\"skipped\":{}1{}}}",
+            "[{\"a\":".repeat(100_000),
+            "}]".repeat(100_000)
+        );
+        assert!(parse(skipped.as_bytes()).is_some());
+        assert_eq!(parse(skipped.as_bytes()), oracle::parse(skipped.as_bytes()));
+    }
+
+    #[test]
+    fn numbers_at_the_edges_read_as_serde_json_reads_them() {
+        for n in [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "1234567890123456789",
+            "9999999999999999999",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "1.5",
+            "-0.0",
+            "1e308",
+            "1e309",
+            "1E-400",
+            "2.5e+3",
+            "01",
+            "1.",
+            "-",
+            "1e",
+            ".5",
+        ] {
+            let line = format!("{{\"input\":[{n}],\"skipped\":{n}}}");
+            let ours = parse(line.as_bytes());
+            assert_eq!(ours, oracle::parse(line.as_bytes()), "{n}");
+            if let Some(v) = ours {
+                let theirs: Value = serde_json::from_str(&line).unwrap();
+                assert_eq!(v.get("input").unwrap().to_value(), theirs["input"], "{n}");
+            }
+        }
+    }
+
+    /// Every line of the shipped corpus reads as serde_json reads it.
+    #[test]
+    fn the_shipped_corpus_reads_as_serde_json_reads_it() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let mut lines = 0;
+        for f in crate::corpus::list_fixtures(&root) {
+            let stream = crate::corpus::load_stream(&f.path).unwrap();
+            for line in stream.input().lines.iter() {
+                let bytes = line.bytes.strip_prefix(b"data:").unwrap_or(line.bytes);
+                assert_eq!(
+                    parse(bytes),
+                    oracle::parse(bytes),
+                    "{}:{}",
+                    f.rel,
+                    line.number
+                );
+                lines += 1;
+            }
+        }
+        assert!(lines > 1000, "{lines} lines");
     }
 
     /// What a `serde_json::Value` of the line holds under `input` (a key kept whole).
@@ -473,6 +809,7 @@ mod tests {
                 }
                 out.push(']');
             }
+            Value::String(t) if t.starts_with(RAW) => out.push_str(&t[RAW.len()..]),
             other => out.push_str(&other.to_string()),
         }
     }
@@ -496,7 +833,181 @@ mod tests {
         }
     }
 
+    /// Keys the scans keep in every way ([`keep`]), and keys they skip.
+    fn key() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("content".to_owned()),
+            Just("input".to_owned()),
+            Just("arguments".to_owned()),
+            Just("type".to_owned()),
+            Just("id".to_owned()),
+            Just("message".to_owned()),
+            Just("toolUseResult".to_owned()),
+            "[a-c\"\\\\\u{e9}]{0,2}",
+        ]
+    }
+
+    /// Values whose objects (arrays of `[key, value]` pairs, see [`text`]) use [`key`].
+    fn keyed_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            3 => crate::compare::canonical::json_leaf(),
+            1 => string_text(false).prop_map(|t| {
+                Value::from(format!("{RAW}{}", String::from_utf8_lossy(&t)))
+            }),
+        ];
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec((key(), inner), 1..6).prop_map(|kv| {
+                    Value::Array(
+                        kv.into_iter()
+                            .map(|(k, v)| Value::Array(vec![Value::from(k), v]))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    /// Bytes that JSON text goes wrong with, or that the parse must read exactly.
+    fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let words: &[&[u8]] = &[
+            b"{",
+            b"}",
+            b"[",
+            b"]",
+            b",",
+            b":",
+            b"\"",
+            b"\\",
+            b" ",
+            b"\n",
+            b"\t",
+            b"\x0c",
+            b"\\u00e9",
+            b"\\ud83d\\ude00",
+            b"\\ud800",
+            b"\\udc00x",
+            b"\\u12g4",
+            b"\\x",
+            b"\\/",
+            b"\x00",
+            b"\x1f",
+            b"\x7f",
+            b"\xc3\xa9",
+            b"\xff",
+            b"\xe2\x82",
+            b"0",
+            b"-0",
+            b"01",
+            b"1.",
+            b"1.5",
+            b"1e400",
+            b"-1E-5",
+            b"1e+",
+            b"-",
+            b"18446744073709551616",
+            b"99999999999999999999",
+            b"true",
+            b"nul",
+            b"null",
+            b"\"content\":",
+            b"\"input\":",
+            b"\"type\":\"x\"",
+            b"data:",
+        ];
+        prop_oneof![
+            proptest::sample::select(words).prop_map(<[u8]>::to_vec),
+            any::<u8>().prop_map(|b| vec![b]),
+            string_text(true),
+        ]
+    }
+
+    /// A string's text, quotes included, of plain runs and every kind of escape, right and
+    /// wrong, and (with `bytes`) bytes that are not UTF-8.
+    fn string_text(bytes: bool) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let escapes: &[&[u8]] = &[
+            br#"\""#,
+            br"\\",
+            br"\/",
+            br"\b",
+            br"\f",
+            br"\n",
+            br"\r",
+            br"\t",
+            br"\u00e9",
+            br"\uD83D\uDE00",
+            br"\ud800",
+            br"\udc00",
+            br"\u12g4",
+            br"\u12",
+            br"\x",
+            br"\",
+            b"\x00",
+            b"\x1f",
+            b"\xc3\xa9",
+            b"\x7f",
+        ];
+        let not_utf8: &[&[u8]] = if bytes { &[b"\xff", b"\xc3"] } else { &[b"e"] };
+        let piece = prop_oneof![
+            "[a-z ]{1,24}".prop_map(String::into_bytes),
+            proptest::sample::select(escapes).prop_map(<[u8]>::to_vec),
+            proptest::sample::select(not_utf8).prop_map(<[u8]>::to_vec),
+        ];
+        proptest::collection::vec(piece, 0..8).prop_map(|pieces| {
+            let mut out = b"\"".to_vec();
+            out.extend(pieces.concat());
+            out.push(b'"');
+            out
+        })
+    }
+
+    /// A string of [`keyed_json`] that starts with this is written as the text after it, not
+    /// as a JSON string.
+    const RAW: &str = "\u{0}raw:";
+
+    /// JSON text of `v` (see [`text`]) with a few bytes changed: a fragment put in, a run taken
+    /// out, a byte replaced. Most of it is still nearly JSON, so both parses go deep before
+    /// they refuse (or read) it.
+    fn mutated() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        (
+            keyed_json(),
+            proptest::collection::vec((any::<usize>(), 0..3u8, fragment()), 0..4),
+        )
+            .prop_map(|(v, edits)| {
+                let mut line = String::new();
+                text(&v, &mut line);
+                let mut bytes = line.into_bytes();
+                for (at, how, frag) in edits {
+                    let at = at % (bytes.len() + 1);
+                    match how {
+                        0 => {
+                            bytes.splice(at..at, frag);
+                        }
+                        1 => {
+                            let end = (at + frag.len()).min(bytes.len());
+                            bytes.drain(at..end);
+                        }
+                        _ => {
+                            if let Some(b) = bytes.get_mut(at) {
+                                *b = frag[0];
+                            }
+                        }
+                    }
+                }
+                bytes
+            })
+    }
+
     proptest::proptest! {
+        // Each case is cheap, and a wrong escape or number takes a few thousand to turn up.
+        #![proptest_config(proptest::test_runner::Config::with_cases(2000))]
+
         /// A value kept whole reads exactly as serde_json reads it, repeated keys included.
         #[test]
         fn a_whole_value_is_what_serde_json_reads(v in json()) {
@@ -506,6 +1017,26 @@ mod tests {
             let ours = parse(line.as_bytes()).unwrap();
             let theirs: Value = serde_json::from_str(&line).unwrap();
             proptest::prop_assert!(same(ours.get("input").unwrap(), &theirs["input"]));
+        }
+
+        /// The hand-written parse refuses what serde_json refuses and reads what it reads, on
+        /// JSON with keys the scans keep, skip and re-parse, and on that JSON a few bytes
+        /// wrong.
+        #[test]
+        fn the_parse_is_serde_json_s(bytes in mutated()) {
+            proptest::prop_assert_eq!(parse(&bytes), oracle::parse(&bytes));
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                proptest::prop_assert_eq!(parse_whole(text), oracle::parse_whole(text));
+            }
+        }
+
+        /// And on any run of the bytes JSON goes wrong with.
+        #[test]
+        fn the_parse_is_serde_json_s_on_fragments(
+            frags in proptest::collection::vec(fragment(), 0..24)
+        ) {
+            let bytes = frags.concat();
+            proptest::prop_assert_eq!(parse(&bytes), oracle::parse(&bytes));
         }
     }
 }
