@@ -3,6 +3,7 @@
 //! report order (so no output depends on thread scheduling) through a bounded window. This is a
 //! shell: it reads fixtures and expected files and writes pending outputs.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
@@ -541,22 +542,22 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
 
 /// The actual document to diff: what the implementation sent, with the fields it did not send
 /// taken from the expected file (so they are not counted as differences).
-fn with_unsent_from_expected(n: &Normalized, expected: &[u8]) -> String {
+fn with_unsent_from_expected<'n>(n: &'n Normalized, expected: &[u8]) -> Cow<'n, str> {
     if n.unsent.is_empty() {
-        return n.canonical.clone();
+        return Cow::Borrowed(&n.canonical);
     }
     let (Ok(mut actual), Ok(expected)) = (
         serde_json::from_str::<serde_json::Value>(&n.canonical),
         serde_json::from_slice::<serde_json::Value>(expected),
     ) else {
-        return n.canonical.clone();
+        return Cow::Borrowed(&n.canonical);
     };
     for key in &n.unsent {
         if let (Some(obj), Some(v)) = (actual.as_object_mut(), expected.get(*key)) {
             obj.insert((*key).to_owned(), v.clone());
         }
     }
-    canonical_json(&actual)
+    Cow::Owned(canonical_json(&actual))
 }
 
 /// The implementation's legacy view against the legacy mapping of the expected parts (both as
