@@ -79,16 +79,28 @@ pub struct LegacyToolPart {
     pub error_text: Option<String>,
 }
 
+impl LegacyToolPart {
+    /// The legacy state and `errorText` of `part`, as the legacy view maps them, without a copy
+    /// of the part's input and output.
+    pub fn state_of(part: &NormalizedToolPart) -> (LegacyState, Option<&str>) {
+        (
+            part.state.into(),
+            part.error.as_ref().map(|e| e.message.as_str()),
+        )
+    }
+}
+
 impl From<&NormalizedToolPart> for LegacyToolPart {
     fn from(part: &NormalizedToolPart) -> Self {
+        let (state, error_text) = LegacyToolPart::state_of(part);
         LegacyToolPart {
             tool_call_id: part.id.clone(),
             tool_name: part.name.clone(),
             title: part.title.clone(),
-            state: part.state.into(),
+            state,
             input: part.input.clone(),
             output: part.output.clone(),
-            error_text: part.error.as_ref().map(|e| e.message.clone()),
+            error_text: error_text.map(str::to_owned),
         }
     }
 }

@@ -34,8 +34,8 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for part in &cx.doc.parts {
         let line = cx.first_event_line(&part.id);
-        let legacy = LegacyToolPart::from(part);
-        let name = serde_json::to_value(legacy.state).ok();
+        let (state, error_text) = LegacyToolPart::state_of(part);
+        let name = serde_json::to_value(state).ok();
         if !name
             .as_ref()
             .and_then(|v| v.as_str())
@@ -47,18 +47,15 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 format!("legacy state serializes as {name:?}"),
             ));
         }
-        let has_text = legacy
-            .error_text
-            .as_deref()
-            .is_some_and(|t| !t.trim().is_empty());
-        match legacy.state {
+        let has_text = error_text.is_some_and(|t| !t.trim().is_empty());
+        match state {
             LegacyState::OutputError if !has_text => out.push(Finding::new(
                 line,
                 Some(&part.id),
                 "legacy view is `output-error` without an `errorText`",
             )),
-            LegacyState::OutputAvailable | LegacyState::Calling if legacy.error_text.is_some() => {
-                out.push(Finding::new(
+            LegacyState::OutputAvailable | LegacyState::Calling if error_text.is_some() => out
+                .push(Finding::new(
                     line,
                     Some(&part.id),
                     format!(
@@ -66,8 +63,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                         name.and_then(|v| v.as_str().map(str::to_owned))
                             .unwrap_or_default()
                     ),
-                ))
-            }
+                )),
             _ => {}
         }
     }
