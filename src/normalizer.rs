@@ -462,7 +462,7 @@ impl Normalizer {
 pub struct DocumentBuilder {
     dialect: Option<Dialect>,
     parts: Vec<NormalizedToolPart>,
-    index: std::collections::HashMap<String, usize>,
+    index: crate::providers::hash::HashMap<String, usize>,
     events: Vec<PartEvent>,
     diagnostics: Vec<Diagnostic>,
 }

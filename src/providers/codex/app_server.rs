@@ -9,8 +9,8 @@
 //! closes only that child's parts. `codex mcp-server`'s `codex/event` notifications carry core
 //! EventMsgs and go to the shared EventMsg handling.
 
+use crate::providers::hash::{HashMap, HashSet};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::Value;

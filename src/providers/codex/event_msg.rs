@@ -2,8 +2,8 @@
 //! (`event_msg` payloads) and the old `{"id","msg"}` stream. Begin/end pairs are joined by
 //! `call_id` into one part; `item_completed` carries the newer typed items (PascalCase types).
 
+use crate::providers::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;

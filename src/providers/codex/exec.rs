@@ -3,8 +3,8 @@
 //! again after its first call finished gets a new part id (`item_0#2`). The web_search item's
 //! duplicated `id` key is handled by `wire::parse_item` (first wins). No timing in this dialect.
 
+use crate::providers::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;

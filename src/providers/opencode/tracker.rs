@@ -2,7 +2,7 @@
 //! whichever dialect, into a [`PartUpdate`] (one part per `callID || id`), and closes the open
 //! parts of an aborted session or message.
 
-use std::collections::HashMap;
+use crate::providers::hash::HashMap;
 
 use serde_json::Value;
 
@@ -96,9 +96,9 @@ impl Tracker {
         Tracker {
             sessions: SessionScan::default(),
             cwd: cwd.map(str::to_owned),
-            call_owner: HashMap::new(),
-            ids: HashMap::new(),
-            owners: HashMap::new(),
+            call_owner: HashMap::default(),
+            ids: HashMap::default(),
+            owners: HashMap::default(),
             noted_next_tool: false,
         }
     }
