@@ -1,5 +1,5 @@
-//! The scans' parse as it was first written, through serde_json's own deserializer: the oracle
-//! the hand-written [`super::Parser`] is held to (what one refuses the other refuses, what one
+//! The scans' parse as it was first written, through serde_json's own deserializer: the oracle the
+//! hand-written parser ([`super::parser`]) is held to (what one refuses the other refuses, what one
 //! reads the other reads).
 
 use std::borrow::Cow;

@@ -1,0 +1,210 @@
+//! The scans' JSON parse: a tree of [`Node`]s holding only what some scan reads. Every object key
+//! the scans look up is kept (its value pruned the same way); the argument containers are kept
+//! whole (their keys are the tool's own); everything else is skipped without being built (tool
+//! outputs, file contents, usage blocks, the duplicated `toolUseResult` of a transcript). A
+//! `content` string is dropped too: the scans only read `content` as a list of blocks.
+//!
+//! Skipping costs a scan of the bytes, building costs an allocation per array and object (and
+//! per string that holds an escape): on recorded streams most bytes are in the skipped parts. The
+//! tree borrows its keys and plain strings from the line, and an object is a list of its entries
+//! (a pruned object has a handful), so nothing is hashed; what a scan keeps of it becomes a
+//! `serde_json::Value` only then ([`Node::to_value`]). A line that is not JSON is still refused
+//! as a whole.
+//!
+//! The parser ([`parser`]) is written here rather than driven through serde_json's deserializer,
+//! for speed: a skipped string costs one look per sixteen bytes and per escape, not a call per
+//! escape. It refuses and reads exactly what serde_json does: it hands serde_json what is rare and
+//! subtle (escaped strings it keeps, numbers that are not small whole ones), and property tests
+//! hold it to the serde_json-driven parse it replaced (`oracle.rs`, compiled for the tests only).
+//!
+//! When a scan starts reading a new key, add it to [`keep`] (as whole if its keys are not known
+//! in advance): the scans' tests run through this parse, so a missing key fails them.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::{Map, Number, Value};
+
+use super::MEANINGFUL_KEYS;
+
+#[cfg(test)]
+mod oracle;
+mod parser;
+#[cfg(test)]
+mod tests;
+
+/// A JSON value as the scans read it, borrowing from the line it was parsed from. An object's
+/// entries keep their first position and last value, as in a `serde_json::Value` of the same
+/// text, so a key given twice reads the same either way.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Node<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Node<'a>>),
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+}
+
+impl<'a> Node<'a> {
+    /// The value under `key` of an object.
+    pub(crate) fn get(&self, key: &str) -> Option<&Node<'a>> {
+        self.as_object()?
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_bool(&self) -> Option<bool> {
+        match self {
+            Node::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_i64(&self) -> Option<i64> {
+        match self {
+            Node::Number(n) => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_array(&self) -> Option<&[Node<'a>]> {
+        match self {
+            Node::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_object(&self) -> Option<&[(Cow<'a, str>, Node<'a>)]> {
+        match self {
+            Node::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_object(&self) -> bool {
+        matches!(self, Node::Object(_))
+    }
+
+    /// True for values that say nothing: null, "", {}, [].
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Node::Null => true,
+            Node::String(s) => s.is_empty(),
+            Node::Object(o) => o.is_empty(),
+            Node::Array(a) => a.is_empty(),
+            Node::Bool(_) | Node::Number(_) => false,
+        }
+    }
+
+    /// The same value as a `serde_json::Value` (what a scan keeps of a call's arguments).
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Number(n) => Value::Number(n.clone()),
+            Node::String(s) => Value::String(s.as_ref().to_owned()),
+            Node::Array(a) => Value::Array(a.iter().map(Node::to_value).collect()),
+            Node::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.as_ref().to_owned(), v.to_value()))
+                    .collect::<Map<String, Value>>(),
+            ),
+        }
+    }
+}
+
+/// JSON text, as a `serde_json::Value` of the same value prints (a request id as a map key).
+impl fmt::Display for Node<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_value(), f)
+    }
+}
+
+/// What to do with the value under a key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// Build it, pruning the objects inside it.
+    Pruned,
+    /// Build it whole.
+    Whole,
+    /// Build it pruned, but drop it if it is a string.
+    NoString,
+    /// Do not build it.
+    Skip,
+}
+
+fn keep(key: &str) -> Keep {
+    // A match on the key compiles to a switch on its length, then a comparison or two.
+    match key {
+        "content" => Keep::NoString,
+        "Err" | "Ok" | "action" | "callID" | "call_id" | "content_block" | "data" | "error"
+        | "event" | "exit" | "exitCode" | "exit_code" | "id" | "isError" | "is_backgrounded"
+        | "is_error" | "item" | "itemId" | "kind" | "message" | "messages" | "metadata"
+        | "method" | "msg" | "name" | "namespace" | "optionId" | "options" | "outcome"
+        | "output" | "params" | "part" | "parts" | "payload" | "properties" | "reason"
+        | "result" | "server" | "sessionID" | "sessionId" | "sessionUpdate" | "state"
+        | "status" | "stopReason" | "subtype" | "success" | "threadId" | "tool" | "toolCall"
+        | "toolCallId" | "toolName" | "tool_use_id" | "turnId" | "type" | "update"
+        | "working_directory" => Keep::Pruned,
+        "_meta" | "arguments" | "changes" | "input" | "invocation" | "rawInput" => Keep::Whole,
+        k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
+        _ => Keep::Skip,
+    }
+}
+
+/// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
+pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
+    parser::parse(bytes, std::str::from_utf8(bytes).ok(), false)
+}
+
+/// Parse `text` as JSON, keeping all of it (a call's arguments given as a JSON string).
+pub(crate) fn parse_whole(text: &str) -> Option<Node<'_>> {
+    parser::parse(text.as_bytes(), Some(text), true)
+}
+
+/// How many `content` values, one inside another, are parsed on their own. Each such parse has
+/// the nesting limit afresh, so without a cap a line of nested `content` lists nests parses until
+/// the stack overflows. Real streams nest two; deeper ones are dropped.
+const MAX_HOPS: u8 = 8;
+
+/// How many arrays and objects a parse builds one inside another, as serde_json counts them
+/// (127: a 128th is refused). Values that are skipped are not built and not counted.
+const DEPTH: u8 = 128;
+
+/// Give a key that came more than once its first position and its last value, as a
+/// `serde_json::Value` map does. Checked pairwise in a small object, by sorting in a large one
+/// (never quadratic); rebuilt only when a key did repeat.
+fn dedupe<'a>(entries: &mut Vec<(Cow<'a, str>, Node<'a>)>) {
+    let n = entries.len();
+    let repeats = if n <= 8 {
+        (1..n).any(|i| entries[..i].iter().any(|(k, _)| *k == entries[i].0))
+    } else {
+        let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
+        keys.sort_unstable();
+        keys.windows(2).any(|w| w[0] == w[1])
+    };
+    if !repeats {
+        return;
+    }
+    let mut at: crate::rules::support::HashMap<String, usize> = Default::default();
+    let mut out: Vec<(Cow<'a, str>, Node<'a>)> = Vec::with_capacity(n);
+    for (k, v) in entries.drain(..) {
+        match at.get(k.as_ref()) {
+            Some(&i) => out[i].1 = v,
+            None => {
+                at.insert(k.as_ref().to_owned(), out.len());
+                out.push((k, v));
+            }
+        }
+    }
+    *entries = out;
+}

@@ -1,0 +1,381 @@
+//! The hand-written JSON parser behind [`super::parse`] (see the module's documentation there).
+
+use std::borrow::Cow;
+
+use serde_json::Number;
+
+use super::{DEPTH, Keep, MAX_HOPS, Node, dedupe, keep};
+use crate::stream::json_text;
+
+/// `bytes` as one JSON value (`text`: the same bytes, when they are known to be UTF-8), pruned
+/// or, with `whole`, kept whole.
+pub(super) fn parse<'a>(bytes: &'a [u8], text: Option<&'a str>, whole: bool) -> Option<Node<'a>> {
+    Parser::new(bytes, text).top(How { hops: 0, whole })
+}
+
+#[derive(Clone, Copy)]
+struct How {
+    /// `content` values parsed on their own around this one.
+    hops: u8,
+    /// Inside a value kept whole: every key is kept.
+    whole: bool,
+}
+
+/// A parser of one JSON text, as serde_json reads it: what it refuses, this refuses, and what it
+/// reads, this reads to the same values (a property test holds the two to that). What is
+/// skipped is checked as serde_json checks a value it ignores (the grammar and the escapes, not
+/// the UTF-8 of its strings, with no nesting limit); what is built is checked as serde_json
+/// checks what it builds. Strings are looked at sixteen bytes at a time
+/// ([`json_text::block`]): escapes come every few bytes in a tool's output or a file's text,
+/// and each costs one look at the sixteen bytes after it.
+struct Parser<'a> {
+    s: &'a [u8],
+    /// The same bytes as text, when they are UTF-8 (checked once, in one pass): a string is
+    /// then borrowed without a check of its own.
+    text: Option<&'a str>,
+    i: usize,
+    /// The arrays and objects being skipped, innermost last.
+    open: Vec<u8>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(s: &'a [u8], text: Option<&'a str>) -> Self {
+        Parser {
+            s,
+            text,
+            i: 0,
+            open: Vec::new(),
+        }
+    }
+
+    /// One value and nothing after it but white space.
+    fn top(mut self, how: How) -> Option<Node<'a>> {
+        let v = self.value(how, DEPTH)?;
+        match self.ws() {
+            None => Some(v),
+            Some(_) => None,
+        }
+    }
+
+    /// The next byte that is not white space, not taken; `None` at the end.
+    fn ws(&mut self) -> Option<u8> {
+        while let Some(&b) = self.s.get(self.i) {
+            match b {
+                b' ' | b'\n' | b'\t' | b'\r' => self.i += 1,
+                _ => return Some(b),
+            }
+        }
+        None
+    }
+
+    /// Take `b` as the next byte after white space.
+    fn expect(&mut self, b: u8) -> Option<()> {
+        if self.ws()? != b {
+            return None;
+        }
+        self.i += 1;
+        Some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        if !self.s[self.i..].starts_with(word) {
+            return None;
+        }
+        self.i += word.len();
+        Some(())
+    }
+
+    /// A value, built as `how` says; `depth` more arrays and objects may open, less one.
+    fn value(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
+        Some(match self.ws()? {
+            b'"' => {
+                self.i += 1;
+                Node::String(self.string()?)
+            }
+            open @ (b'[' | b'{') => {
+                let depth = depth - 1;
+                if depth == 0 {
+                    return None;
+                }
+                self.i += 1;
+                if open == b'[' {
+                    self.array(how, depth)?
+                } else {
+                    self.object(how, depth)?
+                }
+            }
+            b't' => {
+                self.literal(b"true")?;
+                Node::Bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                Node::Bool(false)
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                Node::Null
+            }
+            b'-' | b'0'..=b'9' => Node::Number(self.number()?),
+            _ => return None,
+        })
+    }
+
+    fn array(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
+        let mut out = Vec::new();
+        if self.ws()? == b']' {
+            self.i += 1;
+            return Some(Node::Array(out));
+        }
+        loop {
+            out.push(self.value(how, depth)?);
+            match self.ws()? {
+                b',' => self.i += 1,
+                b']' => break,
+                _ => return None,
+            }
+        }
+        self.i += 1;
+        Some(Node::Array(out))
+    }
+
+    fn object(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
+        let mut out = Vec::new();
+        if self.ws()? == b'}' {
+            self.i += 1;
+            return Some(Node::Object(out));
+        }
+        loop {
+            self.expect(b'"')?;
+            let key = self.string()?;
+            self.expect(b':')?;
+            match if how.whole { Keep::Whole } else { keep(&key) } {
+                Keep::Skip => {
+                    self.skip()?;
+                }
+                Keep::Whole => {
+                    let v = self.value(How { whole: true, ..how }, depth)?;
+                    out.push((key, v));
+                }
+                Keep::Pruned => {
+                    let v = self.value(how, depth)?;
+                    out.push((key, v));
+                }
+                Keep::NoString => {
+                    let v = self.no_string(how)?;
+                    out.push((key, v));
+                }
+            }
+            match self.ws()? {
+                b',' => self.i += 1,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        self.i += 1;
+        dedupe(&mut out);
+        Some(Node::Object(out))
+    }
+
+    /// A `content` value: skipped first, so that a long string is never unescaped; then, unless
+    /// it is a string (or lies too many `content`s deep), parsed on its own with a nesting limit
+    /// afresh. Its text must be UTF-8 even where it is skipped, as serde_json reads it as text.
+    fn no_string(&mut self, how: How) -> Option<Node<'a>> {
+        self.ws()?;
+        let start = self.i;
+        self.skip()?;
+        let raw = &self.s[start..self.i];
+        let text = match self.text {
+            Some(text) => text.get(start..self.i)?,
+            None => std::str::from_utf8(raw).ok()?,
+        };
+        if raw[0] == b'"' || how.hops >= MAX_HOPS {
+            return Some(Node::Null);
+        }
+        Parser::new(raw, Some(text)).value(
+            How {
+                hops: how.hops + 1,
+                whole: false,
+            },
+            DEPTH,
+        )
+    }
+
+    /// A string after its opening quote: borrowed from the text when it holds no escape.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.i;
+        if !self.string_end()? {
+            let end = self.i - 1;
+            return match self.text {
+                Some(text) => text.get(start..end),
+                None => std::str::from_utf8(&self.s[start..end]).ok(),
+            }
+            .map(Cow::Borrowed);
+        }
+        // Escapes are rare in what is built: serde_json decodes them, surrogates and all.
+        serde_json::from_slice::<String>(&self.s[start - 1..self.i])
+            .ok()
+            .map(Cow::Owned)
+    }
+
+    /// Past the closing quote of the string whose body starts here, every escape checked as
+    /// serde_json checks an ignored string's; a control byte refuses it. Whether it held an
+    /// escape. Every quote and backslash of a block is taken from the one look at it.
+    fn string_end(&mut self) -> Option<bool> {
+        let s = self.s;
+        let mut i = self.i;
+        let mut escaped = false;
+        while let Some(chunk) = s.get(i..i + 16) {
+            let b = json_text::block(chunk.try_into().ok()?);
+            // Only what lies before the first control byte (exact: the lowest bit) counts.
+            let controls = b.controls.trailing_zeros().min(16);
+            let mut quotes = b.quotes & ((1 << controls) - 1);
+            let mut next = 16;
+            while quotes != 0 {
+                let at = i + quotes.trailing_zeros() as usize;
+                if s[at] == b'"' {
+                    self.i = at + 1;
+                    return Some(escaped);
+                }
+                escaped = true;
+                next = at + escape_len(s, at)? - i;
+                if next >= 16 {
+                    break;
+                }
+                quotes &= !0 << next;
+                next = 16;
+            }
+            if quotes == 0 && controls < 16 {
+                return None;
+            }
+            i += next;
+        }
+        loop {
+            match *s.get(i)? {
+                b'"' => {
+                    self.i = i + 1;
+                    return Some(escaped);
+                }
+                b'\\' => {
+                    escaped = true;
+                    i += escape_len(s, i)?;
+                }
+                0..=0x1f => return None,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// A number, read by serde_json but for a small whole one.
+    fn number(&mut self) -> Option<Number> {
+        let start = self.i;
+        self.skip_number()?;
+        let text = &self.s[start..self.i];
+        if text.len() < 20 && text.iter().all(u8::is_ascii_digit) {
+            let n = text.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+            return Some(n.into());
+        }
+        serde_json::from_slice(text).ok()
+    }
+
+    /// Past a number, checked as serde_json checks one it ignores (the grammar, not the range).
+    fn skip_number(&mut self) -> Option<()> {
+        let s = self.s;
+        let digits = |i: usize| i + s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut i = self.i + usize::from(s[self.i] == b'-');
+        i = match s.get(i)? {
+            b'0' if s.get(i + 1).is_some_and(u8::is_ascii_digit) => return None,
+            b'0' => i + 1,
+            b'1'..=b'9' => digits(i + 1),
+            _ => return None,
+        };
+        if s.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        if matches!(s.get(i), Some(b'e' | b'E')) {
+            i += 1 + usize::from(matches!(s.get(i + 1), Some(b'+' | b'-')));
+            let end = digits(i);
+            if end == i {
+                return None;
+            }
+            i = end;
+        }
+        self.i = i;
+        Some(())
+    }
+
+    /// Past one value, built into nothing and checked as serde_json checks a value it ignores
+    /// (its strings' escapes, not their UTF-8). Arrays and objects are followed on a stack, not
+    /// by recursion: there is no limit to how deep they may go.
+    fn skip(&mut self) -> Option<()> {
+        self.open.clear();
+        loop {
+            match self.ws()? {
+                b'"' => {
+                    self.i += 1;
+                    self.string_end()?;
+                }
+                open @ (b'[' | b'{') => {
+                    self.i += 1;
+                    let close = if open == b'[' { b']' } else { b'}' };
+                    if self.ws()? != close {
+                        self.open.push(open);
+                        if open == b'{' {
+                            self.skip_key()?;
+                        }
+                        continue;
+                    }
+                    self.i += 1;
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.skip_number()?,
+                _ => return None,
+            }
+            // A value is over: close what it ended, or go on to the next.
+            loop {
+                let Some(&open) = self.open.last() else {
+                    return Some(());
+                };
+                match (self.ws()?, open) {
+                    (b',', b'[') => {
+                        self.i += 1;
+                        break;
+                    }
+                    (b',', _) => {
+                        self.i += 1;
+                        self.skip_key()?;
+                        break;
+                    }
+                    (b']', b'[') | (b'}', b'{') => {
+                        self.i += 1;
+                        self.open.pop();
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// Past an object key and its colon.
+    fn skip_key(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        self.string_end()?;
+        self.expect(b':')
+    }
+}
+
+/// The length of the escape whose backslash is at `at`, when serde_json takes it (any four hex
+/// digits after `\u`: a lone surrogate is refused only where a string is built).
+fn escape_len(s: &[u8], at: usize) -> Option<usize> {
+    match s.get(at + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' if s.get(at + 2..at + 6)?.iter().all(u8::is_ascii_hexdigit) => Some(6),
+        _ => None,
+    }
+}
