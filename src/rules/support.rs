@@ -7,11 +7,9 @@ use serde_json::Value;
 
 use crate::model::{NormalizedDocument, PartEvent};
 
-/// The rules' hash maps: std's maps with foldhash's hasher (the one hashbrown uses by default),
-/// seeded at random per process like std's, and several times cheaper than SipHash on the short
-/// ids the rules look up for every part and event. Build one with `default()`.
-pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-pub(crate) type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+/// The rules' hash maps: the core's (a keyed hash several times cheaper than SipHash on the
+/// short ids the rules look up for every part and event). Build one with `default()`.
+pub(crate) use crate::providers::hash::{HashMap, HashSet};
 
 /// Positions of each part's events in a document, by part id: most rules look up every part's
 /// events, and a scan of all events per part would be quadratic on large fixtures.

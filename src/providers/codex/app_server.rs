@@ -9,7 +9,6 @@
 //! closes only that child's parts. `codex mcp-server`'s `codex/event` notifications carry core
 //! EventMsgs and go to the shared EventMsg handling.
 
-use crate::providers::hash::{HashMap, HashSet};
 use std::borrow::Cow;
 
 use serde::Deserialize;
@@ -17,6 +16,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::model::{TimeValue, Timing, ToolError, ToolMetadata, ToolState};
+use crate::providers::hash::{HashMap, HashSet};
 use crate::providers::{
     LineNormalizer, NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json,
     raw_to_value,

@@ -2,7 +2,6 @@
 //! (`event_msg` payloads) and the old `{"id","msg"}` stream. Begin/end pairs are joined by
 //! `call_id` into one part; `item_completed` carries the newer typed items (PascalCase types).
 
-use crate::providers::hash::HashMap;
 use std::borrow::Cow;
 
 use serde::Deserialize;
@@ -10,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::{TimeValue, Timing, ToolMetadata, ToolState};
+use crate::providers::hash::HashMap;
 use crate::providers::{PartStore, PartUpdate, raw_to_value, titles};
 
 use super::tools::{self, Command};

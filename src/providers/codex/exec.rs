@@ -3,13 +3,13 @@
 //! again after its first call finished gets a new part id (`item_0#2`). The web_search item's
 //! duplicated `id` key is handled by `wire::parse_item` (first wins). No timing in this dialect.
 
-use crate::providers::hash::HashMap;
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::{Timing, ToolMetadata};
+use crate::providers::hash::HashMap;
 use crate::providers::{
     LineNormalizer, NormalizeOptions, PartStore, first_line, line_text, parse_json,
 };

@@ -68,13 +68,26 @@ impl<'a> Parser<'a> {
         None
     }
 
+    /// Take `b` if it is the next byte after white space; whether it was. `None` at the end.
+    fn take(&mut self, b: u8) -> Option<bool> {
+        let taken = self.ws()? == b;
+        self.i += usize::from(taken);
+        Some(taken)
+    }
+
     /// Take `b` as the next byte after white space.
     fn expect(&mut self, b: u8) -> Option<()> {
-        if self.ws()? != b {
-            return None;
+        self.take(b)?.then_some(())
+    }
+
+    /// After an array's element or an object's entry: `true` past a comma (another follows),
+    /// `false` past `close`.
+    fn more(&mut self, close: u8) -> Option<bool> {
+        if self.take(b',')? {
+            return Some(true);
         }
-        self.i += 1;
-        Some(())
+        self.expect(close)?;
+        Some(false)
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -123,26 +136,20 @@ impl<'a> Parser<'a> {
 
     fn array(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
         let mut out = Vec::new();
-        if self.ws()? == b']' {
-            self.i += 1;
-            return Some(Node::Array(out));
-        }
-        loop {
-            out.push(self.value(how, depth)?);
-            match self.ws()? {
-                b',' => self.i += 1,
-                b']' => break,
-                _ => return None,
+        if !self.take(b']')? {
+            loop {
+                out.push(self.value(how, depth)?);
+                if !self.more(b']')? {
+                    break;
+                }
             }
         }
-        self.i += 1;
         Some(Node::Array(out))
     }
 
     fn object(&mut self, how: How, depth: u8) -> Option<Node<'a>> {
         let mut out = Vec::new();
-        if self.ws()? == b'}' {
-            self.i += 1;
+        if self.take(b'}')? {
             return Some(Node::Object(out));
         }
         loop {
@@ -166,13 +173,10 @@ impl<'a> Parser<'a> {
                     out.push((key, v));
                 }
             }
-            match self.ws()? {
-                b',' => self.i += 1,
-                b'}' => break,
-                _ => return None,
+            if !self.more(b'}')? {
+                break;
             }
         }
-        self.i += 1;
         dedupe(&mut out);
         Some(Node::Object(out))
     }
@@ -322,14 +326,13 @@ impl<'a> Parser<'a> {
                 open @ (b'[' | b'{') => {
                     self.i += 1;
                     let close = if open == b'[' { b']' } else { b'}' };
-                    if self.ws()? != close {
+                    if !self.take(close)? {
                         self.open.push(open);
                         if open == b'{' {
                             self.skip_key()?;
                         }
                         continue;
                     }
-                    self.i += 1;
                 }
                 b't' => self.literal(b"true")?,
                 b'f' => self.literal(b"false")?,
