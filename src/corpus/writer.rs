@@ -306,7 +306,31 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
 /// `text`'s, more only when a control byte needs six), and all the quotes and backslashes of a
 /// block are escaped in one go. `buf` is grown when it is too short, never shrunk: what lies past
 /// the length returned is left over, so a caller that keeps `buf` never pays for clearing it.
+///
+/// Where the CPU has SSSE3 (nearly every x86_64 one), a block's backslashes go in by two byte
+/// shuffles, whatever their number; elsewhere each run between them is copied on its own.
 pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: the CPU has SSSE3 and POPCNT, checked just above.
+        return unsafe { escape_ssse3(buf, text) };
+    }
+    escape_with::<false>(buf, text)
+}
+
+/// [`escape_json_string`] compiled for a CPU with SSSE3, which its shuffles need (and POPCNT,
+/// which counts a block's flags in one instruction).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3,popcnt")]
+unsafe fn escape_ssse3(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
+    escape_with::<true>(buf, text)
+}
+
+/// [`escape_json_string`]; with `SHUFFLE` (only where the CPU has SSSE3), a block of quotes and
+/// backslashes is spread by [`spread_by_shuffle`].
+#[inline(always)]
+fn escape_with<const SHUFFLE: bool>(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
     /// Room after `at` for the rest of the input (`left` bytes) at two bytes each, an escape of
     /// six, and slack: a block's runs and backslashes write up to 47 bytes past where it starts
     /// in the output, while 16 bytes of input are still to come.
@@ -359,6 +383,14 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
             i += 16;
             continue;
         }
+        #[cfg(target_arch = "x86_64")]
+        if SHUFFLE && b.controls == 0 {
+            if let Some(dst) = buf.get_mut(at..at + 32) {
+                at += spread_by_shuffle(dst, &bytes, b.quotes);
+                i += 16;
+                continue;
+            }
+        }
         if b.controls == 0 {
             // Quotes and backslashes only, as in most blocks of a JSON line that need an
             // escape: the runs between them are copied sixteen bytes at a time from the input
@@ -410,6 +442,64 @@ pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool
     }
     buf[at] = b'"';
     (at + 1, ascii)
+}
+
+/// For each flag pattern of eight bytes, the shuffle that spreads them with a backslash before
+/// each flagged one: lane `i` takes byte `i`, lane 8 (a backslash) goes before a flagged byte,
+/// and the lanes past the `8 + flags` written are zero.
+#[cfg(target_arch = "x86_64")]
+static SPREAD: [[u8; 16]; 256] = {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut flags = 0;
+    while flags < 256 {
+        let (mut i, mut lane) = (0, 0);
+        while i < 8 {
+            if flags >> i & 1 == 1 {
+                table[flags][lane] = 8;
+                lane += 1;
+            }
+            table[flags][lane] = i as u8;
+            lane += 1;
+            i += 1;
+        }
+        flags += 1;
+    }
+    table
+};
+
+/// Write `bytes` at the start of `dst` with a backslash before each byte flagged in `quotes`
+/// (its quotes and backslashes); the length written (16 and one for each flag). Each half is
+/// one byte shuffle of its eight bytes and eight backslashes. Only for a caller compiled with
+/// SSSE3 (it is inlined there, and so are the shuffles).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn spread_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], quotes: u32) -> usize {
+    use std::arch::x86_64::{
+        _mm_loadu_si128, _mm_set1_epi8, _mm_shuffle_epi8, _mm_storeu_si128, _mm_unpackhi_epi64,
+        _mm_unpacklo_epi64,
+    };
+    let (lo, hi) = (quotes as usize & 0xff, quotes as usize >> 8 & 0xff);
+    let lo_len = 8 + lo.count_ones() as usize;
+    let len = lo_len + 8 + hi.count_ones() as usize;
+    assert!(dst.len() >= 32);
+    // SAFETY: the caller runs with SSSE3 (see `escape_ssse3`, the only one to pass `SHUFFLE`);
+    // the loads read `bytes` and a row of `SPREAD`, sixteen bytes each; the stores write sixteen
+    // bytes at 0 and at `lo_len` (at most 16) of `dst`, which holds at least 32.
+    unsafe {
+        let v = _mm_loadu_si128(bytes.as_ptr().cast());
+        let slashes = _mm_set1_epi8(b'\\' as i8);
+        let lo_out = _mm_shuffle_epi8(
+            _mm_unpacklo_epi64(v, slashes),
+            _mm_loadu_si128(SPREAD[lo].as_ptr().cast()),
+        );
+        let hi_out = _mm_shuffle_epi8(
+            _mm_unpackhi_epi64(v, slashes),
+            _mm_loadu_si128(SPREAD[hi].as_ptr().cast()),
+        );
+        _mm_storeu_si128(dst.as_mut_ptr().cast(), lo_out);
+        _mm_storeu_si128(dst.as_mut_ptr().add(lo_len).cast(), hi_out);
+    }
+    len
 }
 
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder
@@ -511,6 +601,31 @@ mod tests {
         }
     }
 
+    /// The escape as the writer runs it (with the shuffles, on a CPU that has them) and with
+    /// copies only.
+    const ESCAPES: [Escape; 2] = [escape_json_string, escape_with::<false>];
+    type Escape = fn(&mut Vec<u8>, &[u8]) -> (usize, bool);
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_flag_pattern_of_a_block_is_spread_by_its_shuffle() {
+        if !(std::arch::is_x86_feature_detected!("ssse3")
+            && std::arch::is_x86_feature_detected!("popcnt"))
+        {
+            eprintln!("skipped: no SSSE3 and POPCNT on this CPU, so the writer does not shuffle");
+            return;
+        }
+        let mut buf = Vec::new();
+        for flags in 0..1u32 << 16 {
+            let text: Vec<u8> = (0..16)
+                .map(|j| if flags >> j & 1 == 1 { b'"' } else { b'a' + j })
+                .collect();
+            let (len, _) = escape_json_string(&mut buf, &text);
+            let want = serde_json::to_string(std::str::from_utf8(&text).unwrap()).unwrap();
+            assert_eq!(&buf[..len], want.as_bytes(), "flags {flags:#06x}");
+        }
+    }
+
     proptest::proptest! {
         /// Escaped as `serde_json` escapes: every control byte, quotes, backslashes (dense, as in
         /// JSON text, with no control byte in the block), any text.
@@ -518,15 +633,17 @@ mod tests {
         fn a_line_is_escaped_as_serde_json_escapes_it(
             text in "(?s)[\\x00-\\x20\"\\\\a-z\u{7f}\u{e9}\u{1F600}]{0,40}|[\"\\\\a-z\u{e9}]{0,64}|\\PC{0,40}"
         ) {
-            // Left over from a longer string: must not show through.
-            let mut buf = vec![b'#'; 200];
-            let (len, ascii) = escape_json_string(&mut buf, text.as_bytes());
-            buf.truncate(len);
-            proptest::prop_assert_eq!(ascii, text.is_ascii());
-            proptest::prop_assert_eq!(
-                String::from_utf8(buf).unwrap(),
-                serde_json::to_string(&text).unwrap()
-            );
+            for escape in ESCAPES {
+                // Left over from a longer string: must not show through.
+                let mut buf = vec![b'#'; 200];
+                let (len, ascii) = escape(&mut buf, text.as_bytes());
+                buf.truncate(len);
+                proptest::prop_assert_eq!(ascii, text.is_ascii());
+                proptest::prop_assert_eq!(
+                    String::from_utf8(buf).unwrap(),
+                    serde_json::to_string(&text).unwrap()
+                );
+            }
         }
     }
 
@@ -564,15 +681,17 @@ mod tests {
                 let mut text = "x".repeat(at);
                 text.push(char::from(b));
                 text.push_str("yz");
-                let mut buf = Vec::new();
-                let (len, ascii) = escape_json_string(&mut buf, text.as_bytes());
-                assert!(ascii);
-                buf.truncate(len);
-                assert_eq!(
-                    String::from_utf8(buf).unwrap(),
-                    serde_json::to_string(&text).unwrap(),
-                    "byte {b:#x} at {at}"
-                );
+                for escape in ESCAPES {
+                    let mut buf = Vec::new();
+                    let (len, ascii) = escape(&mut buf, text.as_bytes());
+                    assert!(ascii);
+                    buf.truncate(len);
+                    assert_eq!(
+                        String::from_utf8(buf).unwrap(),
+                        serde_json::to_string(&text).unwrap(),
+                        "byte {b:#x} at {at}"
+                    );
+                }
             }
         }
     }

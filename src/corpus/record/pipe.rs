@@ -10,7 +10,7 @@ use crate::stream::Direction;
 /// Read size of the passthrough.
 pub const CHUNK: usize = 256 << 10;
 /// Read buffers kept for reuse.
-const BUFFERS: usize = 4;
+const BUFFERS: usize = 16;
 
 /// How a copy ended.
 #[derive(Debug)]
