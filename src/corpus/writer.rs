@@ -17,6 +17,8 @@ use base64::Engine as _;
 use super::format::{Header, Trailer, TrailerRecord};
 use crate::stream::Direction;
 use crate::stream::json_text::block;
+#[cfg(target_arch = "x86_64")]
+use crate::stream::json_text::spread_by_shuffle;
 
 /// Flush (make decodable on disk) once this much JSONL is pending…
 pub const FLUSH_BYTES: usize = 64 * 1024;
@@ -442,64 +444,6 @@ fn escape_with<const SHUFFLE: bool>(buf: &mut Vec<u8>, text: &[u8]) -> (usize, b
     }
     buf[at] = b'"';
     (at + 1, ascii)
-}
-
-/// For each flag pattern of eight bytes, the shuffle that spreads them with a backslash before
-/// each flagged one: lane `i` takes byte `i`, lane 8 (a backslash) goes before a flagged byte,
-/// and the lanes past the `8 + flags` written are zero.
-#[cfg(target_arch = "x86_64")]
-static SPREAD: [[u8; 16]; 256] = {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut flags = 0;
-    while flags < 256 {
-        let (mut i, mut lane) = (0, 0);
-        while i < 8 {
-            if flags >> i & 1 == 1 {
-                table[flags][lane] = 8;
-                lane += 1;
-            }
-            table[flags][lane] = i as u8;
-            lane += 1;
-            i += 1;
-        }
-        flags += 1;
-    }
-    table
-};
-
-/// Write `bytes` at the start of `dst` with a backslash before each byte flagged in `quotes`
-/// (its quotes and backslashes); the length written (16 and one for each flag). Each half is
-/// one byte shuffle of its eight bytes and eight backslashes. Only for a caller compiled with
-/// SSSE3 (it is inlined there, and so are the shuffles).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn spread_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], quotes: u32) -> usize {
-    use std::arch::x86_64::{
-        _mm_loadu_si128, _mm_set1_epi8, _mm_shuffle_epi8, _mm_storeu_si128, _mm_unpackhi_epi64,
-        _mm_unpacklo_epi64,
-    };
-    let (lo, hi) = (quotes as usize & 0xff, quotes as usize >> 8 & 0xff);
-    let lo_len = 8 + lo.count_ones() as usize;
-    let len = lo_len + 8 + hi.count_ones() as usize;
-    assert!(dst.len() >= 32);
-    // SAFETY: the caller runs with SSSE3 (see `escape_ssse3`, the only one to pass `SHUFFLE`);
-    // the loads read `bytes` and a row of `SPREAD`, sixteen bytes each; the stores write sixteen
-    // bytes at 0 and at `lo_len` (at most 16) of `dst`, which holds at least 32.
-    unsafe {
-        let v = _mm_loadu_si128(bytes.as_ptr().cast());
-        let slashes = _mm_set1_epi8(b'\\' as i8);
-        let lo_out = _mm_shuffle_epi8(
-            _mm_unpacklo_epi64(v, slashes),
-            _mm_loadu_si128(SPREAD[lo].as_ptr().cast()),
-        );
-        let hi_out = _mm_shuffle_epi8(
-            _mm_unpackhi_epi64(v, slashes),
-            _mm_loadu_si128(SPREAD[hi].as_ptr().cast()),
-        );
-        _mm_storeu_si128(dst.as_mut_ptr().cast(), lo_out);
-        _mm_storeu_si128(dst.as_mut_ptr().add(lo_len).cast(), hi_out);
-    }
-    len
 }
 
 /// The encoder's output, whose `flush` goes through only when the writer means it: the encoder
