@@ -6,8 +6,10 @@
 #
 # cargo-fuzz (`cargo install cargo-fuzz`) needs a nightly compiler for its `-Z` flags; a stable
 # toolchain does the same with RUSTC_BOOTSTRAP=1, which this script sets. The targets are built
-# without a sanitizer (`--sanitizer none`: the parsing code is safe Rust but for one 16-byte SSE2
-# load from a 16-byte array, in src/stream/json_text.rs, and the C of zstd is not ours),
+# without a sanitizer (`--sanitizer none`: the parsing code is safe Rust but for 16-byte SSE2 and
+# SSSE3 loads, stores and shuffles on bounds-checked slices and arrays, in src/stream/json_text.rs,
+# src/corpus/fast_record.rs and src/corpus/writer.rs, which `cargo fuzz run fixture_reader` with
+# its default address sanitizer covers; and the C of zstd is not ours),
 # optimised (release: no debug assertions, so an arithmetic overflow wraps as in the shipped binary). Seeds come from
 # scripts/fuzz-seeds.sh (run first when fuzz/corpus is missing); what the fuzzer finds adds to
 # fuzz/corpus/<target>, a crash lands in fuzz/artifacts/<target>/ (neither is committed). Every
