@@ -216,10 +216,12 @@ fn run(
     }
 }
 
+/// Record an event's data, then pass it on: in that order, so that an event a reader has seen is
+/// always in the recording, even when an interrupt ends the recording right after it was passed.
 fn emit(data: &mut Vec<u8>, tap: &Tap, out: &mut dyn Write) {
     data.push(b'\n');
-    let _ = out.write_all(data);
     tap.record(Direction::Agent, data);
+    let _ = out.write_all(data);
     data.clear();
 }
 
