@@ -49,8 +49,7 @@ pub(super) fn line_record(line: &[u8], out: &mut Vec<u8>) -> Option<(u64, Direct
 /// own.
 fn unescape<'s>(s: &'s [u8], out: &mut Vec<u8>) -> Option<&'s [u8]> {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("popcnt")
-    {
+    if crate::stream::json_text::has_shuffles() {
         // SAFETY: the CPU has SSSE3 and POPCNT, checked just above.
         return unsafe { unescape_ssse3(s, out) };
     }

@@ -313,8 +313,7 @@ fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
 /// shuffles, whatever their number; elsewhere each run between them is copied on its own.
 pub(crate) fn escape_json_string(buf: &mut Vec<u8>, text: &[u8]) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("popcnt")
-    {
+    if crate::stream::json_text::has_shuffles() {
         // SAFETY: the CPU has SSSE3 and POPCNT, checked just above.
         return unsafe { escape_ssse3(buf, text) };
     }
@@ -553,9 +552,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn every_flag_pattern_of_a_block_is_spread_by_its_shuffle() {
-        if !(std::arch::is_x86_feature_detected!("ssse3")
-            && std::arch::is_x86_feature_detected!("popcnt"))
-        {
+        if !crate::stream::json_text::has_shuffles() {
             eprintln!("skipped: no SSSE3 and POPCNT on this CPU, so the writer does not shuffle");
             return;
         }

@@ -50,6 +50,14 @@ pub(crate) fn block(bytes: &[u8; 16]) -> Block {
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use block_by_words as block;
 
+/// Whether this CPU has what the shuffles below need: SSSE3, and POPCNT to count a block's flags
+/// in one instruction. Checked once per string by the callers, which then run code compiled
+/// with both.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn has_shuffles() -> bool {
+    std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("popcnt")
+}
+
 /// For each flag pattern of eight bytes, the shuffle that spreads them with a backslash before
 /// each flagged one: lane `i` takes byte `i`, lane 8 (a backslash) goes before a flagged byte,
 /// and the lanes past the `8 + flags` written are zero.
