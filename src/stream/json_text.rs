@@ -58,28 +58,36 @@ pub(crate) fn has_shuffles() -> bool {
     std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("popcnt")
 }
 
-/// For each flag pattern of eight bytes, the shuffle that spreads them with a backslash before
-/// each flagged one: lane `i` takes byte `i`, lane 8 (a backslash) goes before a flagged byte,
-/// and the lanes past the `8 + flags` written are zero.
+/// The shuffles of eight bytes, one for each flag pattern: lane by lane, which byte goes there.
+/// `SPREAD` puts lane 8 (a backslash) before each flagged byte; `PACK` leaves the flagged bytes
+/// out. The lanes past what is written are zero.
 #[cfg(target_arch = "x86_64")]
-static SPREAD: [[u8; 16]; 256] = {
+const fn shuffles(spread: bool) -> [[u8; 16]; 256] {
     let mut table = [[0x80u8; 16]; 256];
     let mut flags = 0;
     while flags < 256 {
         let (mut i, mut lane) = (0, 0);
         while i < 8 {
-            if flags >> i & 1 == 1 {
+            let flagged = flags >> i & 1 == 1;
+            if flagged && spread {
                 table[flags][lane] = 8;
                 lane += 1;
             }
-            table[flags][lane] = i as u8;
-            lane += 1;
+            if !flagged || spread {
+                table[flags][lane] = i as u8;
+                lane += 1;
+            }
             i += 1;
         }
         flags += 1;
     }
     table
-};
+}
+
+#[cfg(target_arch = "x86_64")]
+static SPREAD: [[u8; 16]; 256] = shuffles(true);
+#[cfg(target_arch = "x86_64")]
+static PACK: [[u8; 16]; 256] = shuffles(false);
 
 /// Write `bytes` at the start of `dst` with a backslash before each byte flagged in `quotes`
 /// (its quotes and backslashes); the length written (16 and one for each flag). Each half is
@@ -96,8 +104,9 @@ pub(crate) fn spread_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], quotes: u32) -
     let lo_len = 8 + lo.count_ones() as usize;
     let len = lo_len + 8 + hi.count_ones() as usize;
     assert!(dst.len() >= 32);
-    // SAFETY: the caller runs with SSSE3 (the writer's `escape_ssse3`); the loads read `bytes` and a row of `SPREAD`, sixteen bytes each; the stores write sixteen
-    // bytes at 0 and at `lo_len` (at most 16) of `dst`, which holds at least 32.
+    // SAFETY: the caller runs with SSSE3 (the writer's `escape_ssse3`); the loads read `bytes`
+    // and a row of `SPREAD`, sixteen bytes each; the stores write sixteen bytes at 0 and at
+    // `lo_len` (at most 16) of `dst`, which holds at least 32.
     unsafe {
         let v = _mm_loadu_si128(bytes.as_ptr().cast());
         let slashes = _mm_set1_epi8(b'\\' as i8);
@@ -114,26 +123,6 @@ pub(crate) fn spread_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], quotes: u32) -
     }
     len
 }
-
-/// For each flag pattern of eight bytes, the shuffle that packs the bytes not flagged to the
-/// front, in order; the lanes past them are zero.
-#[cfg(target_arch = "x86_64")]
-static PACK: [[u8; 16]; 256] = {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut flags = 0;
-    while flags < 256 {
-        let (mut i, mut lane) = (0, 0);
-        while i < 8 {
-            if flags >> i & 1 == 0 {
-                table[flags][lane] = i as u8;
-                lane += 1;
-            }
-            i += 1;
-        }
-        flags += 1;
-    }
-    table
-};
 
 /// Write the bytes of `bytes` not flagged in `drop` at the start of `dst`, in order; the length
 /// written. Each half is one byte shuffle. Only for a caller compiled with SSSE3 (it is inlined
