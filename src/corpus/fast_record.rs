@@ -86,7 +86,7 @@ fn unescape_with<'s, const SHUFFLE: bool>(s: &'s [u8], out: &mut Vec<u8>) -> Opt
             let specials = b.specials();
             #[cfg(target_arch = "x86_64")]
             if SHUFFLE && specials != 0 && b.controls == 0 {
-                let (end, drop) = plain_escapes(block);
+                let (end, drop) = plain_escapes(block, b.quotes);
                 if end > 0 {
                     // The bytes from `end` on are the shuffle's too (dropped here, and written
                     // after, from where the input stands).
@@ -160,7 +160,8 @@ fn unescape_with<'s, const SHUFFLE: bool>(s: &'s [u8], out: &mut Vec<u8>) -> Opt
     }
 }
 
-/// The plain escapes (`\"`, `\\`, `\/`) of `block`, a block that starts outside any escape, up
+/// The plain escapes (`\"`, `\\`, `\/`) of `block` (whose quotes and backslashes `quotes`
+/// flags, from the block scan), a block that starts outside any escape, up
 /// to its first byte that ends them: a quote not escaped, an escape of another kind, or an
 /// escape whose second byte lies past the block. Returns (bytes of the block before that byte,
 /// the escapes' backslashes there as flags).
@@ -170,14 +171,16 @@ fn unescape_with<'s, const SHUFFLE: bool>(s: &'s [u8], out: &mut Vec<u8>) -> Opt
 /// tells.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn plain_escapes(block: &[u8; 16]) -> (usize, u32) {
+fn plain_escapes(block: &[u8; 16], quotes: u32) -> (usize, u32) {
     use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
     // SAFETY: SSE2 is part of every x86_64 target; the load reads the sixteen bytes of `block`.
-    let (quote, backslash, slash) = unsafe {
+    let (backslash, slash) = unsafe {
         let v = _mm_loadu_si128(block.as_ptr().cast());
         let mask = |b: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))) as u32;
-        (mask(b'"'), mask(b'\\'), mask(b'/'))
+        (mask(b'\\'), mask(b'/'))
     };
+    // The block scan's `quotes` flags quotes and backslashes alike.
+    let quote = quotes & !backslash;
     const ODD: u32 = 0xaaaa_aaaa;
     // Bit set: a backslash that starts an escape, or the byte an escape ends with.
     let code = (((backslash << 1) | ODD).wrapping_sub(backslash) ^ ODD) & 0xffff;

@@ -90,67 +90,67 @@ static SPREAD: [[u8; 16]; 256] = shuffles(true);
 static PACK: [[u8; 16]; 256] = shuffles(false);
 
 /// Write `bytes` at the start of `dst` with a backslash before each byte flagged in `quotes`
-/// (its quotes and backslashes); the length written (16 and one for each flag). Each half is
-/// one byte shuffle of its eight bytes and eight backslashes. Only for a caller compiled with
-/// SSSE3 (it is inlined there, and so are the shuffles): the fixture writer's escape.
+/// (its quotes and backslashes); the length written (16 and one for each flag). Only for a
+/// caller compiled with SSSE3: the fixture writer's escape.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn spread_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], quotes: u32) -> usize {
+    let (lo, hi) = (quotes & 0xff, quotes >> 8 & 0xff);
+    let lo_len = 8 + lo.count_ones() as usize;
+    assert!(dst.len() >= 32);
+    shuffle_halves(dst, bytes, b'\\', &SPREAD, quotes, lo_len);
+    lo_len + 8 + hi.count_ones() as usize
+}
+
+/// Write the bytes of `bytes` not flagged in `drop` at the start of `dst`, in order; the length
+/// written. Only for a caller compiled with SSSE3: the fixture reader's unescape.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn pack_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], drop: u32) -> usize {
+    let (lo, hi) = (drop & 0xff, drop >> 8 & 0xff);
+    let lo_len = 8 - lo.count_ones() as usize;
+    assert!(dst.len() >= 24);
+    shuffle_halves(dst, bytes, 0, &PACK, drop, lo_len);
+    lo_len + 8 - hi.count_ones() as usize
+}
+
+/// Each half of `bytes`, with eight bytes of `fill` after it, shuffled by the row of `table` for
+/// its eight flags in `flags`; the first half's output written at the start of `dst`, the
+/// second's `lo_len` bytes on (sixteen bytes each). The caller runs with SSSE3 (it is inlined
+/// there, and so are the shuffles) and makes sure `dst` holds `lo_len + 16` bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn shuffle_halves(
+    dst: &mut [u8],
+    bytes: &[u8; 16],
+    fill: u8,
+    table: &[[u8; 16]; 256],
+    flags: u32,
+    lo_len: usize,
+) {
     use std::arch::x86_64::{
         _mm_loadu_si128, _mm_set1_epi8, _mm_shuffle_epi8, _mm_storeu_si128, _mm_unpackhi_epi64,
         _mm_unpacklo_epi64,
     };
-    let (lo, hi) = (quotes as usize & 0xff, quotes as usize >> 8 & 0xff);
-    let lo_len = 8 + lo.count_ones() as usize;
-    let len = lo_len + 8 + hi.count_ones() as usize;
-    assert!(dst.len() >= 32);
-    // SAFETY: the caller runs with SSSE3 (the writer's `escape_ssse3`); the loads read `bytes`
-    // and a row of `SPREAD`, sixteen bytes each; the stores write sixteen bytes at 0 and at
-    // `lo_len` (at most 16) of `dst`, which holds at least 32.
+    let (lo, hi) = (flags as usize & 0xff, flags as usize >> 8 & 0xff);
+    assert!(lo_len <= 16 && dst.len() >= lo_len + 16);
+    // SAFETY: the callers (`escape_ssse3` and `unescape_ssse3`, through the two above) run with
+    // SSSE3; the loads read `bytes` and a row of `table`, sixteen bytes each; the stores write
+    // sixteen bytes at 0 and at `lo_len` of `dst`, which holds `lo_len + 16` (asserted).
     unsafe {
         let v = _mm_loadu_si128(bytes.as_ptr().cast());
-        let slashes = _mm_set1_epi8(b'\\' as i8);
+        let fill = _mm_set1_epi8(fill as i8);
         let lo_out = _mm_shuffle_epi8(
-            _mm_unpacklo_epi64(v, slashes),
-            _mm_loadu_si128(SPREAD[lo].as_ptr().cast()),
+            _mm_unpacklo_epi64(v, fill),
+            _mm_loadu_si128(table[lo].as_ptr().cast()),
         );
         let hi_out = _mm_shuffle_epi8(
-            _mm_unpackhi_epi64(v, slashes),
-            _mm_loadu_si128(SPREAD[hi].as_ptr().cast()),
+            _mm_unpackhi_epi64(v, fill),
+            _mm_loadu_si128(table[hi].as_ptr().cast()),
         );
         _mm_storeu_si128(dst.as_mut_ptr().cast(), lo_out);
         _mm_storeu_si128(dst.as_mut_ptr().add(lo_len).cast(), hi_out);
     }
-    len
-}
-
-/// Write the bytes of `bytes` not flagged in `drop` at the start of `dst`, in order; the length
-/// written. Each half is one byte shuffle. Only for a caller compiled with SSSE3 (it is inlined
-/// there, and so are the shuffles): the fixture reader's unescape.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn pack_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], drop: u32) -> usize {
-    use std::arch::x86_64::{
-        _mm_loadu_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_unpackhi_epi64,
-    };
-    let (lo, hi) = (drop as usize & 0xff, drop as usize >> 8 & 0xff);
-    let lo_len = 8 - lo.count_ones() as usize;
-    let len = lo_len + 8 - hi.count_ones() as usize;
-    assert!(dst.len() >= 24);
-    // SAFETY: the caller runs with SSSE3 (the reader's `unescape_ssse3`); the loads read `bytes`
-    // and a row of `PACK`, sixteen bytes each; the stores write sixteen bytes at 0 and at
-    // `lo_len` (at most 8) of `dst`, which holds at least 24.
-    unsafe {
-        let v = _mm_loadu_si128(bytes.as_ptr().cast());
-        let lo_out = _mm_shuffle_epi8(v, _mm_loadu_si128(PACK[lo].as_ptr().cast()));
-        let hi_out = _mm_shuffle_epi8(
-            _mm_unpackhi_epi64(v, v),
-            _mm_loadu_si128(PACK[hi].as_ptr().cast()),
-        );
-        _mm_storeu_si128(dst.as_mut_ptr().cast(), lo_out);
-        _mm_storeu_si128(dst.as_mut_ptr().add(lo_len).cast(), hi_out);
-    }
-    len
 }
 
 /// [`block`] a word at a time, where there is no SSE2 (and in the tests, against it).
