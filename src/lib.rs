@@ -45,6 +45,7 @@ pub mod compare;
 #[cfg(feature = "cli")]
 pub mod corpus;
 pub mod dialects;
+pub(crate) mod hash;
 pub mod model;
 pub mod normalizer;
 #[cfg(feature = "cli")]

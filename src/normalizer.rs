@@ -48,6 +48,59 @@ pub enum Update {
     Diagnostic(Diagnostic),
 }
 
+/// An update as one JSON object, `type` first — the line `toolnorm normalize --follow --emit
+/// parts` prints, and what the JavaScript and Python packages hand out:
+/// `{"type":"dialect","provider","dialect"}`, `{"type":"part","created","event","part"}`,
+/// `{"type":"revised","part"}`, `{"type":"diagnostic","diagnostic"}`.
+///
+/// ```
+/// use toolnorm::{Dialect, Update};
+///
+/// let line = serde_json::to_string(&Update::Dialect(Dialect::ClaudeStreamJson)).unwrap();
+/// assert_eq!(line, r#"{"type":"dialect","provider":"claude","dialect":"stream-json"}"#);
+/// ```
+impl serde::Serialize for Update {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        #[serde(tag = "type", rename_all = "camelCase")]
+        enum Line<'a> {
+            Dialect {
+                provider: &'a str,
+                dialect: &'a str,
+            },
+            Part {
+                created: bool,
+                event: &'a PartEvent,
+                part: &'a NormalizedToolPart,
+            },
+            Revised {
+                part: &'a NormalizedToolPart,
+            },
+            Diagnostic {
+                diagnostic: &'a Diagnostic,
+            },
+        }
+        match self {
+            Update::Dialect(d) => Line::Dialect {
+                provider: d.provider().as_str(),
+                dialect: d.as_str(),
+            },
+            Update::Part {
+                event,
+                part,
+                created,
+            } => Line::Part {
+                created: *created,
+                event,
+                part,
+            },
+            Update::Revised(part) => Line::Revised { part },
+            Update::Diagnostic(diagnostic) => Line::Diagnostic { diagnostic },
+        }
+        .serialize(serializer)
+    }
+}
+
 /// The updates one call caused, in order (an iterator over a buffer the normalizer reuses).
 #[derive(Debug)]
 pub struct Updates<'a>(std::vec::Drain<'a, Update>);
@@ -462,7 +515,7 @@ impl Normalizer {
 pub struct DocumentBuilder {
     dialect: Option<Dialect>,
     parts: Vec<NormalizedToolPart>,
-    index: crate::providers::hash::HashMap<String, usize>,
+    index: crate::hash::HashMap<String, usize>,
     events: Vec<PartEvent>,
     diagnostics: Vec<Diagnostic>,
 }

@@ -10,7 +10,6 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
-pub(crate) mod hash;
 pub mod opencode;
 pub mod probe;
 pub mod store;

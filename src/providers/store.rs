@@ -3,7 +3,7 @@
 //! only moves forward, a terminal state never reverts, output and error never both), records an
 //! event for every change and collects diagnostics.
 
-use crate::providers::hash::HashMap;
+use crate::hash::HashMap;
 
 use serde_json::Value;
 

@@ -9,7 +9,7 @@ use crate::model::{NormalizedDocument, PartEvent};
 
 /// The rules' hash maps: the core's (a keyed hash several times cheaper than SipHash on the
 /// short ids the rules look up for every part and event). Build one with `default()`.
-pub(crate) use crate::providers::hash::{HashMap, HashSet};
+pub(crate) use crate::hash::{HashMap, HashSet};
 
 /// Positions of each part's events in a document, by part id: most rules look up every part's
 /// events, and a scan of all events per part would be quadratic on large fixtures.

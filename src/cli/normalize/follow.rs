@@ -13,12 +13,10 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
 use super::Emit;
 use crate::cli::exit;
 use crate::corpus::load_stream;
-use crate::model::{AcpFrame, Diagnostic, LegacyToolPart, NormalizedToolPart, PartEvent};
+use crate::model::{AcpFrame, LegacyToolPart, NormalizedToolPart};
 use crate::normalizer::{Normalizer, Update};
 use crate::providers::NormalizeOptions;
 
@@ -27,27 +25,6 @@ use crate::providers::NormalizeOptions;
 pub(crate) enum Rendered {
     Stdout(String),
     Stderr(String),
-}
-
-/// `--emit parts`'s line for each update, its `type` first.
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-enum PartsLine<'a> {
-    Dialect {
-        provider: &'a str,
-        dialect: &'a str,
-    },
-    Part {
-        created: bool,
-        event: &'a PartEvent,
-        part: &'a NormalizedToolPart,
-    },
-    Revised {
-        part: &'a NormalizedToolPart,
-    },
-    Diagnostic {
-        diagnostic: &'a Diagnostic,
-    },
 }
 
 /// What `--emit acp` remembers between updates: each part's last snapshot (a `tool_call_update`
@@ -84,36 +61,19 @@ impl AcpLive {
 pub(crate) fn render(emit: Emit, update: &Update, live: &mut AcpLive) -> Option<Rendered> {
     #[cfg(not(feature = "acp"))]
     let _ = live;
-    let line = match update {
-        Update::Dialect(d) => PartsLine::Dialect {
-            provider: d.provider().as_str(),
-            dialect: d.as_str(),
-        },
-        Update::Part {
-            event,
-            part,
-            created,
-        } => PartsLine::Part {
-            created: *created,
-            event,
-            part,
-        },
-        Update::Revised(part) => PartsLine::Revised { part },
-        Update::Diagnostic(diagnostic) => PartsLine::Diagnostic { diagnostic },
-    };
-    let text = match (emit, &line) {
-        (Emit::Parts, _) => return serde_json::to_string(&line).ok().map(Rendered::Stdout),
+    let text = match (emit, update) {
+        (Emit::Parts, _) => return serde_json::to_string(update).ok().map(Rendered::Stdout),
         // The views show parts; what is not a part goes to stderr as `parts` shows it.
-        (_, PartsLine::Dialect { .. } | PartsLine::Diagnostic { .. }) => {
-            return serde_json::to_string(&line).ok().map(Rendered::Stderr);
+        (_, Update::Dialect(_) | Update::Diagnostic(_)) => {
+            return serde_json::to_string(update).ok().map(Rendered::Stderr);
         }
         #[cfg(feature = "acp")]
-        (Emit::Acp, PartsLine::Part { part, .. } | PartsLine::Revised { part }) => live.frame(part),
-        (Emit::AcpLegacy, PartsLine::Part { part, .. } | PartsLine::Revised { part }) => {
-            serde_json::to_string(&AcpFrame::from(*part))
+        (Emit::Acp, Update::Part { part, .. } | Update::Revised(part)) => live.frame(part),
+        (Emit::AcpLegacy, Update::Part { part, .. } | Update::Revised(part)) => {
+            serde_json::to_string(&AcpFrame::from(part))
         }
-        (Emit::Legacy, PartsLine::Part { part, .. } | PartsLine::Revised { part }) => {
-            serde_json::to_string(&LegacyToolPart::from(*part))
+        (Emit::Legacy, Update::Part { part, .. } | Update::Revised(part)) => {
+            serde_json::to_string(&LegacyToolPart::from(part))
         }
     };
     text.ok().map(Rendered::Stdout)
@@ -268,7 +228,7 @@ fn read_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DiagnosticLevel, ToolState};
+    use crate::model::{DiagnosticLevel, PartEvent, ToolState};
     use serde_json::Value;
 
     fn json(text: &str) -> Value {

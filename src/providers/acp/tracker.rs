@@ -9,7 +9,7 @@
 //! `docs/acp.md`) is folded exactly as `model::acp::Fold` does; any other call is derived from
 //! ACP's own fields ([`super::tools`]).
 
-use crate::providers::hash::HashMap;
+use crate::hash::HashMap;
 
 use serde_json::Value;
 use serde_json::value::RawValue;

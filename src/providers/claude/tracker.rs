@@ -3,7 +3,7 @@
 //! subagent task lines, streamed blocks, permission denials and interrupts. Dialect files only
 //! decide which lines carry what and call in here; how a result's text reads is in [`tools`].
 
-use crate::providers::hash::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use serde_json::Value;
 use serde_json::value::RawValue;

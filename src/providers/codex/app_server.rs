@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::hash::{HashMap, HashSet};
 use crate::model::{TimeValue, Timing, ToolError, ToolMetadata, ToolState};
-use crate::providers::hash::{HashMap, HashSet};
 use crate::providers::{
     LineNormalizer, NormalizeOptions, PartStore, PartUpdate, first_line, line_text, parse_json,
     raw_to_value,

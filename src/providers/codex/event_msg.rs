@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::hash::HashMap;
 use crate::model::{TimeValue, Timing, ToolMetadata, ToolState};
-use crate::providers::hash::HashMap;
 use crate::providers::{PartStore, PartUpdate, raw_to_value, titles};
 
 use super::tools::{self, Command};

@@ -8,8 +8,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::hash::HashMap;
 use crate::model::{Timing, ToolMetadata};
-use crate::providers::hash::HashMap;
 use crate::providers::{
     LineNormalizer, NormalizeOptions, PartStore, first_line, line_text, parse_json,
 };

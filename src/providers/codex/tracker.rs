@@ -3,7 +3,7 @@
 //! reported as unknown, and applies one thread item notification ([`Tracker::apply`]) through the
 //! tool builders in [`tools`].
 
-use crate::providers::hash::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use serde_json::Value;
 

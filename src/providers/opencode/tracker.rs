@@ -2,7 +2,7 @@
 //! whichever dialect, into a [`PartUpdate`] (one part per `callID || id`), and closes the open
 //! parts of an aborted session or message.
 
-use crate::providers::hash::HashMap;
+use crate::hash::HashMap;
 
 use serde_json::Value;
 

@@ -1,8 +1,8 @@
-//! The hasher of the normalizers' maps (parts by id, pending results, calls by request): most of
-//! their keys are tool-call ids of a few dozen bytes, looked up on every line. std's SipHash
-//! costs more than the rest of such a lookup, and the core takes no dependency beyond serde, so
-//! this is a small keyed hash of its own: eight bytes at a time, each folded into the state with
-//! one 64 × 64 → 128-bit multiply. Its key comes from std's `RandomState` (fresh per map, random
+//! The keyed hasher of the crate's maps (the normalizers' parts by id, pending results, calls by
+//! request; the rules' indexes): most of their keys are tool-call ids of a few dozen bytes, looked
+//! up on every line. std's SipHash costs more than the rest of such a lookup, and the core takes no
+//! dependency beyond serde, so this is a small keyed hash of its own: eight bytes at a time, each
+//! folded into the state with one 64 × 64 → 128-bit multiply. Its key comes from std's `RandomState` (fresh per map, random
 //! per process), so a stream cannot choose ids that collide without knowing it.
 
 use std::hash::{BuildHasher, Hasher};
