@@ -1,6 +1,7 @@
-//! Rule cases for Claude background tasks whose end only a `<task-notification>` block says, in
-//! the carriers a transcript writes it in: a queued command (`queue-operation` enqueue,
-//! `queued_command` attachment) and a user message, naming the call or only its task.
+//! Rule cases for Claude background tasks: their end said only by a `<task-notification>` block,
+//! in the carriers a transcript writes it in (a queued command — `queue-operation` enqueue,
+//! `queued_command` attachment — and a user message), naming the call or only its task; and a
+//! task's end, which ends its own call and not the turn of the others.
 
 use serde_json::json;
 
@@ -69,6 +70,51 @@ const OTHER_TASK_BEFORE_LAUNCH: &str = concat!(
     "\n"
 );
 
+/// Stream-json: a background Bash `t1`, a foreground `t2` still running when `t1`'s task ends,
+/// then `t2`'s result and the turn's end.
+const TASK_ENDS_DURING_A_CALL: &str = concat!(
+    r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la","description":"List files","run_in_background":true}}]}}"#,
+    "\n",
+    r#"{"type":"system","subtype":"task_started","task_id":"b1x","tool_use_id":"t1","is_backgrounded":true}"#,
+    "\n",
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Command running in background with ID: b1x. Output is being written to: /tmp/b1x.output"}]}}"#,
+    "\n",
+    r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"ls -la","description":"List files"}}]}}"#,
+    "\n",
+    r#"{"type":"system","subtype":"task_notification","task_id":"b1x","tool_use_id":"t1","status":"completed","summary":"Background command \"List files\" completed (exit code 0)"}"#,
+    "\n",
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"a.txt\nb.txt"}]}}"#,
+    "\n",
+    r#"{"type":"result","subtype":"success"}"#,
+    "\n"
+);
+
+/// Both calls of [`TASK_ENDS_DURING_A_CALL`]; `t2` ends on line 6 when `ended`.
+fn task_and_call(ended: bool) -> crate::model::NormalizedDocument {
+    let input =
+        json!({"command": "ls -la", "description": "List files", "run_in_background": true});
+    let t1 = with(bash_part(), json!({"input": input}));
+    let t2 = with(bash_part(), json!({"id": "t2"}));
+    let t2 = if ended {
+        t2
+    } else {
+        with(t2, json!({"state": "running", "output": null}))
+    };
+    let mut events = vec![
+        json!({"line": 1, "partId": "t1", "state": "running"}),
+        json!({"line": 4, "partId": "t2", "state": "running"}),
+        json!({"line": 5, "partId": "t1", "state": "complete"}),
+    ];
+    if ended {
+        events.push(json!({"line": 6, "partId": "t2", "state": "complete"}));
+    }
+    doc(
+        Dialect::ClaudeStreamJson,
+        vec![t1, t2],
+        serde_json::Value::Array(events),
+    )
+}
+
 /// The background Bash of these transcripts, in `state`, with `events`.
 fn background_doc(state: &str, events: serde_json::Value) -> crate::model::NormalizedDocument {
     let input =
@@ -108,6 +154,20 @@ fn held_back() -> crate::model::NormalizedDocument {
 
 pub(super) fn cases() -> Vec<Case> {
     vec![
+        case(
+            "TN013",
+            "a background task's end ends its own call, not the turn of a call still running",
+            false,
+            TASK_ENDS_DURING_A_CALL,
+            task_and_call(true),
+        ),
+        case(
+            "TN013",
+            "a call still running when the turn ends, after a background task's end",
+            true,
+            TASK_ENDS_DURING_A_CALL,
+            task_and_call(false),
+        ),
         case(
             "TN011",
             "background task killed, said by a queued block naming only the task, shown complete",
