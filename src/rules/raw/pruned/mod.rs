@@ -180,7 +180,8 @@ const NOTICE_OPENINGS: &[&[u8]] = &[
     b"Monitor started (task ",
 ];
 
-/// What ends a command moved to the background once it had printed something.
+/// What ends a command moved to the background once it had printed something (each holds
+/// `background`).
 const NOTICE_ENDINGS: &[&[u8]] = &[
     b"backgrounded by user with ID: ",
     b"moved to the background (ID: ",
@@ -206,10 +207,12 @@ pub(super) fn is_notice(raw: &[u8]) -> bool {
     if NOTICE_OPENINGS.iter().any(|o| body.starts_with(o)) {
         return true;
     }
+    // One look for what every ending holds, the endings themselves only where it is.
     let tail = &raw[raw.len().saturating_sub(NOTICE_TAIL)..];
-    NOTICE_ENDINGS
-        .iter()
-        .any(|e| memchr::memmem::find(tail, e).is_some())
+    memchr::memmem::find(tail, b"background").is_some()
+        && NOTICE_ENDINGS
+            .iter()
+            .any(|e| memchr::memmem::find(tail, e).is_some())
 }
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
