@@ -19,7 +19,9 @@
 //! - `opencode export` only: its document, which is read at the end of the stream.
 
 use crate::dialects::{HeldLine, NormalizeError, Sniffer, entry};
-use crate::model::{Diagnostic, NormalizedDocument, NormalizedToolPart, PartEvent, SCHEMA_VERSION};
+use crate::model::{
+    Diagnostic, NormalizedDocument, NormalizedToolPart, PartEvent, SCHEMA_VERSION, UpdateLine,
+};
 use crate::providers::store::Change;
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore};
 use crate::stream::{Dialect, Direction, Provider, RawLine, trim_line};
@@ -50,7 +52,8 @@ pub enum Update {
 }
 
 /// An update as one JSON object, `type` first — the line `toolnorm normalize --follow --emit
-/// parts` prints, and what the JavaScript and Python packages hand out:
+/// parts` prints, and what the JavaScript and Python packages hand out (`Update` in `toolnorm
+/// schema --ts`):
 /// `{"type":"dialect","provider","dialect"}`, `{"type":"part","created","event","part"}`,
 /// `{"type":"revised","part"}`, `{"type":"diagnostic","diagnostic"}`.
 ///
@@ -62,27 +65,8 @@ pub enum Update {
 /// ```
 impl serde::Serialize for Update {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(serde::Serialize)]
-        #[serde(tag = "type", rename_all = "camelCase")]
-        enum Line<'a> {
-            Dialect {
-                provider: &'a str,
-                dialect: &'a str,
-            },
-            Part {
-                created: bool,
-                event: &'a PartEvent,
-                part: &'a NormalizedToolPart,
-            },
-            Revised {
-                part: &'a NormalizedToolPart,
-            },
-            Diagnostic {
-                diagnostic: &'a Diagnostic,
-            },
-        }
         match self {
-            Update::Dialect(d) => Line::Dialect {
+            Update::Dialect(d) => UpdateLine::Dialect {
                 provider: d.provider().as_str(),
                 dialect: d.as_str(),
             },
@@ -90,13 +74,13 @@ impl serde::Serialize for Update {
                 event,
                 part,
                 created,
-            } => Line::Part {
+            } => UpdateLine::Part {
                 created: *created,
                 event,
                 part,
             },
-            Update::Revised(part) => Line::Revised { part },
-            Update::Diagnostic(diagnostic) => Line::Diagnostic { diagnostic },
+            Update::Revised(part) => UpdateLine::Revised { part },
+            Update::Diagnostic(diagnostic) => UpdateLine::Diagnostic { diagnostic },
         }
         .serialize(serializer)
     }
