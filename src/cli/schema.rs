@@ -30,6 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     if args.ts {
         out.write_all(crate::model::typescript_declarations().as_bytes())?;
+        writeln!(out, "{}\n", crate::normalizer::typescript_declaration())?;
         return Ok(exit::SUCCESS);
     }
     let schema = schemars::schema_for!(NormalizedDocument);

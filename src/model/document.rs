@@ -61,25 +61,3 @@ pub struct NormalizedDocument {
     pub events: Vec<PartEvent>,
     pub diagnostics: Vec<Diagnostic>,
 }
-
-/// One update of the streaming normalizer as a JSON object, `type` first: the line `toolnorm
-/// normalize --follow --emit parts` prints (`crate::Update` serializes as this), declared as
-/// `Update` by `toolnorm schema --ts`.
-#[derive(Serialize)]
-#[cfg_attr(feature = "schema", derive(TS), ts(rename = "Update"))]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub(crate) enum UpdateLine<'a> {
-    /// The stream's dialect is known; always the first update.
-    Dialect { provider: &'a str, dialect: &'a str },
-    /// A part was created (`created`) or changed: the event the document records, and the part
-    /// as that line left it.
-    Part {
-        created: bool,
-        event: &'a PartEvent,
-        part: &'a NormalizedToolPart,
-    },
-    /// A later line changed how a part reads, without an event of its own: replaces the part.
-    Revised { part: &'a NormalizedToolPart },
-    /// Something about the stream itself, with its line.
-    Diagnostic { diagnostic: &'a Diagnostic },
-}

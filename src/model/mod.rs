@@ -11,7 +11,6 @@ mod part;
 mod typescript;
 mod views;
 
-pub(crate) use document::UpdateLine;
 pub use document::{Diagnostic, DiagnosticLevel, NormalizedDocument, PartEvent, SCHEMA_VERSION};
 pub use part::{
     Attachment, McpRef, NormalizedToolPart, TimeValue, Timing, ToolError, ToolKind, ToolMetadata,

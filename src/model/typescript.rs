@@ -23,7 +23,6 @@ pub fn declarations() -> String {
         DiagnosticLevel::decl(&cfg),
         Diagnostic::decl(&cfg),
         NormalizedDocument::decl(&cfg),
-        UpdateLine::decl(&cfg),
         LegacyState::decl(&cfg),
         AcpFrame::decl(&cfg),
         LegacyToolPart::decl(&cfg),

@@ -149,9 +149,11 @@ fn schema_is_json_schema_and_ts_declares_the_part() {
     assert!(!ts.contains("bigint"), "numbers must be plain TS numbers");
     // The `--follow --emit parts` lines, as the packages hand them out.
     assert!(
-        ts.contains(
-            r#"export type Update = { "type": "dialect", provider: string, dialect: string, }"#
-        ),
+        ts.contains(r#"export type Update = { "type": "dialect", "#),
+        "{ts}"
+    );
+    assert!(
+        ts.contains(r#"{ "type": "diagnostic", diagnostic: Diagnostic, };"#),
         "{ts}"
     );
     // The protocol's messages alone, as the JavaScript package declares them.
