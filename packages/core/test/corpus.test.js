@@ -1,6 +1,7 @@
 // Every fixture of the shipped corpus through the package: fed line by line to a Normalizer, and
 // in one call to normalize(), each gives exactly its reviewed expected file (compared as JSON
-// values), with the dialect detected from the lines. The fixtures are zstd-compressed, which Node
+// values), with the dialect detected from the lines; line by line, each part update comes with
+// the line that caused it. The fixtures are zstd-compressed, which Node
 // cannot read: the test that runs this suite (tests/cli/wasm.rs) writes each fixture's stream as
 // the `normalize` request `toolnorm verify --impl` would send (docs/protocol.md) under
 // TOOLNORM_REQUESTS/<provider>/<name>.json.
@@ -76,7 +77,12 @@ for (const f of all) {
     const updates = [];
     lines.forEach((l, i) => {
       const unterminated = req.unterminated === true && i === lines.length - 1;
-      updates.push(...n.pushLine(l.text ?? l.bytes, { from: l.from, unterminated }));
+      const caused = n.pushLine(l.text ?? l.bytes, { from: l.from, unterminated });
+      // Detection holds no tool line: a line's part updates come with that line.
+      for (const u of caused) {
+        if (u.type === "part") assert.equal(u.event.line, i + 1, `the update of line ${u.event.line} came at line ${i + 1}`);
+      }
+      updates.push(...caused);
     });
     updates.push(...n.end());
     const streamed = n.finish();
