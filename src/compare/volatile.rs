@@ -12,7 +12,10 @@
 //! - the values a CLI draws anew on every run masked: UUIDs (`<uuid>`), the values of `taskId`,
 //!   `agentId`, `childSessionId` and `sessionId` (`<run-specific>`), the names of the files
 //!   Claude spills long outputs into, Claude's scheduled-job ids and the name it gives the session
-//!   for peer messages, OpenCode session ids inside text (`ses_…`).
+//!   for peer messages, the date of a scheduled job's next run (`next run Dec 4`), OpenCode
+//!   session ids inside text (`ses_…`);
+//! - JSON objects quoted inside text written with their keys sorted (Claude quotes an MCP tool's
+//!   input schema in a failed call's result with its keys in the order of the run).
 //!
 //! Then the parts are matched by what they are, not by their ids nor by their order, since a CLI
 //! numbers items as they start (`codex exec`'s `item_N`) or draws ids at random (a plan's UUID),
@@ -61,6 +64,8 @@ struct Masks {
     peer_name: Regex,
     /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`).
     opencode_session: Regex,
+    /// The date of a scheduled job's next run, the day of the recording (`Next run: Dec 4 3:30am`).
+    next_run: Regex,
 }
 
 static MASKS: LazyLock<Masks> = LazyLock::new(|| {
@@ -71,6 +76,9 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         cron_job: re(r"(?m)(job |^)[0-9a-f]{8}( \(| —)"),
         peer_name: re(r"This session is \S+ \[[0-9a-f]{6}\]"),
         opencode_session: re(r"\bses_[0-9A-Za-z]{20,}"),
+        next_run: re(
+            r"(?i)\b(next run:? )(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}\b",
+        ),
     }
 });
 
@@ -86,6 +94,8 @@ pub fn mask_run_specific(v: &mut Value) {
                 .peer_name
                 .replace_all(&masked, "This session is <peer-name>");
             let masked = m.opencode_session.replace_all(&masked, "<session>");
+            let masked = m.next_run.replace_all(&masked, "${1}<date>");
+            let masked = sort_quoted_json(&masked);
             if masked != s.as_str() {
                 *s = masked.into_owned();
             }
@@ -101,6 +111,46 @@ pub fn mask_run_specific(v: &mut Value) {
             }
         }
         _ => {}
+    }
+}
+
+/// `text` with every JSON object quoted in it (`{"…`) written compactly with its keys sorted.
+fn sort_quoted_json(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("{\"") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("{\"") {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        match values.next() {
+            Some(Ok(v @ Value::Object(_))) => {
+                let end = values.byte_offset();
+                out.push_str(&sorted(v).to_string());
+                rest = &rest[end..];
+            }
+            _ => {
+                out.push('{');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+/// `v` with every object's keys in sorted order (whatever order the map type keeps).
+fn sorted(v: Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let mut entries: Vec<(String, Value)> = o.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
     }
 }
 
@@ -364,7 +414,9 @@ mod tests {
             "title": "Running seq 1 60000",
             "more": ["Scheduled recurring job 9c0c2af7 (Every day at 3:00 AM).",
                 "9c0c2af7 — Every day at 3:00 AM", "This session is work-ea [dfea2f] — the name",
-                "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state"]
+                "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state",
+                "Next run: Dec 4 3:30am", "next run Nov 30 3:30am: check",
+                "schema: {\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}} and {\"x\" not JSON {\"b\":1,\"a\":[{\"d\":1,\"c\":2}]}"]
         }]);
         mask_run_specific(&mut v);
         assert_eq!(
@@ -375,7 +427,9 @@ mod tests {
                 "title": "Running seq 1 60000",
                 "more": ["Scheduled recurring job <job> (Every day at 3:00 AM).",
                     "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
-                    "commit 9c0c2af7 is fine", "<task id=\"<session>\" state"]
+                    "commit 9c0c2af7 is fine", "<task id=\"<session>\" state",
+                    "Next run: <date> 3:30am", "next run <date> 3:30am: check",
+                    "schema: {\"properties\":{\"url\":{\"type\":\"string\"}},\"type\":\"object\"} and {\"x\" not JSON {\"a\":[{\"c\":2,\"d\":1}],\"b\":1}"]
             }])
         );
     }

@@ -82,11 +82,33 @@ pub(crate) fn choose<'a>(
 }
 
 /// What went wrong with a scenario's session itself, for its fixture's result.
-struct Trouble {
-    provider: String,
-    name: String,
-    status: Status,
-    message: String,
+#[derive(Clone, Debug)]
+pub struct Trouble {
+    pub provider: String,
+    /// The fixture's name (`live-<scenario>`).
+    pub name: String,
+    /// `fail` (the session did not go as scripted) or `error` (no recording).
+    pub status: Status,
+    pub message: String,
+}
+
+/// New recordings to judge against expected outputs: the second half of a drift run.
+#[derive(Clone, Debug)]
+pub struct Judge {
+    /// `codex-cli 0.171.0`, as `drift.md` titles it.
+    pub title: String,
+    /// The folder of the new recordings (`<provider>/<name>.jsonl.zst`).
+    pub corpus: PathBuf,
+    /// Their expected outputs.
+    pub expected: PathBuf,
+    /// The known failures.
+    pub expectations: PathBuf,
+    /// The recordings to judge, `provider/name`.
+    pub fixtures: Vec<String>,
+    /// What went wrong while recording (the scenarios without a recording included).
+    pub trouble: Vec<Trouble>,
+    pub reports: PathBuf,
+    pub strict: bool,
 }
 
 /// Run the drift check.
@@ -157,52 +179,69 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
             }
         }
     }
-    if recorded.is_empty() {
-        bail!(
+    let judged = if recorded.is_empty() {
+        Err(anyhow::anyhow!(
             "no scenario could be re-recorded with {}@{version}",
             cli.display()
-        );
+        ))
+    } else {
+        judge(Judge {
+            title: format!("{} {version}", cli.display()),
+            corpus: corpus.clone(),
+            expected: expected.clone(),
+            expectations: PathBuf::from("expectations.toml"),
+            fixtures: recorded,
+            trouble,
+            reports: opts.reports.clone(),
+            strict: opts.strict,
+        })
+    };
+    if opts.corpus.is_none() {
+        let _ = fs::remove_dir_all(&temp);
+    } else {
+        let _ = fs::remove_dir_all(&expected);
     }
+    judged
+}
+
+/// Verify the new recordings against their expected outputs in their stable forms, add what went
+/// wrong while recording, and write every report (`drift.md` included) from the one result.
+pub fn judge(j: Judge) -> anyhow::Result<DriftOutcome> {
     let verified = verify(
         &VerifyOptions {
             implementation: std::sync::Arc::new(
                 crate::verify::implementation::Implementation::BuiltIn,
             ),
             require_all: false,
-            corpus: corpus.clone(),
-            expected: expected.clone(),
-            reports: opts.reports.clone(),
-            expectations: PathBuf::from("expectations.toml"),
+            corpus: j.corpus.clone(),
+            expected: j.expected.clone(),
+            reports: j.reports.clone(),
+            expectations: j.expectations.clone(),
             expectations_required: false,
             jobs: 0,
             // The recordings of this run are the selection: the known failures of other
             // fixtures are not this run's to judge.
             selection: Selection {
-                filter: Some(any_of(&recorded)),
+                filter: Some(any_of(&j.fixtures)),
                 ..Selection::default()
             },
             fail_fast: false,
-            strict: opts.strict,
+            strict: j.strict,
             write_pending: true,
             compare: CompareMode::Stable,
         },
         &|_| {},
         &|_| {},
     );
-    if opts.corpus.is_none() {
-        let _ = fs::remove_dir_all(&temp);
-    } else {
-        let _ = fs::remove_dir_all(&expected);
-    }
     let report = verified.context("failed to verify the new recordings")?;
-    let report = with_trouble(report, trouble)?;
-    report::write_all(&report, &opts.reports)?;
-    let drift_md = opts.reports.join("drift.md");
-    fs::write(&drift_md, markdown(cli, &version, &report)?)
+    let report = with_trouble(report, j.trouble)?;
+    report::write_all(&report, &j.reports)?;
+    let drift_md = j.reports.join("drift.md");
+    fs::write(&drift_md, markdown(&j.title, &report)?)
         .with_context(|| format!("failed to write {}", drift_md.display()))?;
     let changed = failing(&report)?.len();
     Ok(DriftOutcome {
-        scenarios: chosen.len(),
+        scenarios: report.fixtures.len(),
         changed,
         report,
         drift_md,
@@ -295,7 +334,7 @@ fn failing(report: &Report) -> anyhow::Result<Vec<FixtureResult>> {
 }
 
 /// `drift.md`: the verdict and the terminal's closing line, then one section per scenario.
-pub fn markdown(cli: Cli, version: &str, report: &Report) -> anyhow::Result<String> {
+pub fn markdown(title: &str, report: &Report) -> anyhow::Result<String> {
     let fixtures = report
         .fixtures
         .to_vec()
@@ -311,13 +350,12 @@ pub fn markdown(cli: Cli, version: &str, report: &Report) -> anyhow::Result<Stri
         "PASS"
     };
     let mut md = format!(
-        "# Drift: {} {version}\n\n**{verdict}**: {} scenario(s), {changed} changed, {} unchanged.\n\n`{}`\n\n\
+        "# Drift: {title}\n\n**{verdict}**: {} scenario(s), {changed} changed, {} unchanged.\n\n`{}`\n\n\
          Each new recording is verified against the committed expected output, rules included, \
          with the volatile fields left out: timing, the ids a CLI draws or numbers per run, the \
          order of calls that finish in any order (parts are matched by what they are). Diffs are \
          of those stable forms, the committed output (`-`) against the new recording (`+`). \
          verify's full report is beside this file (index.html, report.json, junit.xml).\n\n",
-        cli.display(),
         fixtures.len(),
         fixtures.len() - changed,
         terminal::summary_line(report),
