@@ -10,9 +10,13 @@
 //!   order, each once (the raw line numbers and the number of updates a part got are the run's);
 //! - diagnostics without their raw line numbers;
 //! - the values a CLI draws anew on every run masked: UUIDs (`<uuid>`), the values of `taskId`,
-//!   `agentId`, `childSessionId` and `sessionId` (`<run-specific>`), the names of the files
+//!   `agentId`, `childSessionId` and `sessionId` (`<run-specific>`) wherever the document quotes
+//!   them (and an `agentId: …` in text), the values of keys naming a time or a duration
+//!   (`started_at_ms`, `createdAt`, `timestamp`, `duration_ms`, … → `<time>`) or a process id
+//!   (`pid`, `process_id` → `<pid>`) wherever they are, durations quoted in text
+//!   (`duration_ms: 877`), the names of the files
 //!   Claude spills long outputs into, Claude's scheduled-job ids and the name it gives the session
-//!   for peer messages, the date of a scheduled job's next run (`next run Dec 4`), OpenCode
+//!   for peer messages, when a scheduled job runs next (`next run Dec 4 3:25am`), OpenCode
 //!   session ids inside text (`ses_…`);
 //! - JSON objects quoted inside text written with their keys sorted (Claude quotes an MCP tool's
 //!   input schema in a failed call's result with its keys in the order of the run).
@@ -64,7 +68,12 @@ struct Masks {
     peer_name: Regex,
     /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`).
     opencode_session: Regex,
-    /// The date of a scheduled job's next run, the day of the recording (`Next run: Dec 4 3:30am`).
+    /// An id drawn per run, named in text (`agentId: aeb5fbb2929d67da2`).
+    id_in_text: Regex,
+    /// A duration quoted in text (Claude's `<usage>… duration_ms: 877</usage>`).
+    duration: Regex,
+    /// When a scheduled job runs next: the day of the recording, and a time Claude jitters
+    /// (`Next run: Dec 4 3:30am`).
     next_run: Regex,
 }
 
@@ -76,41 +85,122 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         cron_job: re(r"(?m)(job |^)[0-9a-f]{8}( \(| —)"),
         peer_name: re(r"This session is \S+ \[[0-9a-f]{6}\]"),
         opencode_session: re(r"\bses_[0-9A-Za-z]{20,}"),
+        id_in_text: re(
+            r#"\b(agentId|agent_id|taskId|task_id)(\\?["']?\s*[:=]\s*\\?["']?)([A-Za-z0-9_-]{6,})"#,
+        ),
+        duration: re(
+            r#"\b(duration_ms|durationMs|elapsed_ms|elapsedMs)(\\?["']?\s*[:=]\s*)[0-9]+"#,
+        ),
         next_run: re(
-            r"(?i)\b(next run:? )(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}\b",
+            r"(?i)\b(next run:? )(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}(?: \d{1,2}:\d{2}(?:am|pm)?)?",
         ),
     }
 });
 
 /// Mask the values drawn per run in `v`, wherever they are (see the module's list).
 pub fn mask_run_specific(v: &mut Value) {
+    let drawn = run_drawn_ids(v);
+    mask(v, &drawn);
+}
+
+/// The ids drawn per run that `v` names: the values of the run-specific keys, and the ids text
+/// names (`agentId: …`), longest first (an id that holds another is masked whole).
+fn run_drawn_ids(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => {
+                for c in MASKS.id_in_text.captures_iter(s) {
+                    out.push(c[3].to_owned());
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
+            Value::Object(o) => {
+                for (k, x) in o {
+                    match x {
+                        Value::String(id) if RUN_SPECIFIC_KEYS.contains(&k.as_str()) => {
+                            out.push(id.clone());
+                        }
+                        _ => walk(x, out),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut out);
+    // Only what looks drawn: long enough, and a digit in it or too long for a word (Claude's
+    // task lists number their tasks 1, 2, …, which text quotes in other senses).
+    out.retain(|id| id.len() >= 6 && (id.len() >= 12 || id.bytes().any(|b| b.is_ascii_digit())));
+    out.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    out.dedup();
+    out
+}
+
+fn mask(v: &mut Value, drawn: &[String]) {
     let m = &*MASKS;
     match v {
         Value::String(s) => {
-            let masked = m.uuid.replace_all(s, "<uuid>");
+            let mut text = std::borrow::Cow::Borrowed(s.as_str());
+            for id in drawn {
+                if text.contains(id.as_str()) {
+                    text = text.replace(id.as_str(), "<run-specific>").into();
+                }
+            }
+            let masked = m.uuid.replace_all(&text, "<uuid>");
             let masked = m.spill_file.replace_all(&masked, "tool-results/<file>.txt");
             let masked = m.cron_job.replace_all(&masked, "${1}<job>${2}");
             let masked = m
                 .peer_name
                 .replace_all(&masked, "This session is <peer-name>");
             let masked = m.opencode_session.replace_all(&masked, "<session>");
-            let masked = m.next_run.replace_all(&masked, "${1}<date>");
+            let masked = m.duration.replace_all(&masked, "${1}${2}<ms>");
+            let masked = m.next_run.replace_all(&masked, "${1}<time>");
             let masked = sort_quoted_json(&masked);
             if masked != s.as_str() {
                 *s = masked.into_owned();
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(mask_run_specific),
+        Value::Array(items) => items.iter_mut().for_each(|x| mask(x, drawn)),
         Value::Object(o) => {
             for (k, x) in o.iter_mut() {
+                let leaf = x.is_string() || x.is_number();
                 if RUN_SPECIFIC_KEYS.contains(&k.as_str()) && x.is_string() {
                     *x = Value::String("<run-specific>".to_owned());
+                } else if let Some(what) = volatile_key(k).filter(|_| leaf) {
+                    *x = Value::String(what.to_owned());
                 } else {
-                    mask_run_specific(x);
+                    mask(x, drawn);
                 }
             }
         }
         _ => {}
+    }
+}
+
+/// What the value of key `k` is when it is the run's own: a time (`started_at_ms`, `createdAt`,
+/// `timestamp`, `duration_ms`, …) or a process id (`pid`, `process_id`).
+fn volatile_key(k: &str) -> Option<&'static str> {
+    const TIME_SUFFIXES: &[&str] = &["_at", "_at_ms", "At", "AtMs"];
+    const TIMES: &[&str] = &[
+        "timestamp",
+        "time",
+        "duration_ms",
+        "durationMs",
+        "elapsed_ms",
+        "elapsedMs",
+        "wall_time",
+    ];
+    if TIMES.contains(&k)
+        || TIME_SUFFIXES
+            .iter()
+            .any(|s| k.ends_with(s) && k.len() > s.len())
+    {
+        Some("<time>")
+    } else if matches!(k, "pid" | "process_id" | "processId") {
+        Some("<pid>")
+    } else {
+        None
     }
 }
 
@@ -157,6 +247,16 @@ fn sorted(v: Value) -> Value {
 /// A normalized document's stable form (see the module's list); anything that is not a document
 /// object is returned as it is.
 pub fn stable_view(doc: &Value) -> Value {
+    view_masking(doc, &drawn_in(doc))
+}
+
+/// The ids drawn per run that a document's parts name.
+fn drawn_in(doc: &Value) -> Vec<String> {
+    doc.get("parts").map(run_drawn_ids).unwrap_or_default()
+}
+
+/// [`stable_view`], masking the ids in `drawn` wherever the document quotes them.
+fn view_masking(doc: &Value, drawn: &[String]) -> Value {
     let Some(obj) = doc.as_object() else {
         return doc.clone();
     };
@@ -185,7 +285,7 @@ pub fn stable_view(doc: &Value) -> Value {
                     .iter()
                     .map(|p| {
                         let id = p.get("id").and_then(Value::as_str).unwrap_or_default();
-                        stable_part(p, lifecycles.remove(id))
+                        stable_part(p, lifecycles.remove(id), drawn)
                     })
                     .collect(),
             ),
@@ -197,7 +297,7 @@ pub fn stable_view(doc: &Value) -> Value {
                         if let Some(o) = d.as_object_mut() {
                             o.remove("line");
                         }
-                        mask_run_specific(&mut d);
+                        mask(&mut d, drawn);
                         d
                     })
                     .collect(),
@@ -209,7 +309,7 @@ pub fn stable_view(doc: &Value) -> Value {
     Value::Object(out)
 }
 
-fn stable_part(part: &Value, lifecycle: Option<Vec<Value>>) -> Value {
+fn stable_part(part: &Value, lifecycle: Option<Vec<Value>>, drawn: &[String]) -> Value {
     let mut p = part.clone();
     if let Some(o) = p.as_object_mut() {
         o.remove("timing");
@@ -217,7 +317,7 @@ fn stable_part(part: &Value, lifecycle: Option<Vec<Value>>) -> Value {
             o.insert(LIFECYCLE.to_owned(), Value::Array(states));
         }
     }
-    mask_run_specific(&mut p);
+    mask(&mut p, drawn);
     p
 }
 
@@ -225,8 +325,14 @@ fn stable_part(part: &Value, lifecycle: Option<Vec<Value>>) -> Value {
 /// expected ones and put in their order, with their ids (see the module's doc). The two are
 /// equal exactly when nothing but volatile fields differ.
 pub fn stable_pair(expected: &Value, actual: &Value) -> (Value, Value) {
-    let old = stable_view(expected);
-    let mut new = stable_view(actual);
+    // An id either side names is masked on both: a part that one side lacks still masks the
+    // ids the other side's text quotes from it.
+    let mut drawn = drawn_in(expected);
+    drawn.extend(drawn_in(actual));
+    drawn.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    drawn.dedup();
+    let old = view_masking(expected, &drawn);
+    let mut new = view_masking(actual, &drawn);
     align(&old, &mut new);
     (old, new)
 }
@@ -428,7 +534,7 @@ mod tests {
                 "more": ["Scheduled recurring job <job> (Every day at 3:00 AM).",
                     "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
                     "commit 9c0c2af7 is fine", "<task id=\"<session>\" state",
-                    "Next run: <date> 3:30am", "next run <date> 3:30am: check",
+                    "Next run: <time>", "next run <time>: check",
                     "schema: {\"properties\":{\"url\":{\"type\":\"string\"}},\"type\":\"object\"} and {\"x\" not JSON {\"a\":[{\"c\":2,\"d\":1}],\"b\":1}"]
             }])
         );

@@ -545,6 +545,53 @@ mod tests {
     }
 
     #[test]
+    fn an_unused_entry_is_judged_only_by_the_runs_it_is_about() {
+        let text = "[[known]]\nfixture = \"claude/gone\"\nrule = \"TN004\"\nreason = \"r\"\n\
+                    [[known]]\nfixture = \"acp/live-*-mcp\"\nrule = \"TN004\"\nreason = \"r\"\n\
+                    [[known]]\nfixture = \"**\"\nrule = \"TN004\"\nreason = \"r\"\nprovider = \"codex\"\n";
+        let e = Expectations::parse(text, "x", &[]).unwrap();
+        let unused = |selection: Selection| -> Vec<String> {
+            let glob = selection.matcher().unwrap();
+            e.usage()
+                .unused_where(|entry| selection.owns_entry(glob.as_ref(), entry))
+                .into_iter()
+                .map(|o| o.subject)
+                .collect()
+        };
+        let all = ["claude/gone TN004", "acp/live-*-mcp TN004", "** TN004"];
+        assert_eq!(unused(Selection::default()), all);
+        // --shard splits fixtures, not entries.
+        let shard = Selection {
+            shard: Some("2/3".parse().unwrap()),
+            ..Selection::default()
+        };
+        assert_eq!(unused(shard), all);
+        let provider = |p: Provider, filter: Option<&str>| Selection {
+            provider: Some(p),
+            filter: filter.map(str::to_owned),
+            shard: None,
+        };
+        assert_eq!(unused(provider(Provider::Codex, None)), ["** TN004"]);
+        assert_eq!(
+            unused(provider(Provider::Acp, None)),
+            ["acp/live-*-mcp TN004"]
+        );
+        let filter = |f: &str| Selection {
+            filter: Some(f.to_owned()),
+            ..Selection::default()
+        };
+        assert_eq!(unused(filter("claude/*")), ["claude/gone TN004"]);
+        assert_eq!(unused(filter("acp/*")), ["acp/live-*-mcp TN004"]);
+        assert!(unused(filter("codex/live-*")).is_empty());
+        assert!(
+            unused(filter(
+                "{codex/live-codex-exec-shell,codex/live-codex-app-plan}"
+            ))
+            .is_empty()
+        );
+    }
+
+    #[test]
     fn ci_env_turns_strict_on() {
         assert!(!strict_from_env(None));
         for off in ["", "0", "false", "FALSE"] {
