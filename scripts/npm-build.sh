@@ -10,7 +10,8 @@
 # --platform  the platform it was built for: linux-x64, linux-arm64, linux-x64-musl,
 #             linux-arm64-musl, darwin-x64, darwin-arm64 (default: this machine's)
 # --out       where the two package folders go (default: target/npm): DIR/toolnorm and
-#             DIR/cli-<platform>; `npm pack` or `npm publish` each.
+#             DIR/cli-<platform>; `npm pack` or `npm publish` each. The binary is packaged
+#             stripped; its debug info goes to DIR/debug-<platform>/ (not published on npm).
 #
 # One run packages one platform. A release builds every platform on its own runner (or with a
 # cross toolchain: `cargo build --release --target aarch64-unknown-linux-musl`), runs this script
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
         --binary) binary="$2"; shift 2 ;;
         --platform) platform="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "npm-build: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -90,8 +91,31 @@ for (const p of process.env.PLATFORMS.split(" ")) {
 fs.writeFileSync(process.argv[1], JSON.stringify(pkg, null, 2) + "\n");
 ' "$main/package.json"
 
-# The platform package: the binary, and the fields npm matches the machine with.
-cp "$binary" "$plat/toolnorm"
+# The platform package: the binary, stripped, and the fields npm matches the machine with. The
+# debug info (line tables: file and line in backtraces) is kept beside the packages, not in them:
+# DIR/debug-<platform>/toolnorm.debug (Linux; the binary names it in its .gnu_debuglink) or
+# toolnorm.dSYM (macOS). docs/npm.md says how to use it.
+debug="$out/debug-$platform"
+rm -rf "$debug"
+mkdir -p "$debug"
+case "$platform" in
+    darwin-*)
+        cp "$binary" "$plat/toolnorm"
+        if command -v dsymutil >/dev/null 2>&1; then
+            dsymutil "$binary" -o "$debug/toolnorm.dSYM"
+        fi
+        ${STRIP:-strip} -S -x "$plat/toolnorm"
+        ;;
+    *)
+        objcopy=${OBJCOPY:-objcopy}
+        if ! command -v "$objcopy" >/dev/null 2>&1; then
+            echo "npm-build: $objcopy not found (binutils; or set OBJCOPY, e.g. llvm-objcopy): the binary must ship stripped" >&2
+            exit 2
+        fi
+        "$objcopy" --only-keep-debug "$binary" "$debug/toolnorm.debug"
+        "$objcopy" --strip-all --add-gnu-debuglink="$debug/toolnorm.debug" "$binary" "$plat/toolnorm"
+        ;;
+esac
 chmod 755 "$plat/toolnorm"
 VERSION="$version" PLATFORM="$platform" node -e '
 const fs = require("fs");
@@ -117,4 +141,5 @@ picks this one on $platform.
 README
 
 echo "npm-build: $main (toolnorm $version)"
-echo "npm-build: $plat (@toolnorm/cli-$platform $version)"
+echo "npm-build: $plat (@toolnorm/cli-$platform $version, $(wc -c < "$plat/toolnorm") bytes stripped)"
+echo "npm-build: $debug (debug info, not in the packages)"

@@ -135,7 +135,13 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
         eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
         let provider = s.agent.provider().to_owned();
         let name = s.fixture_name();
-        match run_scenario(s, &run_opts) {
+        // A session that could not run at all (the CLI exited at once, a timeout) is tried once
+        // more: one failed start on a loaded machine says nothing about the release.
+        let recording = run_scenario(s, &run_opts).or_else(|e| {
+            eprintln!("  error: {e:#}; trying once more");
+            run_scenario(s, &run_opts)
+        });
+        match recording {
             Ok(o) => {
                 eprintln!("  recorded in {:.1}s", o.elapsed.as_secs_f64());
                 for p in &o.problems {
