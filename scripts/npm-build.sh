@@ -6,7 +6,8 @@
 #
 #   scripts/npm-build.sh [--binary PATH] [--platform KEY] [--out DIR]
 #
-# --binary    the binary to package (default: `cargo build --release`, then target/release/toolnorm)
+# --binary    the binary to package (default: `cargo build --release --no-default-features
+#             --features cli`, then target/release/toolnorm)
 # --platform  the platform it was built for: linux-x64, linux-arm64, linux-x64-musl,
 #             linux-arm64-musl, darwin-x64, darwin-arm64 (default: this machine's)
 # --out       where the two package folders go (default: target/npm): DIR/toolnorm and
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
         --binary) binary="$2"; shift 2 ;;
         --platform) platform="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "npm-build: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -57,7 +58,9 @@ case " $all_platforms " in
 esac
 
 if [ -z "$binary" ]; then
-    cargo build --release --locked
+    # The npm binaries leave out the HTTPS page server of `scenario run` (feature `https-pages`:
+    # rustls, ring, rcgen), which only the Claude scenarios with pages use (docs/npm.md).
+    cargo build --release --locked --no-default-features --features cli
     binary="target/release/toolnorm"
 fi
 if [ ! -x "$binary" ]; then

@@ -187,7 +187,8 @@ fn the_launcher_forwards_signals_and_dies_of_the_binarys_signal() {
 /// What users download on every install: the platform package of the release build, gzipped.
 const PLATFORM_PACKAGE_BUDGET: u64 = 8_000_000;
 
-/// The release binary as a release packages it: `cargo build --release`, then npm-build.sh. The
+/// The release binary as a release packages it: `cargo build --release` with the npm features,
+/// then npm-build.sh. The
 /// platform package holds the binary stripped, within its size budget, and it still runs; its
 /// debug info lies beside the packages, named by the binary's debug link.
 #[test]
@@ -198,9 +199,18 @@ fn the_platform_package_ships_a_stripped_binary_within_its_size_budget() {
         &sh(
             &root(),
             &cargo,
-            &["build", "--release", "--locked", "--bin", "toolnorm"],
+            &[
+                "build",
+                "--release",
+                "--locked",
+                "--no-default-features",
+                "--features",
+                "cli",
+                "--bin",
+                "toolnorm",
+            ],
         ),
-        "cargo build --release",
+        "cargo build --release, as npm-build.sh builds it",
     );
     let release = root().join("target/release/toolnorm");
     let dir = tempdir();

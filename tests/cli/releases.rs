@@ -167,10 +167,16 @@ fn the_repeat_script_fails_when_runs_of_a_drift_disagree() {
     };
     let (code, out) = run("unchanged\nunchanged\nunchanged\n");
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("3 runs of the drift of codex@0.171.0 agree"), "{out}");
+    assert!(
+        out.contains("3 runs of the drift of codex@0.171.0 agree"),
+        "{out}"
+    );
     let (code, out) = run("changed\nchanged\nchanged\n");
     assert_eq!(code, Some(0), "the runs agree that b changed: {out}");
     let (code, out) = run("unchanged\nchanged\nunchanged\n");
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("run 2 disagrees with run 1") && out.contains("> ## b: changed"), "{out}");
+    assert!(
+        out.contains("run 2 disagrees with run 1") && out.contains("> ## b: changed"),
+        "{out}"
+    );
 }
