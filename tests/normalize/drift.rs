@@ -19,6 +19,7 @@ use toolnorm::compare::{Comparison, canonical_json};
 use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::redact::{RedactOptions, Redactor};
 use toolnorm::corpus::write_fixture;
+use toolnorm::report::terminal::summary_line;
 use toolnorm::scenario::drift::{Judge, judge};
 use toolnorm::stream::{Direction, RawLine};
 
@@ -442,6 +443,11 @@ fn every_drift_report_says_the_same_green_or_red() {
         outcome.report.summary
     );
     assert_eq!((outcome.scenarios, outcome.changed), (4, 0));
+    let terminal = summary_line(&outcome.report);
+    assert!(
+        terminal.starts_with("PASS: 4 fixtures: 4 passed, 0 failed"),
+        "{terminal}"
+    );
     let json: Value = serde_json::from_str(&read(&green, "report.json")).unwrap();
     assert_eq!(json["summary"]["passed"], 4, "{}", json["summary"]);
     assert_eq!(json["summary"]["orphans"], 0, "{}", json["summary"]);
@@ -471,6 +477,11 @@ fn every_drift_report_says_the_same_green_or_red() {
     let outcome = run(&red);
     assert!(outcome.report.summary.fails_gate());
     assert_eq!((outcome.scenarios, outcome.changed), (4, 1));
+    let terminal = summary_line(&outcome.report);
+    assert!(
+        terminal.starts_with("FAIL: 4 fixtures: 3 passed, 1 failed"),
+        "{terminal}"
+    );
     let json: Value = serde_json::from_str(&read(&red, "report.json")).unwrap();
     assert_eq!(json["summary"]["failed"], 1, "{}", json["summary"]);
     let failed: Vec<&Value> = json["fixtures"]
