@@ -359,7 +359,7 @@ pub fn diff_stable(expected: &Value, actual: &Value) -> Option<FixtureDiff> {
     })
 }
 
-/// [`compare`](super::compare) of the two documents' stable forms: the same stable form is
+/// [`compare`] of the two documents' stable forms: the same stable form is
 /// [`Comparison::Same`], however the files are written; a different one is the diff of the
 /// stable forms. An expected file or output that is not one JSON document is compared as it is.
 pub fn compare_stable(expected: &[u8], actual: &str) -> Comparison {
