@@ -147,19 +147,26 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
                 for p in &o.problems {
                     eprintln!("  problem: {p}");
                 }
-                // Verify compares only what was re-recorded: copy just these expected files.
-                let rel = Path::new(&provider).join(format!("{name}.json"));
-                let from = opts.expected.join(&rel);
-                if from.exists() {
-                    let to = expected.join(&rel);
-                    if let Some(p) = to.parent() {
-                        fs::create_dir_all(p)
-                            .with_context(|| format!("failed to create {}", p.display()))?;
-                    }
-                    fs::copy(&from, &to)
-                        .with_context(|| format!("failed to copy {}", from.display()))?;
+                // The recording, and the session transcript kept beside it (`transcript`).
+                let mut names = vec![name.clone()];
+                if o.transcript.is_some() {
+                    names.push(s.transcript_fixture_name());
                 }
-                recorded.push(format!("{provider}/{name}"));
+                for fixture in names {
+                    // Verify compares only what was re-recorded: copy just these expected files.
+                    let rel = Path::new(&provider).join(format!("{fixture}.json"));
+                    let from = opts.expected.join(&rel);
+                    if from.exists() {
+                        let to = expected.join(&rel);
+                        if let Some(p) = to.parent() {
+                            fs::create_dir_all(p)
+                                .with_context(|| format!("failed to create {}", p.display()))?;
+                        }
+                        fs::copy(&from, &to)
+                            .with_context(|| format!("failed to copy {}", from.display()))?;
+                    }
+                    recorded.push(format!("{provider}/{fixture}"));
+                }
                 if !o.problems.is_empty() {
                     trouble.push(Trouble {
                         provider,
