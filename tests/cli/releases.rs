@@ -130,3 +130,53 @@ fn the_drift_script_plans_one_drift_per_newer_release() {
         ]
     );
 }
+
+/// The repeat script fails when runs of one drift disagree on any scenario, and passes when they
+/// agree, whatever they found (here a stand-in toolnorm that writes each run's drift.md from a
+/// list of verdicts).
+#[cfg(unix)]
+#[test]
+fn the_repeat_script_fails_when_runs_of_a_drift_disagree() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir();
+    let fake = dir.path().join("fake-toolnorm");
+    // Run k (counted in a file) says what line k of $SAID says of scenario `b`.
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nout=$6\nn=$(($(cat \"$COUNT\" 2>/dev/null || echo 0) + 1)); echo $n > \"$COUNT\"\n\
+         b=$(sed -n \"${n}p\" \"$SAID\")\nmkdir -p \"$out\"\n\
+         printf '# Drift: x 1\\n\\n**PASS**: 2 scenario(s)\\n\\n## a: unchanged\\n\\n## b: %s\\n' \"$b\" > \"$out/drift.md\"\n\
+         [ \"$b\" = unchanged ]\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = |said: &str| {
+        let case = tempdir();
+        std::fs::write(case.path().join("said"), said).unwrap();
+        let out = std::process::Command::new("sh")
+            .args(["scripts/drift-repeat.sh", "3", "codex@0.171.0"])
+            .current_dir(root())
+            .env("TOOLNORM", &fake)
+            .env("REPORTS", case.path().join("reports"))
+            .env("COUNT", case.path().join("count"))
+            .env("SAID", case.path().join("said"))
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        (out.status.code(), stdout(&out))
+    };
+    let (code, out) = run("unchanged\nunchanged\nunchanged\n");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("3 runs of the drift of codex@0.171.0 agree"),
+        "{out}"
+    );
+    let (code, out) = run("changed\nchanged\nchanged\n");
+    assert_eq!(code, Some(0), "the runs agree that b changed: {out}");
+    let (code, out) = run("unchanged\nchanged\nunchanged\n");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("run 2 disagrees with run 1") && out.contains("> ## b: changed"),
+        "{out}"
+    );
+}

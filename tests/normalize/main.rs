@@ -7,6 +7,7 @@ mod acp;
 mod claude;
 mod codex;
 mod corpus;
+mod drift;
 mod engine_example;
 mod fuzz_regressions;
 mod opencode;
