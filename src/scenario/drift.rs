@@ -47,7 +47,7 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
         format!("--cli {spec:?}: expected NAME@VERSION, e.g. claude@2.1.198, codex@0.172.0, opencode@1.18.34")
     })?;
     let cli = Cli::parse(name).with_context(|| {
-        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, claude-agent-acp or codex-acp)")
+        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, gemini, qwen, claude-agent-acp or codex-acp)")
     })?;
     Ok((cli, version.to_owned()))
 }
@@ -121,11 +121,29 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
                     );
                 }
                 recorded += 1;
+                let mut untitled_here = false;
+                if let Some(new) =
+                    super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
+                {
+                    summary.push_str(&format!(
+                        "## {}: tools without a title
+
+The release declares built-in tools the normalizer has no title and kind for: {}.
+
+",
+                        s.name,
+                        new.join(", ")
+                    ));
+                    eprintln!("  untitled tools: {}", new.join(", "));
+                    // A tool without a title is a change the release made, whatever the parts.
+                    changed += 1;
+                    untitled_here = true;
+                }
                 let old = Path::new("corpus")
                     .join(s.agent.provider())
                     .join(format!("{}.jsonl.zst", s.fixture_name()));
                 let section = compare(&old, &o.fixture, &s.name);
-                if section.changed {
+                if section.changed && !untitled_here {
                     changed += 1;
                 }
                 eprintln!(

@@ -1,11 +1,13 @@
-//! The scripted fake model on 127.0.0.1: speaks the Anthropic Messages, OpenAI Responses and
-//! OpenAI Chat Completions streaming APIs, answering each request from a scenario's turns.
+//! The scripted fake model on 127.0.0.1: speaks the Anthropic Messages, OpenAI Responses, OpenAI
+//! Chat Completions and Gemini (`gemini.rs`) streaming APIs, answering each request from a
+//! scenario's turns.
 //!
 //! The server keeps no conversation state: the turn to play is derived from the request itself
 //! (the scripted call ids already in its history, or else its count of assistant turns), so
 //! retries, subagents and concurrent requests all get the right reply. Every request is logged as
 //! one JSON line so a scenario can assert what the CLI sent.
 
+mod gemini;
 mod render;
 
 use std::fs::File;
@@ -204,6 +206,22 @@ fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Rou
         return (200, "text/plain", String::new(), None);
     }
     if method == "POST" {
+        if let Some(m) = gemini::method(path) {
+            let Some(body) = body else {
+                let err = json!({"error": {"code": 400, "message": "request body is not JSON", "status": "INVALID_ARGUMENT"}});
+                return (400, "application/json", err.to_string(), None);
+            };
+            if m == gemini::Method::CountTokens {
+                return (
+                    200,
+                    "application/json",
+                    json!({"totalTokens": 42}).to_string(),
+                    None,
+                );
+            }
+            let r = gemini::respond(body, script, m == gemini::Method::Stream);
+            return (200, r.content_type, r.body, Some((r.script, r.turn)));
+        }
         let api = match path {
             "/v1/messages" | "/messages" => Some(Api::Anthropic),
             "/v1/responses" | "/responses" => Some(Api::Responses),
@@ -234,6 +252,9 @@ fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Rou
 
 /// Answer one model request (pure: the request body in, the SSE body out).
 pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
+    if api == Api::Gemini {
+        return gemini::respond(body, script, true);
+    }
     let req = Request::parse(api, body);
     if api == Api::Anthropic && req.web_search_server_tool {
         let query = req
