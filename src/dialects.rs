@@ -84,7 +84,7 @@ pub static DIALECTS: &[DialectEntry] = &[
     DialectEntry {
         dialect: Dialect::GeminiSession,
         sniff: gemini::session::sniff,
-        sniff_document: None,
+        sniff_document: Some(gemini::session::sniff_document),
         new: gemini::session::new,
         #[cfg(feature = "cli")]
         scan: raw::gemini::gemini_session,

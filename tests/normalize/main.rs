@@ -9,6 +9,7 @@ mod codex;
 mod corpus;
 mod engine_example;
 mod fuzz_regressions;
+mod gemini;
 mod opencode;
 mod prefixes;
 mod samples;

@@ -8,8 +8,11 @@
 //! description}]`. The output is the display text when it is text (what stream-json shows),
 //! else the `functionResponse`'s `output`; a shell call's `Exit Code: N` becomes
 //! `metadata.exitCode` (the CLI marks a command that exits non-zero as a success).
-//! Releases that wrote one JSON document per session (`session-*.json`, `{…, "messages": […]}`)
-//! are read by the same records, the document's `messages` taken one by one.
+//! Releases before the JSONL files (0.24.x and the lines before it) wrote one pretty-printed JSON
+//! document per session (`~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.json`,
+//! `{sessionId, projectHash, startTime, lastUpdated, messages: […]}`): a stream whose first line
+//! opens an object and closes nothing is read as that document, kept until the end (bounded), its
+//! calls pointed at the line where each id appears.
 
 use std::borrow::Cow;
 
@@ -70,12 +73,35 @@ pub(super) struct ToolCall<'a> {
 /// Normalizes a Gemini CLI session file.
 pub(crate) struct Normalizer {
     tracker: Tracker,
+    /// The first non-blank line was seen.
+    started: bool,
+    /// A whole-document session: its bytes and where each line starts.
+    document: Option<Document>,
 }
+
+#[derive(Default)]
+struct Document {
+    bytes: Vec<u8>,
+    starts: Vec<(usize, u32)>,
+    over: bool,
+}
+
+/// Longest whole-document session kept, in bytes.
+const MAX_DOCUMENT: usize = 64 << 20;
 
 pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer {
         tracker: Tracker::new(Family::Gemini, opts.cwd),
+        started: false,
+        document: None,
     })
+}
+
+/// Whether a first line opens a JSON document rather than holding a record: an object it does
+/// not close.
+fn opens_document(line: &[u8]) -> bool {
+    let t = line.trim_ascii();
+    t.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(t).is_err()
 }
 
 /// The `functionResponse.response` of a recorded result (the first part that has one).
@@ -174,8 +200,89 @@ pub(super) fn apply_call(
     }
 }
 
+impl Normalizer {
+    fn keep(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        let Some(doc) = self.document.as_mut() else {
+            return;
+        };
+        if doc.over {
+            return;
+        }
+        if doc.bytes.len() + line.bytes.len() > MAX_DOCUMENT {
+            doc.over = true;
+            store.warn(
+                line.number,
+                "the session document is larger than 64 MiB; the rest is not read",
+            );
+            return;
+        }
+        doc.starts.push((doc.bytes.len(), line.number));
+        doc.bytes.extend_from_slice(line.bytes);
+        doc.bytes.push(b'\n');
+    }
+
+    /// Read a whole-document session once the stream has ended.
+    fn read_document(&mut self, doc: Document, store: &mut PartStore) {
+        #[derive(Deserialize)]
+        struct Whole<'a> {
+            #[serde(borrow, default)]
+            messages: Vec<Message<'a>>,
+        }
+        let whole: Whole<'_> = match serde_json::from_slice(&doc.bytes) {
+            Ok(w) => w,
+            Err(e) => {
+                let line = doc
+                    .starts
+                    .get(e.line().saturating_sub(1))
+                    .map_or(1, |(_, n)| *n);
+                let level = if e.is_eof() {
+                    crate::model::DiagnosticLevel::Error
+                } else {
+                    crate::model::DiagnosticLevel::Warning
+                };
+                store.diagnostic(
+                    line,
+                    level,
+                    format!("not a Gemini CLI session document: {e}"),
+                );
+                return;
+            }
+        };
+        let mut cursor = 0;
+        for call in whole
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_calls.iter().flatten())
+        {
+            let line = call.id.as_deref().map_or(1, |id| {
+                let needle = format!("\"{id}\"");
+                let at = crate::stream::find_bytes(&doc.bytes[cursor..], needle.as_bytes())
+                    .map(|i| i + cursor);
+                if let Some(at) = at {
+                    cursor = at + needle.len();
+                }
+                match at.map(|at| doc.starts.partition_point(|(s, _)| *s <= at)) {
+                    Some(i) if i > 0 => doc.starts[i - 1].1,
+                    _ => 1,
+                }
+            });
+            apply_call(&self.tracker, line, call, "toolCall", store);
+        }
+    }
+}
+
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
+        if !self.started && !line.is_blank() {
+            self.started = true;
+            if opens_document(line.bytes) {
+                self.document = Some(Document::default());
+            }
+        }
+        if self.document.is_some() {
+            self.keep(line, store);
+            return;
+        }
         let Some(text) = line_text(line, store) else {
             return;
         };
@@ -206,7 +313,23 @@ impl LineNormalizer for Normalizer {
         let _ = r.ty;
     }
 
-    fn finish(&mut self, _: &mut PartStore) {}
+    fn finish(&mut self, store: &mut PartStore) {
+        if let Some(doc) = self.document.take() {
+            self.read_document(doc, store);
+        }
+    }
+}
+
+/// Recognises a whole-document session: an object with `sessionId` and a `messages` list.
+pub(crate) fn sniff_document(bytes: &[u8]) -> bool {
+    let bytes = bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(bytes)
+        .trim_ascii();
+    bytes.first() == Some(&b'{')
+        && serde_json::from_slice::<Value>(bytes).is_ok_and(|v| {
+            v.get("sessionId").is_some() && v.get("messages").is_some_and(Value::is_array)
+        })
 }
 
 /// Recognises a session record: the header, a `$set` update, or a message of the recorder's
@@ -257,5 +380,27 @@ mod tests {
         assert_eq!(read.state, ToolState::Error);
         assert_eq!(read.error.as_ref().unwrap().message, "File not found: /w/x");
         assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    }
+
+    #[test]
+    fn an_older_release_s_whole_document_session_reads_the_same() {
+        let text = concat!(
+            "{\n",
+            "  \"sessionId\": \"s\",\n",
+            "  \"messages\": [\n",
+            "    {\"id\": \"m\", \"type\": \"gemini\", \"toolCalls\": [\n",
+            "      {\"id\": \"c1\", \"name\": \"glob\", \"args\": {\"pattern\": \"*.md\"}, \"status\": \"success\", \"resultDisplay\": \"Found 1\"}\n",
+            "    ]}\n",
+            "  ]\n",
+            "}\n"
+        );
+        assert!(super::sniff_document(text.as_bytes()));
+        let doc = crate::dialects::normalize_text(text, Dialect::GeminiSession);
+        assert_eq!(doc.parts.len(), 1);
+        assert_eq!(doc.parts[0].title, "Finding files matching *.md");
+        assert_eq!(doc.events[0].line, 5);
+        let cut = crate::dialects::normalize_text(&text[..60], Dialect::GeminiSession);
+        assert!(cut.parts.is_empty());
+        assert_eq!(cut.diagnostics.len(), 1, "{:?}", cut.diagnostics);
     }
 }

@@ -14,7 +14,11 @@
 //! - Qwen sessions: `functionCall` parts of `assistant` records, a `functionResponse` with an
 //!   `error` (or a `toolCallResult` with status `error`) fails its call.
 
-use super::{Markers, Node, RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of};
+use memchr::memmem;
+
+use super::{
+    Markers, Node, RawCall, RawScan, TurnEnd, for_marked_lines, merge_all, merge_args, str_of,
+};
 use crate::stream::Input;
 
 static GEMINI_STREAM: Markers = Markers::new(&["\"tool_id\"", "\"result\""]);
@@ -105,15 +109,48 @@ fn session_messages(s: &mut RawScan, line: u32, messages: Option<&Node<'_>>) {
     }
 }
 
-/// `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
+/// `~/.gemini/tmp/<project>/chats/session-*.jsonl`, or an older release's one pretty-printed
+/// `session-*.json` document (each call pointed at the line holding its id).
 pub(crate) fn gemini_session(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
+    let first = input
+        .lines
+        .iter()
+        .find(|l| !l.bytes.trim_ascii().is_empty());
+    if first.is_some_and(|l| l.bytes.trim_ascii() == b"{") {
+        let Some(doc) = super::pruned::parse(input.bytes) else {
+            return s;
+        };
+        let mut calls = RawScan::default();
+        session_messages(&mut calls, 1, doc.get("messages"));
+        for c in calls.calls {
+            let line = line_holding(input, &c.id);
+            let failed = c.failed_line.is_some();
+            let call = s.call(&c.id, line);
+            *call = RawCall {
+                line,
+                failed_line: failed.then_some(line),
+                ..c
+            };
+        }
+        return s;
+    }
     for_marked_lines(input, &GEMINI_SESSION, |line, v| {
         session_calls(&mut s, line, v.get("toolCalls"));
         session_messages(&mut s, line, v.get("messages"));
         session_messages(&mut s, line, v.get("$set").and_then(|x| x.get("messages")));
     });
     s
+}
+
+fn line_holding(input: &Input<'_>, id: &str) -> u32 {
+    let quoted = format!("\"{id}\"");
+    let finder = memmem::Finder::new(quoted.as_bytes());
+    input
+        .lines
+        .iter()
+        .find(|l| finder.find(l.bytes).is_some())
+        .map_or(1, |l| l.number)
 }
 
 fn qwen_message(s: &mut RawScan, line: u32, msg: &Node<'_>) {
@@ -257,6 +294,15 @@ mod tests {
         ));
         assert_eq!(s.calls.len(), 2);
         assert_eq!(s.get("c2").unwrap().failed_line, Some(2));
+    }
+
+    #[test]
+    fn an_older_whole_document_session_points_at_the_id_lines() {
+        let s = gemini_session(&Input::from_bytes(
+            b"{\n \"sessionId\": \"s\",\n \"messages\": [{\"toolCalls\": [\n  {\"id\": \"c1\", \"name\": \"glob\", \"status\": \"error\"}\n ]}]\n}\n",
+        ));
+        let c = s.get("c1").unwrap();
+        assert_eq!((c.line, c.failed_line), (4, Some(4)));
     }
 
     #[test]

@@ -363,7 +363,10 @@ impl Request {
             .unwrap_or(&[]);
         let mut user_text = String::new();
         let mut seen_assistant = false;
-        let mut assistant_turns = 0usize;
+        // Assistant turns since the last plain user message: what a request without scripted ids
+        // has played (a CLI may seed its history with an answer of its own before the prompt, as
+        // Qwen Code 0.15 does: "Got it. Thanks for the context!").
+        let mut since_user = 0usize;
         let mut prev_model = false;
         for item in items {
             let role = item.get("role").and_then(Value::as_str);
@@ -387,7 +390,7 @@ impl Request {
             if is_model {
                 // Responses: one turn spans several consecutive model items.
                 if !(api == Api::Responses && prev_model) {
-                    assistant_turns += 1;
+                    since_user += 1;
                 }
                 seen_assistant = true;
             } else if !seen_assistant
@@ -397,13 +400,16 @@ impl Request {
                 // (from its parent), not as a user message.
                 collect_text(item.get("content"), &mut user_text);
             }
+            if role == Some("user") && !has_tool_results(item.get("content")) {
+                since_user = 0;
+            }
             prev_model = is_model;
         }
         // The scripted ids carry their turn number: the most reliable count when a CLI merges or
         // splits assistant messages in its history.
         let mut max_scripted = None::<usize>;
         scan_ids(history.unwrap_or(&Value::Null), &mut max_scripted);
-        let turns_done = max_scripted.map_or(assistant_turns, |t| t + 1);
+        let turns_done = max_scripted.map_or(since_user, |t| t + 1);
         Request {
             has_tools,
             web_search_server_tool,
@@ -411,6 +417,16 @@ impl Request {
             turns_done,
         }
     }
+}
+
+/// Whether a user message's content carries tool results (Anthropic `tool_result` blocks): not
+/// a prompt of the user's.
+fn has_tool_results(content: Option<&Value>) -> bool {
+    content.and_then(Value::as_array).is_some_and(|blocks| {
+        blocks
+            .iter()
+            .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+    })
 }
 
 fn collect_text(content: Option<&Value>, out: &mut String) {
@@ -575,6 +591,36 @@ mod tests {
         assert!(r.body.contains("Everything is up."), "{}", r.body);
         // Title generation and the like still get the plain answer.
         assert_eq!(ask("Write a title for: fix the tests").script, "title");
+    }
+
+    #[test]
+    fn an_answer_the_cli_seeded_before_the_prompt_is_no_scripted_turn() {
+        let script = Script {
+            turns: vec![
+                Turn {
+                    text: None,
+                    tools: vec![super::super::spec::ToolCall {
+                        name: "read_file".into(),
+                        input: json!({}),
+                        kind: Default::default(),
+                        namespace: None,
+                    }],
+                },
+                Turn {
+                    text: Some("done".into()),
+                    tools: vec![],
+                },
+            ],
+            ..Script::default()
+        };
+        let body = json!({"tools": [{"type": "function", "function": {"name": "read_file"}}], "messages": [
+            {"role": "system", "content": "rules"},
+            {"role": "user", "content": "context"},
+            {"role": "assistant", "content": "Got it. Thanks for the context!"},
+            {"role": "user", "content": "the prompt"}
+        ]});
+        let r = respond(Api::ChatCompletions, &body, &script);
+        assert_eq!(r.turn, Some(0));
     }
 
     #[test]
