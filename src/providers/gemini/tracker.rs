@@ -38,6 +38,8 @@ pub(crate) fn error_code(text: &str) -> Option<&'static str> {
         Some("tool_not_registered")
     } else if text.contains("is disabled by default") {
         Some("tool_disabled")
+    } else if text.contains("[Operation Cancelled]") {
+        Some("interrupted")
     } else if text.starts_with("File not found") {
         Some("file_not_found")
     } else {
