@@ -297,12 +297,11 @@ pub(super) fn text(text: &str, streamed: bool) -> String {
 }
 
 /// The user text of a `contents` history before the first model turn, and the count of model
-/// turns since the last user content that is a prompt (not function responses): what a request
-/// without scripted ids has played.
+/// turns but for answers the CLI seeded itself: what a request without scripted ids has played.
 pub(super) fn history(body: &Value) -> (String, usize) {
     let mut user_text = String::new();
     let mut model_turns = 0;
-    let mut since_user = 0;
+    let mut played = 0;
     for c in body
         .get("contents")
         .and_then(Value::as_array)
@@ -312,11 +311,17 @@ pub(super) fn history(body: &Value) -> (String, usize) {
         let parts = c.get("parts").and_then(Value::as_array);
         if c.get("role").and_then(Value::as_str) == Some("model") {
             model_turns += 1;
-            since_user += 1;
+            let seeded = parts.is_some_and(|p| {
+                p.iter().any(|x| {
+                    x.get("text")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| super::SEEDED_ANSWERS.contains(&t.trim()))
+                })
+            });
+            if !seeded {
+                played += 1;
+            }
             continue;
-        }
-        if !parts.is_some_and(|p| p.iter().any(|x| x.get("functionResponse").is_some())) {
-            since_user = 0;
         }
         if model_turns == 0 {
             for p in c
@@ -332,7 +337,7 @@ pub(super) fn history(body: &Value) -> (String, usize) {
             }
         }
     }
-    (user_text, since_user)
+    (user_text, played)
 }
 
 /// The text of the last user content (a grounded request's query).

@@ -363,10 +363,9 @@ impl Request {
             .unwrap_or(&[]);
         let mut user_text = String::new();
         let mut seen_assistant = false;
-        // Assistant turns since the last plain user message: what a request without scripted ids
-        // has played (a CLI may seed its history with an answer of its own before the prompt, as
-        // Qwen Code 0.15 does: "Got it. Thanks for the context!").
-        let mut since_user = 0usize;
+        // Assistant turns in the history: what a request without scripted ids has played, but for
+        // the answers a CLI seeds its history with before the prompt ([`SEEDED_ANSWERS`]).
+        let mut assistant_turns = 0usize;
         let mut prev_model = false;
         for item in items {
             let role = item.get("role").and_then(Value::as_str);
@@ -389,8 +388,12 @@ impl Request {
             };
             if is_model {
                 // Responses: one turn spans several consecutive model items.
-                if !(api == Api::Responses && prev_model) {
-                    since_user += 1;
+                let seeded = item
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| SEEDED_ANSWERS.contains(&t.trim()));
+                if !(api == Api::Responses && prev_model) && !seeded {
+                    assistant_turns += 1;
                 }
                 seen_assistant = true;
             } else if !seen_assistant
@@ -400,16 +403,13 @@ impl Request {
                 // (from its parent), not as a user message.
                 collect_text(item.get("content"), &mut user_text);
             }
-            if role == Some("user") && !has_tool_results(item.get("content")) {
-                since_user = 0;
-            }
             prev_model = is_model;
         }
         // The scripted ids carry their turn number: the most reliable count when a CLI merges or
         // splits assistant messages in its history.
         let mut max_scripted = None::<usize>;
         scan_ids(history.unwrap_or(&Value::Null), &mut max_scripted);
-        let turns_done = max_scripted.map_or(since_user, |t| t + 1);
+        let turns_done = max_scripted.map_or(assistant_turns, |t| t + 1);
         Request {
             has_tools,
             web_search_server_tool,
@@ -419,15 +419,9 @@ impl Request {
     }
 }
 
-/// Whether a user message's content carries tool results (Anthropic `tool_result` blocks): not
-/// a prompt of the user's.
-fn has_tool_results(content: Option<&Value>) -> bool {
-    content.and_then(Value::as_array).is_some_and(|blocks| {
-        blocks
-            .iter()
-            .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-    })
-}
+/// Answers a CLI writes into its own history, after the context it sends and before the prompt
+/// (Gemini CLI's forks do, Qwen Code 0.15 among them): no turn of the script.
+const SEEDED_ANSWERS: &[&str] = &["Got it. Thanks for the context!"];
 
 fn collect_text(content: Option<&Value>, out: &mut String) {
     match content {
