@@ -392,7 +392,7 @@ impl Request {
                     .get("content")
                     .and_then(Value::as_str)
                     .is_some_and(|t| SEEDED_ANSWERS.contains(&t.trim()));
-                if !(api == Api::Responses && prev_model) && !seeded {
+                if !(seeded || api == Api::Responses && prev_model) {
                     assistant_turns += 1;
                 }
                 seen_assistant = true;
