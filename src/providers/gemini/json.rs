@@ -38,6 +38,8 @@ struct Tools {
 pub(crate) struct Normalizer {
     bytes: Vec<u8>,
     first: Option<u32>,
+    /// The last line kept.
+    last: u32,
     /// Stop keeping lines past this many bytes (a document of statistics is small).
     over: bool,
 }
@@ -64,7 +66,12 @@ impl LineNormalizer for Normalizer {
             return;
         }
         self.bytes.extend_from_slice(line.bytes);
-        self.bytes.push(b'\n');
+        // No newline after a last line that had none: a parse error at the end then points at
+        // that line, not past the input.
+        if !line.unterminated {
+            self.bytes.push(b'\n');
+        }
+        self.last = line.number;
     }
 
     fn finish(&mut self, store: &mut PartStore) {
@@ -74,7 +81,7 @@ impl LineNormalizer for Normalizer {
             Ok(d) => d,
             Err(e) => {
                 store.diagnostic(
-                    (line as usize + e.line().saturating_sub(1)) as u32,
+                    ((line as usize + e.line().saturating_sub(1)) as u32).min(self.last.max(line)),
                     DiagnosticLevel::Error,
                     format!("not a Gemini CLI json document: {e}"),
                 );

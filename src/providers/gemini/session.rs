@@ -218,7 +218,9 @@ impl Normalizer {
         }
         doc.starts.push((doc.bytes.len(), line.number));
         doc.bytes.extend_from_slice(line.bytes);
-        doc.bytes.push(b'\n');
+        if !line.unterminated {
+            doc.bytes.push(b'\n');
+        }
     }
 
     /// Read a whole-document session once the stream has ended.

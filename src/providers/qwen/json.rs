@@ -19,6 +19,8 @@ pub(crate) struct Normalizer {
     inner: stream_json::Normalizer,
     bytes: Vec<u8>,
     first: Option<u32>,
+    /// The last line kept.
+    last: u32,
     over: bool,
 }
 
@@ -29,6 +31,7 @@ pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
         },
         bytes: Vec::new(),
         first: None,
+        last: 0,
         over: false,
     })
 }
@@ -48,7 +51,12 @@ impl LineNormalizer for Normalizer {
             return;
         }
         self.bytes.extend_from_slice(line.bytes);
-        self.bytes.push(b'\n');
+        // No newline after a last line that had none: a parse error at the end then points at
+        // that line, not past the input.
+        if !line.unterminated {
+            self.bytes.push(b'\n');
+        }
+        self.last = line.number;
     }
 
     fn finish(&mut self, store: &mut PartStore) {
@@ -58,7 +66,8 @@ impl LineNormalizer for Normalizer {
             Ok(items) => items,
             Err(e) => {
                 store.diagnostic(
-                    (first as usize + e.line().saturating_sub(1)) as u32,
+                    ((first as usize + e.line().saturating_sub(1)) as u32)
+                        .min(self.last.max(first)),
                     DiagnosticLevel::Error,
                     format!("not a Qwen Code json array: {e}"),
                 );
