@@ -95,7 +95,7 @@ fn foreign_and_broken_lines_are_diagnostics_and_the_calls_still_read() {
 fn a_whole_document_cut_short_says_where_it_ends() {
     let gemini = "{\n  \"session_id\": \"s\",\n  \"response\": \"x\",\n";
     let d = &run(Dialect::GeminiJson, gemini).diagnostics[0];
-    assert_eq!((d.line, d.level), (4, DiagnosticLevel::Error), "{d:?}");
+    assert_eq!((d.line, d.level), (3, DiagnosticLevel::Error), "{d:?}");
     let qwen = format!("[{QWEN_USE},{}", &QWEN_RESULT[..20]);
     let doc = run(Dialect::QwenJson, &qwen);
     assert!(doc.parts.is_empty());

@@ -158,6 +158,6 @@ mod tests {
         );
         let cut =
             crate::dialects::normalize_text("{\n  \"session_id\": \"s\",\n", Dialect::GeminiJson);
-        assert_eq!(cut.diagnostics[0].line, 3);
+        assert_eq!(cut.diagnostics[0].line, 2, "the last line there is");
     }
 }
