@@ -18,3 +18,4 @@ pub mod process;
 pub mod run;
 pub mod scorecard;
 pub mod spec;
+mod transcript;
