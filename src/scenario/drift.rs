@@ -53,7 +53,7 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
         format!("--cli {spec:?}: expected NAME@VERSION, e.g. claude@2.1.198, codex@0.172.0, opencode@1.18.34")
     })?;
     let cli = Cli::parse(name).with_context(|| {
-        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, claude-agent-acp or codex-acp)")
+        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, gemini, qwen, claude-agent-acp or codex-acp)")
     })?;
     Ok((cli, version.to_owned()))
 }
@@ -169,12 +169,28 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
                 }
                 if !o.problems.is_empty() {
                     trouble.push(Trouble {
-                        provider,
-                        name,
+                        provider: provider.clone(),
+                        name: name.clone(),
                         status: Status::Fail,
                         message: format!(
                             "the session did not go as scripted: {}",
                             o.problems.join("; ")
+                        ),
+                    });
+                }
+                // A built-in tool the release declares without a title here is a change the release
+                // made, whatever the parts.
+                if let Some(new) =
+                    super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
+                {
+                    eprintln!("  untitled tools: {}", new.join(", "));
+                    trouble.push(Trouble {
+                        provider,
+                        name,
+                        status: Status::Fail,
+                        message: format!(
+                            "the release declares built-in tools the normalizer has no title and kind for: {}",
+                            new.join(", ")
                         ),
                     });
                 }

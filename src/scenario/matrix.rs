@@ -275,6 +275,9 @@ const ABSENT_MARKERS: &[&str] = &[
     "unsupported call",
     "Model tried to call unavailable tool",
     "is not a valid tool",
+    // Gemini CLI (0.24 and before) and Qwen Code.
+    "not found in registry",
+    "Tools must use the exact names provided",
 ];
 
 fn says_absent(part: &Value) -> bool {

@@ -4,6 +4,7 @@
 //! hands a launcher, [`agents`] holds one launcher per agent CLI.
 
 pub mod agents;
+pub mod declared;
 pub mod drift;
 pub mod driver;
 pub mod launch;

@@ -33,6 +33,8 @@ pub struct Outcome {
     pub requests: usize,
     /// Expectations that failed (a missing `expect_sent` string, an unfinished script).
     pub problems: Vec<String>,
+    /// The tools the CLI declared to the model in its requests.
+    pub declared: std::collections::BTreeSet<String>,
 }
 
 /// Run one scenario end to end.
@@ -143,6 +145,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         limit: Duration::from_secs(s.timeout_secs),
         cli,
         version: &version,
+        dialect: launcher.dialect(s),
         model_port: server.port(),
         https_port: tls_pages.as_ref().map(|p| p.port()),
     };
@@ -208,6 +211,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         elapsed: started.elapsed(),
         requests: log.lines().count(),
         problems,
+        declared: super::declared::from_log(&log),
     })
 }
 
@@ -291,7 +295,11 @@ mod tests {
                 Agent::OpencodeRun,
                 Agent::ClaudeAcp,
                 Agent::CodexAcp,
-                Agent::OpencodeAcp
+                Agent::OpencodeAcp,
+                Agent::Gemini,
+                Agent::GeminiAcp,
+                Agent::Qwen,
+                Agent::QwenAcp
             ]
         );
     }

@@ -10,6 +10,7 @@ mod corpus;
 mod drift;
 mod engine_example;
 mod fuzz_regressions;
+mod gemini;
 mod opencode;
 mod prefixes;
 mod samples;
