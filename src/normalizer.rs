@@ -94,7 +94,10 @@ impl schemars::JsonSchema for Update {
     }
 }
 
-/// The JSON shape of an [`Update`]: what its `Serialize` writes, and its JSON Schema.
+// The JSON shape of an `Update`: its `Serialize` writes this, its JSON Schema is derived from this
+// (the doc comments below are the schema's descriptions).
+/// One update of a streaming normalizer, as the line `toolnorm normalize --follow --emit parts`
+/// prints it.
 #[derive(serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "camelCase")]
