@@ -22,6 +22,14 @@ CODEX_DONE = json.dumps(
                  "exit_code": 0, "status": "completed"},
     }
 )
+ACP_UPDATE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk",
+                                                "content": {"type": "text", "text": "hi"}}},
+    }
+)
 
 
 def test_a_line_s_updates_are_plain_dicts():
@@ -43,21 +51,30 @@ def test_a_line_s_updates_are_plain_dicts():
     assert "lines, ended" in repr(n)
 
 
+def test_detection_holds_only_what_several_dialects_accept():
+    n = toolnorm.Normalizer()
+    # Not a line of any dialect: held; then one only Codex's `exec --json` has: decided at once.
+    assert n.push_line('{"model": "m"}') == []
+    assert "detecting" in repr(n) and n.dialect is None
+    assert [u["type"] for u in n.push_line(CODEX_STARTED)] == ["dialect", "diagnostic", "part"]
+    assert (n.provider, n.dialect) == ("codex", "exec")
+
+
 def test_end_hands_out_what_only_the_end_decides_then_finish_gives_the_document():
     n = toolnorm.Normalizer()
-    assert n.push_line(CODEX_STARTED) == []  # held while the dialect is detected
-    assert "detecting" in repr(n)
+    # An ACP notification is also a JSON-RPC method with a `/` (Codex app-server): held.
+    assert n.push_line(ACP_UPDATE) == []
     last = n.end()
-    assert [u["type"] for u in last][:2] == ["dialect", "part"]
-    assert n.dialect == "exec"
+    assert last == [{"type": "dialect", "provider": "acp", "dialect": "acp"}]
+    assert n.dialect == "acp"
     with pytest.raises(ValueError, match="the stream has ended"):
-        n.push_line(CODEX_DONE)
+        n.push_line(ACP_UPDATE)
     with pytest.raises(ValueError, match="the stream has ended"):
         n.parts
     with pytest.raises(ValueError, match="the stream has ended"):
         n.end()
     doc = n.finish()
-    assert doc["dialect"] == "exec" and len(doc["parts"]) == 1
+    assert (doc["provider"], doc["dialect"], doc["parts"], doc["events"]) == ("acp", "acp", [], [])
     with pytest.raises(ValueError, match="already"):
         n.finish()
 
