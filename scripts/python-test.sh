@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python="${PYTHON:-python3}"
-wheel="$PWD/$(bash scripts/python-build.sh "$@")"
+wheel="$PWD/$(bash scripts/python-build.sh ${1+"$@"})"
 venv="$PWD/target/python/test-venv"
 rm -rf "$venv"
 "$python" -m venv "$venv"

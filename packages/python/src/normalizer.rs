@@ -245,7 +245,10 @@ impl Normalizer {
                 stream.lines,
                 core.parts().len()
             ),
-            None => format!("<toolnorm.Normalizer {dialect}, {} lines, ended>", stream.lines),
+            None => format!(
+                "<toolnorm.Normalizer {dialect}, {} lines, ended>",
+                stream.lines
+            ),
         }
     }
 }

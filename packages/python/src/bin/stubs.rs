@@ -35,9 +35,9 @@ from typing_extensions import NotRequired, TypedDict
 
 const KEYWORDS: &[&str] = &[
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-    "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with",
-    "yield",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
 /// Lines of at most this many characters, where the words allow.
@@ -147,7 +147,13 @@ impl Stubs {
             // A string enum whose values say what they mean: the meanings in the docstring.
             let meanings: Vec<String> = alternatives(schema)
                 .iter()
-                .filter_map(|a| Some(format!("`{}`: {}", a["enum"][0].as_str()?, a["description"].as_str()?)))
+                .filter_map(|a| {
+                    Some(format!(
+                        "`{}`: {}",
+                        a["enum"][0].as_str()?,
+                        a["description"].as_str()?
+                    ))
+                })
                 .collect();
             if !meanings.is_empty() {
                 let text = doc.get_or_insert_with(String::new);
@@ -164,7 +170,10 @@ impl Stubs {
     fn alias(&mut self, name: &str, ty: &str, doc: Option<&str>) {
         self.names.push(name.to_owned());
         let line = format!("{name} = {ty}");
-        match ty.strip_prefix("Literal[").and_then(|t| t.strip_suffix(']')) {
+        match ty
+            .strip_prefix("Literal[")
+            .and_then(|t| t.strip_suffix(']'))
+        {
             // A long Literal: one value a line.
             Some(values) if line.len() > WIDTH => {
                 let _ = writeln!(self.out, "\n\n{name} = Literal[");
@@ -178,7 +187,8 @@ impl Stubs {
             }
         }
         if let Some(doc) = doc {
-            self.out.push_str(&docstring(doc.trim_start_matches('\n'), ""));
+            self.out
+                .push_str(&docstring(doc.trim_start_matches('\n'), ""));
         }
     }
 
@@ -301,7 +311,11 @@ fn without_null(schema: &Value) -> Value {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(alts) = s[key].as_array() {
-            let kept: Vec<Value> = alts.iter().filter(|a| a["type"] != "null").cloned().collect();
+            let kept: Vec<Value> = alts
+                .iter()
+                .filter(|a| a["type"] != "null")
+                .cloned()
+                .collect();
             if let [one] = kept.as_slice() {
                 let one = one.clone();
                 let obj = s.as_object_mut().expect("a schema with anyOf is an object");
@@ -353,7 +367,11 @@ fn py_type(schema: &Value) -> Result<String, String> {
         None => return Ok("Any".to_owned()),
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        Some(other) => return Err(format!("a schema type that is neither a name nor a list: {other}")),
+        Some(other) => {
+            return Err(format!(
+                "a schema type that is neither a name nor a list: {other}"
+            ));
+        }
     };
     let tys: Result<Vec<String>, String> = types
         .into_iter()
@@ -364,9 +382,15 @@ fn py_type(schema: &Value) -> Result<String, String> {
                 "number" => "float".to_owned(),
                 "boolean" => "bool".to_owned(),
                 "null" => "None".to_owned(),
-                "array" => format!("list[{}]", py_type(o.get("items").unwrap_or(&Value::Bool(true)))?),
+                "array" => format!(
+                    "list[{}]",
+                    py_type(o.get("items").unwrap_or(&Value::Bool(true)))?
+                ),
                 "object" if o.contains_key("properties") => {
-                    return Err("an object type nested in another: give it a name (a Rust type of its own)".to_owned());
+                    return Err(
+                        "an object type nested in another: give it a name (a Rust type of its own)"
+                            .to_owned(),
+                    );
                 }
                 "object" => {
                     let values = match o.get("additionalProperties") {
