@@ -39,8 +39,8 @@ fi
 
 export CARGO_TARGET_DIR="$PWD/target/python"
 manifest="packages/python/Cargo.toml"
-cargo run --quiet --locked --manifest-path "$manifest" --features stubs \
-    --bin toolnorm-python-stubs -- packages/python/python/toolnorm/_types.pyi
+cargo run --quiet --locked --manifest-path packages/python/stubs/Cargo.toml -- \
+    packages/python/python/toolnorm/_types.pyi
 
 mkdir -p "$out"
 rm -f "$out"/toolnorm-*.whl

@@ -87,6 +87,16 @@ def test_without_a_document_nothing_is_kept_for_finish():
     assert n.end() == []
 
 
+def test_objects_keep_their_keys_in_the_agent_s_order():
+    line = json.dumps({
+        "type": "assistant", "session_id": "s",
+        "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Write",
+                                 "input": {"file_path": "/w/a.py", "content": "x", "b": 1, "a": 2}}]},
+    })
+    updates = toolnorm.Normalizer(dialect="stream-json").push_line(line)
+    assert list(updates[1]["part"]["input"]) == ["file_path", "content", "b", "a"]
+
+
 def test_push_takes_a_direction_a_number_and_a_cut_short_last_line():
     n = toolnorm.Normalizer(dialect="exec")
     updates = n.push(CODEX_STARTED, number=7)
