@@ -168,6 +168,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                             o.elapsed.as_secs_f64(),
                             o.requests
                         );
+                        if let Some(t) = &o.transcript {
+                            eprintln!("  {} (its session transcript)", t.display());
+                        }
                         for p in &o.problems {
                             eprintln!("  problem: {p}");
                         }

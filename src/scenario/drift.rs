@@ -103,40 +103,43 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
                 for p in &o.problems {
                     eprintln!("  problem: {p}");
                 }
-                // Verify compares only what was re-recorded: copy just these expected files.
-                let rel = Path::new(s.agent.provider()).join(format!("{}.json", s.fixture_name()));
-                let from = opts.expected.join(&rel);
-                if from.exists() {
-                    let to = expected.join(&rel);
-                    if let Some(p) = to.parent() {
-                        fs::create_dir_all(p)
-                            .with_context(|| format!("failed to create {}", p.display()))?;
-                    }
-                    fs::copy(&from, &to)
-                        .with_context(|| format!("failed to copy {}", from.display()))?;
-                } else {
-                    eprintln!(
-                        "  note: no expected output {} yet; verify reports it as new",
-                        from.display()
-                    );
-                }
                 recorded += 1;
-                let old = Path::new("corpus")
-                    .join(s.agent.provider())
-                    .join(format!("{}.jsonl.zst", s.fixture_name()));
-                let section = compare(&old, &o.fixture, &s.name);
-                if section.changed {
+                // The recording, and the session transcript kept beside it (`transcript`).
+                let mut fixtures = vec![(s.fixture_name(), o.fixture.clone(), s.name.clone())];
+                if let Some(t) = &o.transcript {
+                    let label = format!("{} (transcript)", s.name);
+                    fixtures.push((s.transcript_fixture_name(), t.clone(), label));
+                }
+                let mut any_changed = false;
+                for (name, fixture, label) in fixtures {
+                    // Verify compares only what was re-recorded: copy just these expected files.
+                    let rel = Path::new(s.agent.provider()).join(format!("{name}.json"));
+                    let from = opts.expected.join(&rel);
+                    if from.exists() {
+                        let to = expected.join(&rel);
+                        if let Some(p) = to.parent() {
+                            fs::create_dir_all(p)
+                                .with_context(|| format!("failed to create {}", p.display()))?;
+                        }
+                        fs::copy(&from, &to)
+                            .with_context(|| format!("failed to copy {}", from.display()))?;
+                    } else {
+                        eprintln!(
+                            "  note: no expected output {} yet; verify reports it as new",
+                            from.display()
+                        );
+                    }
+                    let old = Path::new("corpus")
+                        .join(s.agent.provider())
+                        .join(format!("{name}.jsonl.zst"));
+                    let section = compare(&old, &fixture, &label);
+                    any_changed |= section.changed;
+                    summary.push_str(&section.text);
+                }
+                if any_changed {
                     changed += 1;
                 }
-                eprintln!(
-                    "  {}",
-                    if section.changed {
-                        "changed"
-                    } else {
-                        "unchanged"
-                    }
-                );
-                summary.push_str(&section.text);
+                eprintln!("  {}", if any_changed { "changed" } else { "unchanged" });
             }
             Err(e) => {
                 summary.push_str(&format!("## {}\n\nnot re-recorded: {e:#}\n\n", s.name));

@@ -62,13 +62,33 @@ impl LineChannel {
 
     /// The next JSON line the agent prints (other lines are kept in `seen` and skipped).
     pub fn next(&mut self, what: &str) -> anyhow::Result<Value> {
+        match self.next_before(None, what)? {
+            Some(v) => Ok(v),
+            None => bail!("timed out waiting for {what}"),
+        }
+    }
+
+    /// The next JSON line the agent prints before `at` (`None` once `at` has come, the line
+    /// then left for a later call); the session's deadline still ends the wait with an error.
+    pub fn next_before(
+        &mut self,
+        at: Option<Instant>,
+        what: &str,
+    ) -> anyhow::Result<Option<Value>> {
         loop {
-            let left = self.deadline.saturating_duration_since(Instant::now());
+            let now = Instant::now();
+            let left = self.deadline.saturating_duration_since(now);
             if left.is_zero() {
                 bail!("timed out waiting for {what}");
             }
-            let line = match self.lines.recv_timeout(left) {
+            let wait = match at {
+                Some(at) if at <= now => return Ok(None),
+                Some(at) => left.min(at - now),
+                None => left,
+            };
+            let line = match self.lines.recv_timeout(wait) {
                 Ok(l) => l,
+                Err(mpsc::RecvTimeoutError::Timeout) if wait < left => return Ok(None),
                 Err(mpsc::RecvTimeoutError::Timeout) => bail!("timed out waiting for {what}"),
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     bail!("{} closed its output before {what}", self.who)
@@ -76,7 +96,7 @@ impl LineChannel {
             };
             self.seen.push(line);
             if let Some(Ok(v)) = self.seen.last().map(|l| serde_json::from_str::<Value>(l)) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         }
     }

@@ -200,12 +200,7 @@ impl Launch<'_> {
         }
         let s = self.scenario;
         let provider: Provider = s.agent.provider().parse().map_err(anyhow::Error::msg)?;
-        let redactor = Redactor::new(&RedactOptions {
-            // The agent's home is the scratch one.
-            home: Some(self.scratch.home.display().to_string()),
-            prefixes: self.folds(),
-            extra: Vec::new(),
-        })?;
+        let redactor = self.redactor()?;
         let env = cmd
             .get_envs()
             .filter_map(|(k, v)| Some((k.to_str()?, v?.to_str()?)));
@@ -218,6 +213,17 @@ impl Launch<'_> {
             detect: Some(crate::dialects::detector),
             ..Recording::new(&self.opts.corpus, provider, &s.fixture_name(), redactor)?
         }))
+    }
+
+    /// The redaction of this scenario's fixtures: secrets, the scratch HOME as `~`, and the
+    /// path prefixes of [`folds`](Self::folds).
+    pub(super) fn redactor(&self) -> anyhow::Result<Redactor> {
+        Ok(Redactor::new(&RedactOptions {
+            // The agent's home is the scratch one.
+            home: Some(self.scratch.home.display().to_string()),
+            prefixes: self.folds(),
+            extra: Vec::new(),
+        })?)
     }
 
     /// The path prefixes folded in fixtures, and what they become.

@@ -17,3 +17,4 @@ pub mod process;
 pub mod run;
 pub mod scorecard;
 pub mod spec;
+mod transcript;

@@ -16,6 +16,7 @@ use super::model_server::{ModelServer, Script};
 use super::npm;
 use super::page_server::TlsPageServer;
 use super::spec::{Agent, Scenario};
+use super::transcript;
 
 use super::launch::{AgentCommand, Launch, RunOptions, Scratch, Setup, write};
 
@@ -24,6 +25,8 @@ use super::launch::{AgentCommand, Launch, RunOptions, Scratch, Setup, write};
 pub struct Outcome {
     pub name: String,
     pub fixture: PathBuf,
+    /// The session transcript kept beside the recording (`transcript = true`).
+    pub transcript: Option<PathBuf>,
     pub cli_version: String,
     pub elapsed: Duration,
     pub requests: usize,
@@ -132,6 +135,8 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     let result = launcher.drive(&launch);
     server.stop();
     drop(tls_pages);
+    // What the CLI wrote under the scratch HOME is read before the scratch folder goes.
+    let kept = (s.transcript && result.is_ok()).then(|| transcript::keep(&launch));
 
     let log = fs::read_to_string(&log_path).unwrap_or_default();
     if let Some(dir) = &opts.request_logs {
@@ -147,6 +152,14 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     }
     let driven = result?;
     let mut problems = driven.problems;
+    let transcript = match kept {
+        Some(Ok(path)) => Some(path),
+        Some(Err(e)) => {
+            problems.push(format!("{e:#}"));
+            None
+        }
+        None => None,
+    };
     if !fixture.exists() {
         bail!(
             "the recording ended but {} was not written",
@@ -174,6 +187,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     Ok(Outcome {
         name: s.name.clone(),
         fixture,
+        transcript,
         cli_version: version,
         elapsed: started.elapsed(),
         requests: log.lines().count(),

@@ -218,10 +218,20 @@ pub struct Scenario {
     /// record refusals).
     #[serde(default)]
     pub permission_mode: Option<String>,
-    /// Interrupt the agent (SIGINT, as Ctrl-C) this many seconds after it starts: an interrupted
-    /// turn. Only for agents recorded in wrap mode (claude, codex-exec, opencode-run).
+    /// Interrupt the agent this many seconds after it starts: an interrupted turn. Agents
+    /// recorded in wrap mode (claude, codex-exec, opencode-run) get SIGINT, as Ctrl-C; Claude
+    /// driven as the Agent SDK drives it gets the SDK's `interrupt` control request.
     #[serde(default)]
     pub interrupt_after_secs: Option<u64>,
+    /// Claude only: drive Claude Code over stdin as the Agent SDK drives it (recorded in proxy
+    /// mode), as a scenario with `answers` always is.
+    #[serde(default)]
+    pub sdk: bool,
+    /// Claude only: also keep the session transcript Claude Code wrote under the scratch HOME
+    /// (`~/.claude/projects/<project>/<session>.jsonl`) as a fixture of the `transcript`
+    /// dialect, `live-<name>-transcript`, folded and redacted as the recording is.
+    #[serde(default)]
+    pub transcript: bool,
     /// Configure the `amalgm` fixture MCP server for the agent.
     #[serde(default)]
     pub mcp: bool,
@@ -454,7 +464,7 @@ impl Scenario {
     /// A Claude scenario with answers is driven over stdin as the Agent SDK drives Claude Code
     /// (its permission prompts, AskUserQuestion among them, answered by the driver).
     pub fn claude_sdk(&self) -> bool {
-        self.agent == Agent::Claude && !self.answers.is_empty()
+        self.agent == Agent::Claude && (self.sdk || !self.answers.is_empty())
     }
 
     /// Parse one scenario file and check it is usable.
@@ -534,11 +544,14 @@ impl Scenario {
         }
         if self.interrupt_after_secs.is_some()
             && (matches!(self.agent, Agent::CodexAppServer | Agent::OpencodeServe)
-                || self.claude_sdk())
+                || self.agent.is_acp())
         {
             return Some(
-                "interrupt_after_secs only works for wrapped agents (not with answers)".to_owned(),
+                "interrupt_after_secs only works for wrapped agents and for claude".to_owned(),
             );
+        }
+        if (self.sdk || self.transcript) && self.agent != Agent::Claude {
+            return Some("sdk and transcript are options of claude scenarios".to_owned());
         }
         if !self.answers.is_empty() && matches!(self.agent, Agent::CodexExec | Agent::OpencodeRun) {
             return Some(format!(
@@ -568,6 +581,11 @@ impl Scenario {
     /// The fixture name this scenario records.
     pub fn fixture_name(&self) -> String {
         format!("live-{}", self.name)
+    }
+
+    /// The fixture name of the session transcript kept beside the recording (`transcript`).
+    pub fn transcript_fixture_name(&self) -> String {
+        format!("live-{}-transcript", self.name)
     }
 }
 
