@@ -3,6 +3,7 @@
 # - chromium: the headless browser tests of the HTML report (tests/cli/html_browser.rs);
 # - perl: the agent that counts signals in the recorder's Ctrl-C test (tests/cli/record.rs);
 # - node and python3: the example implementations judged by `verify --impl` (tests/cli/implementation.rs);
+# - python3-venv: the Python package's build and tests make virtualenvs (scripts/python-test.sh);
 # - ripgrep: OpenCode's grep and glob tools call a system `rg` (it cannot download its own offline);
 # - zstd: the fixture writer's test that the plain `zstd -dc` reads a cut-short fixture to a whole line;
 # - npm: the npm packages' test (tests/cli/npm.rs packs, installs offline and runs them);
@@ -30,7 +31,9 @@ if ! command -v node >/dev/null 2>&1; then
     missing="$missing nodejs"
 fi
 if ! command -v python3 >/dev/null 2>&1; then
-    missing="$missing python3"
+    missing="$missing python3 python3-venv"
+elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    missing="$missing python3-venv"
 fi
 if ! command -v rg >/dev/null 2>&1; then
     missing="$missing ripgrep"

@@ -15,3 +15,4 @@ mod opencode;
 mod prefixes;
 mod samples;
 mod streaming;
+mod update_schema;
