@@ -10,8 +10,10 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 pub mod opencode;
 pub mod probe;
+pub mod qwen;
 pub mod store;
 pub mod titles;
 

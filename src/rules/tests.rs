@@ -787,6 +787,12 @@ fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
         Dialect::OpencodeEvents => raw::opencode::events,
         Dialect::OpencodeRun => raw::opencode::run,
         Dialect::OpencodeExport => raw::opencode::export,
+        Dialect::GeminiStreamJson => raw::gemini::gemini_stream_json,
+        Dialect::GeminiJson => raw::gemini::gemini_json,
+        Dialect::GeminiSession => raw::gemini::gemini_session,
+        Dialect::QwenStreamJson => raw::gemini::qwen_stream_json,
+        Dialect::QwenJson => raw::gemini::qwen_json,
+        Dialect::QwenSession => raw::gemini::qwen_session,
         Dialect::Acp => raw::acp::stdio,
     };
     of_dialect(input)

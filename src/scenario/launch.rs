@@ -144,6 +144,8 @@ pub struct Launch<'a> {
     pub limit: Duration,
     pub(super) cli: Cli,
     pub(super) version: &'a str,
+    /// The dialect, when the launcher names it (see `Launcher::dialect`).
+    pub(super) dialect: Option<crate::stream::Dialect>,
     /// The model server's port (also the page server's), folded to a fixed one in fixtures so
     /// titles built from URLs do not change from run to run.
     pub(super) model_port: u16,
@@ -208,6 +210,7 @@ impl Launch<'_> {
             cli: Some(self.cli.display().to_owned()),
             cli_version: Some(self.version.to_owned()),
             scenario: Some(s.name.clone()),
+            dialect: self.dialect,
             env: Some(Recording::allowed_env(env)),
             force: self.opts.force,
             detect: Some(crate::dialects::detector),

@@ -44,10 +44,18 @@ pub enum Agent {
     CodexAcp,
     /// `opencode acp`, driven as an ACP client through the proxy.
     OpencodeAcp,
+    /// `gemini -p --output-format stream-json` (or `json`), recorded in wrap mode.
+    Gemini,
+    /// `gemini --acp`, driven as an ACP client through the proxy.
+    GeminiAcp,
+    /// `qwen -p --output-format stream-json` (or `json`), recorded in wrap mode.
+    Qwen,
+    /// `qwen --acp`, driven as an ACP client through the proxy.
+    QwenAcp,
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 8] {
+    pub fn all() -> [Agent; 12] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -57,6 +65,10 @@ impl Agent {
             Agent::ClaudeAcp,
             Agent::CodexAcp,
             Agent::OpencodeAcp,
+            Agent::Gemini,
+            Agent::GeminiAcp,
+            Agent::Qwen,
+            Agent::QwenAcp,
         ]
     }
 
@@ -64,7 +76,11 @@ impl Agent {
     pub fn is_acp(self) -> bool {
         matches!(
             self,
-            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp
+            Agent::ClaudeAcp
+                | Agent::CodexAcp
+                | Agent::OpencodeAcp
+                | Agent::GeminiAcp
+                | Agent::QwenAcp
         )
     }
 
@@ -75,6 +91,8 @@ impl Agent {
             Agent::ClaudeAcp => Agent::Claude,
             Agent::CodexAcp => Agent::CodexAppServer,
             Agent::OpencodeAcp => Agent::OpencodeRun,
+            Agent::GeminiAcp => Agent::Gemini,
+            Agent::QwenAcp => Agent::Qwen,
             other => other,
         }
     }
@@ -85,7 +103,13 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::CodexExec | Agent::CodexAppServer => "codex",
             Agent::OpencodeRun | Agent::OpencodeServe => "opencode",
-            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp => "acp",
+            Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
+            Agent::ClaudeAcp
+            | Agent::CodexAcp
+            | Agent::OpencodeAcp
+            | Agent::GeminiAcp
+            | Agent::QwenAcp => "acp",
         }
     }
 
@@ -97,6 +121,8 @@ impl Agent {
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Cli::Opencode,
             Agent::ClaudeAcp => Cli::ClaudeAcp,
             Agent::CodexAcp => Cli::CodexAcp,
+            Agent::Gemini | Agent::GeminiAcp => Cli::Gemini,
+            Agent::Qwen | Agent::QwenAcp => Cli::Qwen,
         }
     }
 
@@ -106,6 +132,8 @@ impl Agent {
             Agent::Claude | Agent::ClaudeAcp => Api::Anthropic,
             Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => Api::Responses,
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
+            Agent::Gemini | Agent::GeminiAcp => Api::Gemini,
+            Agent::Qwen | Agent::QwenAcp => Api::ChatCompletions,
         }
     }
 
@@ -119,6 +147,10 @@ impl Agent {
             Agent::ClaudeAcp => "claude-acp",
             Agent::CodexAcp => "codex-acp",
             Agent::OpencodeAcp => "opencode-acp",
+            Agent::Gemini => "gemini",
+            Agent::GeminiAcp => "gemini-acp",
+            Agent::Qwen => "qwen",
+            Agent::QwenAcp => "qwen-acp",
         }
     }
 }
@@ -133,6 +165,10 @@ pub enum Cli {
     ClaudeAcp,
     /// Zed's Codex ACP adapter.
     CodexAcp,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Qwen Code (a fork of Gemini CLI).
+    Qwen,
 }
 
 impl Cli {
@@ -143,6 +179,8 @@ impl Cli {
             "opencode" | "opencode-ai" => Some(Cli::Opencode),
             "claude-agent-acp" | "@zed-industries/claude-agent-acp" => Some(Cli::ClaudeAcp),
             "codex-acp" | "@zed-industries/codex-acp" => Some(Cli::CodexAcp),
+            "gemini" | "gemini-cli" | "@google/gemini-cli" => Some(Cli::Gemini),
+            "qwen" | "qwen-code" | "@qwen-code/qwen-code" => Some(Cli::Qwen),
             _ => None,
         }
     }
@@ -155,6 +193,8 @@ impl Cli {
             Cli::Opencode => "opencode-ai",
             Cli::ClaudeAcp => "@zed-industries/claude-agent-acp",
             Cli::CodexAcp => "@zed-industries/codex-acp",
+            Cli::Gemini => "@google/gemini-cli",
+            Cli::Qwen => "@qwen-code/qwen-code",
         }
     }
 
@@ -166,6 +206,8 @@ impl Cli {
             Cli::Opencode => "opencode",
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
+            Cli::Gemini => "gemini",
+            Cli::Qwen => "qwen",
         }
     }
 
@@ -177,6 +219,8 @@ impl Cli {
             Cli::Opencode => "opencode",
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
+            Cli::Gemini => "gemini-cli",
+            Cli::Qwen => "qwen-code",
         }
     }
 }
@@ -188,6 +232,8 @@ pub enum Api {
     Anthropic,
     Responses,
     ChatCompletions,
+    /// Gemini's `models/<m>:streamGenerateContent?alt=sse` (and `generateContent`).
+    Gemini,
 }
 
 /// One scenario file.
@@ -457,8 +503,110 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "amalgm_browser_tabs_new",
             "amalgm_artifacts_register",
         ],
+        Agent::Gemini | Agent::GeminiAcp => GEMINI_TOOLS,
+        Agent::Qwen | Agent::QwenAcp => QWEN_TOOLS,
     }
 }
+
+/// Gemini CLI's tools (the built-in ones its releases declare, its subagents, the fixture MCP
+/// server's under their declared names).
+const GEMINI_TOOLS: &[&str] = &[
+    "run_shell_command",
+    "read_file",
+    "read_many_files",
+    "write_file",
+    "replace",
+    "glob",
+    "grep_search",
+    "search_file_content",
+    "list_directory",
+    "web_fetch",
+    "google_web_search",
+    "write_todos",
+    "save_memory",
+    "ask_user",
+    "activate_skill",
+    "get_internal_docs",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "update_topic",
+    "complete_task",
+    "invoke_agent",
+    "list_background_processes",
+    "read_background_output",
+    "codebase_investigator",
+    "cli_help",
+    "generalist",
+    "tracker_create_task",
+    "tracker_update_task",
+    "tracker_get_task",
+    "tracker_list_tasks",
+    "tracker_add_dependency",
+    "tracker_visualize",
+    "list_mcp_resources",
+    "read_mcp_resource",
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+    "mcp_amalgm_browser_navigate",
+    "mcp_amalgm_browser_snapshot",
+    "mcp_amalgm_browser_tabs_new",
+    "mcp_amalgm_artifacts_register",
+];
+
+/// Qwen Code's tools, likewise.
+const QWEN_TOOLS: &[&str] = &[
+    "run_shell_command",
+    "read_file",
+    "read_many_files",
+    "write_file",
+    "edit",
+    "glob",
+    "grep_search",
+    "list_directory",
+    "web_fetch",
+    "web_search",
+    "todo_write",
+    "save_memory",
+    "agent",
+    "task",
+    "skill",
+    "ask_user_question",
+    "exit_plan_mode",
+    "enter_plan_mode",
+    "lsp",
+    "monitor",
+    "cron_create",
+    "cron_list",
+    "cron_delete",
+    "task_create",
+    "task_update",
+    "task_list",
+    "task_stop",
+    "send_message",
+    "list_agents",
+    "tool_search",
+    "tool_call",
+    "get_goal",
+    "update_goal",
+    "zoom_image",
+    "report_findings",
+    "enter_worktree",
+    "exit_worktree",
+    "record_artifact",
+    "loop_wakeup",
+    "notebook_edit",
+    "read_mcp_resource",
+    "mcp__amalgm__browser_navigate",
+    "mcp__amalgm__browser_snapshot",
+    "mcp__amalgm__browser_tabs_new",
+    "mcp__amalgm__artifacts_register",
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+];
 
 impl Scenario {
     /// A Claude scenario with answers is driven over stdin as the Agent SDK drives Claude Code

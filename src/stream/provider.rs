@@ -12,15 +12,21 @@ pub enum Provider {
     Claude,
     Codex,
     Opencode,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Qwen Code (a fork of Gemini CLI).
+    Qwen,
     /// Any ACP (Agent Client Protocol) agent, read from its JSON-RPC traffic.
     Acp,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 4] = [
+    pub const ALL: [Provider; 6] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
+        Provider::Gemini,
+        Provider::Qwen,
         Provider::Acp,
     ];
 
@@ -29,6 +35,8 @@ impl Provider {
             Provider::Claude => "claude",
             Provider::Codex => "codex",
             Provider::Opencode => "opencode",
+            Provider::Gemini => "gemini",
+            Provider::Qwen => "qwen",
             Provider::Acp => "acp",
         }
     }
@@ -54,9 +62,11 @@ impl FromStr for Provider {
             "claude" | "claude-code" => Ok(Provider::Claude),
             "codex" => Ok(Provider::Codex),
             "opencode" => Ok(Provider::Opencode),
+            "gemini" | "gemini-cli" => Ok(Provider::Gemini),
+            "qwen" | "qwen-code" => Ok(Provider::Qwen),
             "acp" => Ok(Provider::Acp),
             other => Err(format!(
-                "unknown provider `{other}` (expected claude, codex, opencode or acp)"
+                "unknown provider `{other}` (expected claude, codex, opencode, gemini, qwen or acp)"
             )),
         }
     }
@@ -110,6 +120,18 @@ dialects! {
     OpencodeRun => (Opencode, "run"),
     /// `opencode export` session JSON.
     OpencodeExport => (Opencode, "export"),
+    /// `gemini -p --output-format stream-json`.
+    GeminiStreamJson => (Gemini, "stream-json"),
+    /// `gemini -p --output-format json` (one document of statistics).
+    GeminiJson => (Gemini, "json"),
+    /// `~/.gemini/tmp/<project>/chats/session-*.jsonl` saved sessions.
+    GeminiSession => (Gemini, "session"),
+    /// `qwen -p --output-format stream-json` (Claude's stream-json shape, Qwen Code's tools).
+    QwenStreamJson => (Qwen, "stream-json"),
+    /// `qwen -p --output-format json` (one JSON array of the stream-json messages).
+    QwenJson => (Qwen, "json"),
+    /// `~/.qwen/projects/<project>/chats/<session>.jsonl` saved sessions.
+    QwenSession => (Qwen, "session"),
     /// ACP (Agent Client Protocol) JSON-RPC traffic over stdio, both directions.
     Acp => (Acp, "acp"),
 }

@@ -30,6 +30,22 @@ fn detection_agrees_with_the_recorded_dialect() {
     }
 }
 
+/// Content alone, with no provider named, gives every fixture its recorded dialect: no dialect
+/// takes another's fixtures (Qwen Code's Claude-shaped stream-json and sessions among them).
+#[test]
+fn detection_without_a_provider_agrees_too() {
+    for s in load_all() {
+        let detected =
+            detect(&s.stream.input(), None).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        assert_eq!(
+            (detected.provider(), detected),
+            (s.provider, s.dialect),
+            "{}: detected without a provider hint",
+            s.name
+        );
+    }
+}
+
 #[test]
 fn normalizing_is_deterministic_and_the_output_reads_back() {
     for s in load_all() {

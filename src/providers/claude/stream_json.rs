@@ -150,4 +150,6 @@ pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
     super::is_line_type(&p.ty())
         && (p.has("session_id") || p.has("parent_tool_use_id") || p.has("message"))
         && !super::transcript::has_own_fields(p)
+        // Qwen Code's init line, in Claude's shape, names its own CLI.
+        && !p.has("qwen_code_version")
 }

@@ -130,7 +130,9 @@ pub(crate) fn has_own_fields(p: &crate::providers::Probe<'_>) -> bool {
 /// Recognises a transcript line: a Claude line type with a transcript's own fields or types.
 pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
     let ty = p.ty();
+    // Qwen Code's session records wear a transcript's envelope with a `provenance` of their own.
     super::is_line_type(&ty)
+        && !p.has("provenance")
         && (has_own_fields(p)
             || matches!(
                 ty.as_ref(),

@@ -1,14 +1,15 @@
-//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, and `opencode acp` — driven with
-//! toolnorm as the ACP client through the recording proxy: `initialize`, `session/new` (in the
-//! scratch workspace), one `session/prompt`, every `session/request_permission` answered with
-//! the first option that allows, until the prompt's response. Each adapter is configured as its
+//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`; `opencode acp`, `gemini --acp` and
+//! `qwen --acp` — driven with toolnorm as the ACP client through the recording proxy:
+//! `initialize`, `session/new` (in the scratch workspace), one `session/prompt`, every
+//! `session/request_permission` answered with the first option that allows, until the prompt's
+//! response. Each adapter is configured as its
 //! native CLI is (the model server, the fixture MCP server); Claude's adapter gets the MCP server
 //! in `session/new`, as an editor passes it, the others read it from their configuration.
 
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, claude, codex, opencode, proxied};
+use super::{Driven, Launcher, claude, codex, gemini, opencode, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::SERVER_NAME;
@@ -24,13 +25,23 @@ impl Launcher for Acp {
         match setup.scenario.agent {
             Agent::CodexAcp => codex::Codex.configure(setup, cmd),
             Agent::OpencodeAcp => opencode::Opencode.configure(setup, cmd),
+            Agent::GeminiAcp | Agent::QwenAcp => {
+                gemini::configure(setup, cmd, setup.scenario.agent.cli())
+            }
             _ => claude::Claude.configure(setup, cmd),
         }
     }
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
-        if setup.scenario.agent == Agent::OpencodeAcp {
-            cmd.arg("acp");
+        match setup.scenario.agent {
+            Agent::OpencodeAcp => {
+                cmd.arg("acp");
+            }
+            // As the native scenarios run: every tool allowed.
+            Agent::GeminiAcp | Agent::QwenAcp => {
+                cmd.arg("--acp").arg("--approval-mode").arg("yolo");
+            }
+            _ => {}
         }
         for a in &setup.scenario.args {
             cmd.arg(a.clone());
@@ -55,6 +66,8 @@ fn who(agent: Agent) -> &'static str {
     match agent {
         Agent::CodexAcp => "codex-acp",
         Agent::OpencodeAcp => "opencode acp",
+        Agent::GeminiAcp => "gemini --acp",
+        Agent::QwenAcp => "qwen --acp",
         _ => "claude-agent-acp",
     }
 }
@@ -110,9 +123,17 @@ fn answer(
     problems: &mut Vec<String>,
 ) -> Result<Value, Value> {
     if method != "session/request_permission" {
-        problems.push(format!(
-            "the agent asked the client for {method}, which it does not offer"
-        ));
+        // A method of ACP's own the client does not offer is a problem of the run; an agent's
+        // extension (Qwen Code's `craft/drainMidTurnQueue`) is answered "method not found", as
+        // ACP has a client answer what it does not know.
+        let acp_own = ["fs/", "terminal/", "session/"]
+            .iter()
+            .any(|p| method.starts_with(p));
+        if acp_own {
+            problems.push(format!(
+                "the agent asked the client for {method}, which it does not offer"
+            ));
+        }
         return Err(json!({"code": -32601, "message": format!("method not found: {method}")}));
     }
     let options = params

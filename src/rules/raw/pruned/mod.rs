@@ -160,7 +160,11 @@ fn keep(key: &str) -> Keep {
         | "sessionUpdate" | "state" | "status" | "stopReason" | "subtype" | "success"
         | "threadId" | "tool" | "toolCall" | "toolCallId" | "toolName" | "tool_use_id"
         | "turnId" | "type" | "update" | "working_directory" => Keep::Pruned,
-        "_meta" | "arguments" | "changes" | "input" | "invocation" | "rawInput" => Keep::Whole,
+        // Gemini CLI and Qwen Code.
+        "$set" | "functionCall" | "functionResponse" | "response" | "toolCallResult"
+        | "toolCalls" | "tool_id" | "tool_name" => Keep::Pruned,
+        "_meta" | "arguments" | "args" | "changes" | "input" | "invocation" | "parameters"
+        | "rawInput" => Keep::Whole,
         k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
         _ => Keep::Skip,
     }
