@@ -67,8 +67,8 @@ mod spare {
         })
     }
 
-    /// Run `f` on the thread's spare chunk for decoded data, as the last use left it (a chunk
-    /// of fixed size is not zeroed again for every frame).
+    /// Run `f` on the thread's spare window for decoded data, as the last use left it (its
+    /// bytes are not zeroed again for every fixture).
     pub(super) fn with_chunk<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
         with(&CHUNK, f)
     }
