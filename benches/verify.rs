@@ -33,6 +33,9 @@
 //! - `TOOLNORM_BENCH_DIR`: build the corpus there and keep it; a later run with the same corpus
 //!   settings reuses it (the corpus and expected files are rebuilt when the settings differ).
 //!   Without it the corpus goes to a temporary folder, removed at the end.
+//! - `TOOLNORM_BENCH_BASELINE`: the path of another `toolnorm` binary (a build of an earlier
+//!   revision), timed as a third side in the same alternation, on the same corpus and expected
+//!   files: before and after in one run, under the same load.
 //!
 //! The two sides:
 //!
@@ -45,10 +48,10 @@
 //!   every line of it into a `serde_json::Value`: the least any reader of the same zstd frames
 //!   does. Both sides use the system allocator.
 //!
-//! Each run's wall time is taken around the process, its CPU time (user + system) and peak RSS
-//! from `wait4`. Printed per `--jobs`: the medians of both sides, their ratios (verify / floor;
-//! the goal is ≤ 1.0), verify's peak RSS, and the load average before and after (a busy
-//! machine makes wall times noisy: the CPU ratio then says more).
+//! Each run's wall time is taken around the process, its user and system CPU time and peak RSS
+//! from `wait4`. Printed per `--jobs`: the medians of each side (wall, user, system, CPU = user +
+//! system), the ratios to the floor (the goal is ≤ 1.0), verify's peak RSS, and the load average
+//! before and after (a busy machine makes wall times noisy: the CPU ratio then says more).
 
 use std::fs;
 use std::io::Read;
@@ -234,14 +237,17 @@ fn floor_main(spec: &str) {
     println!("{values}");
 }
 
-/// One process run: wall and CPU (user + system) seconds, peak RSS in KiB, exit code.
+/// One process run: wall, user and system seconds, peak RSS in KiB, exit code.
 struct Run {
     wall: f64,
-    cpu: f64,
+    user: f64,
+    sys: f64,
     peak_rss_kb: u64,
     exit: Option<i32>,
 }
 
+// The child is reaped by `wait4` (which also gives its CPU time and peak RSS), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn run(cmd: &mut Command) -> Run {
     let started = Instant::now();
     let child = cmd
@@ -260,7 +266,8 @@ fn run(cmd: &mut Command) -> Run {
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Run {
         wall,
-        cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
+        user: tv(ru.ru_utime),
+        sys: tv(ru.ru_stime),
         peak_rss_kb: ru.ru_maxrss as u64,
         exit: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
     }
@@ -366,41 +373,67 @@ fn main() {
             c.env(FLOOR_ENV, format!("{jobs}:{}", corpus.display()));
             c
         };
-        let verify_cmd = || {
-            let mut c = Command::new(bin());
+        let toolnorm_cmd = |bin: &Path| {
+            let mut c = Command::new(bin);
             c.args(["verify", "--jobs", &jobs.to_string()])
                 .current_dir(&dir)
                 .env_remove("CI");
             c
         };
+        // The sides, in the order of an even round (an odd one runs them backwards, so no side
+        // always goes first): the floor, this build's verify, and the baseline's when given.
+        let mut sides: Vec<(String, Box<dyn Fn() -> Command + '_>)> = vec![
+            ("floor".to_owned(), Box::new(floor_cmd)),
+            (
+                "verify".to_owned(),
+                Box::new(|| toolnorm_cmd(Path::new(bin()))),
+            ),
+        ];
+        if let Some(base) = std::env::var_os("TOOLNORM_BENCH_BASELINE") {
+            let base = PathBuf::from(base);
+            sides.push(("baseline".to_owned(), Box::new(move || toolnorm_cmd(&base))));
+        }
         let load_before = load();
         // One untimed run of each: the page cache and the binaries are warm for all timed runs.
-        run(&mut floor_cmd());
-        let first = run(&mut verify_cmd());
-        let (mut floors, mut verifies) = (Vec::new(), Vec::new());
+        let exits: Vec<Option<i32>> = sides.iter().map(|(_, cmd)| run(&mut cmd()).exit).collect();
+        let mut runs_of: Vec<Vec<Run>> = sides.iter().map(|_| Vec::new()).collect();
         for i in 0..runs {
-            if i % 2 == 0 {
-                floors.push(run(&mut floor_cmd()));
-                verifies.push(run(&mut verify_cmd()));
-            } else {
-                verifies.push(run(&mut verify_cmd()));
-                floors.push(run(&mut floor_cmd()));
+            let mut order: Vec<usize> = (0..sides.len()).collect();
+            if i % 2 == 1 {
+                order.reverse();
+            }
+            for k in order {
+                runs_of[k].push(run(&mut (sides[k].1)()));
             }
         }
-        let wall = |v: &[Run]| median(v.iter().map(|r| r.wall).collect());
-        let cpu = |v: &[Run]| median(v.iter().map(|r| r.cpu).collect());
-        let (vw, vc, fw, fc) = (wall(&verifies), cpu(&verifies), wall(&floors), cpu(&floors));
-        let peak = verifies.iter().map(|r| r.peak_rss_kb).max().unwrap_or(0);
+        let stats = |v: &[Run]| {
+            (
+                median(v.iter().map(|r| r.wall).collect()),
+                median(v.iter().map(|r| r.user).collect()),
+                median(v.iter().map(|r| r.sys).collect()),
+                median(v.iter().map(|r| r.user + r.sys).collect()),
+            )
+        };
+        let (fw, _, _, fc) = stats(&runs_of[0]);
         println!(
-            "--jobs {jobs}, medians of {runs} (load {load_before} before, {} after):\n  \
-             verify: {vw:.3} s wall, {vc:.3} s CPU, peak RSS {:.1} MB, exit {:?}\n  \
-             floor:  {fw:.3} s wall, {fc:.3} s CPU\n  \
-             verify/floor = {:.2} (wall), {:.2} (CPU)",
-            load(),
-            peak as f64 / 1024.0,
-            first.exit,
-            vw / fw,
-            vc / fc,
+            "--jobs {jobs}, medians of {runs} alternating runs (load {load_before} before, {} after):",
+            load()
         );
+        for (k, (name, _)) in sides.iter().enumerate() {
+            let (w, u, s, c) = stats(&runs_of[k]);
+            print!("  {name:8} {w:.3} s wall, {u:.3} s user, {s:.3} s sys, {c:.3} s CPU");
+            if k == 0 {
+                println!();
+                continue;
+            }
+            let peak = runs_of[k].iter().map(|r| r.peak_rss_kb).max().unwrap_or(0);
+            println!(
+                ", peak RSS {:.1} MB, exit {:?}; / floor = {:.2} (wall), {:.2} (CPU)",
+                peak as f64 / 1024.0,
+                exits[k],
+                w / fw,
+                c / fc
+            );
+        }
     }
 }

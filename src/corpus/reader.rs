@@ -488,7 +488,10 @@ mod tests {
     fn lines_longer_than_a_read_come_back_whole() {
         let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
         let mut want = Vec::new();
-        for (k, n) in [CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 7].into_iter().enumerate() {
+        for (k, n) in [CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 7]
+            .into_iter()
+            .enumerate()
+        {
             let long: Vec<u8> = (0..n).map(|i| b'a' + ((i * 7 + k) % 26) as u8).collect();
             w.push_line(k as u64, Direction::Agent, &long, true)
                 .unwrap();
