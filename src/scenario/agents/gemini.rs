@@ -59,7 +59,22 @@ fn settings(setup: &Setup<'_>, cli: Cli) -> Value {
             "trust": s.permission_mode.is_none(),
         }});
     }
+    for (key, value) in &s.settings {
+        merge(&mut v[key.as_str()], value);
+    }
     v
+}
+
+/// Merge `from` into `into`: tables key by key, anything else replaced.
+fn merge(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(into), Value::Object(from)) => {
+            for (key, value) in from {
+                merge(into.entry(key.as_str()).or_insert(Value::Null), value);
+            }
+        }
+        (into, from) => *into = from.clone(),
+    }
 }
 
 /// Settings and environment shared by the native and the ACP launchers.
