@@ -137,15 +137,16 @@ dialects! {
 }
 
 impl Dialect {
-    /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's).
+    /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's). A name several
+    /// providers use is the first of them in [`Dialect::ALL`] (`stream-json` alone is Claude's) unless
+    /// `provider` names another.
     pub fn parse(name: &str, provider: Option<Provider>) -> Result<Dialect, String> {
-        let matches: Vec<Dialect> = Dialect::ALL
+        let first = Dialect::ALL
             .into_iter()
-            .filter(|d| d.as_str() == name && provider.is_none_or(|p| d.provider() == p))
-            .collect();
-        match matches.as_slice() {
-            [d] => Ok(*d),
-            _ => {
+            .find(|d| d.as_str() == name && provider.is_none_or(|p| d.provider() == p));
+        match first {
+            Some(d) => Ok(d),
+            None => {
                 let known: Vec<&str> = Dialect::ALL
                     .iter()
                     .filter(|d| provider.is_none_or(|p| d.provider() == p))
@@ -163,5 +164,28 @@ impl Dialect {
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_dialect_name_is_the_first_providers_unless_one_is_named() {
+        assert_eq!(
+            Dialect::parse("stream-json", None),
+            Ok(Dialect::ClaudeStreamJson)
+        );
+        assert_eq!(
+            Dialect::parse("stream-json", Some(Provider::Qwen)),
+            Ok(Dialect::QwenStreamJson)
+        );
+        assert_eq!(Dialect::parse("exec", None), Ok(Dialect::CodexExec));
+        let e = Dialect::parse("exec", Some(Provider::Gemini)).unwrap_err();
+        assert!(
+            e.contains("unknown dialect `exec`") && e.contains("session"),
+            "{e}"
+        );
     }
 }
