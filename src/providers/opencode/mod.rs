@@ -6,6 +6,6 @@
 pub(crate) mod events;
 pub(crate) mod export;
 pub(crate) mod run;
-mod tools;
+pub(crate) mod tools;
 mod tracker;
 mod wire;
