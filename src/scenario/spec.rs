@@ -281,6 +281,11 @@ pub struct Scenario {
     /// Configure the `amalgm` fixture MCP server for the agent.
     #[serde(default)]
     pub mcp: bool,
+    /// Gemini CLI and Qwen Code only (native and ACP): keys merged into the `settings.json` the
+    /// launcher writes, table by table, the scenario's value winning (a tool that is off by
+    /// default: `settings = { tools = { todoWrite = { enabled = true } } }`).
+    #[serde(default)]
+    pub settings: serde_json::Map<String, serde_json::Value>,
     /// Seconds before the agent run is abandoned.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
@@ -700,6 +705,12 @@ impl Scenario {
         }
         if (self.sdk || self.transcript) && self.agent != Agent::Claude {
             return Some("sdk and transcript are options of claude scenarios".to_owned());
+        }
+        if !self.settings.is_empty() && !matches!(self.agent.cli(), Cli::Gemini | Cli::Qwen) {
+            return Some(format!(
+                "settings are merged into Gemini CLI's and Qwen Code's settings.json, not {}'s",
+                self.agent.as_str()
+            ));
         }
         if !self.answers.is_empty() && matches!(self.agent, Agent::CodexExec | Agent::OpencodeRun) {
             return Some(format!(

@@ -59,7 +59,22 @@ fn settings(setup: &Setup<'_>, cli: Cli) -> Value {
             "trust": s.permission_mode.is_none(),
         }});
     }
+    for (key, value) in &s.settings {
+        merge(&mut v[key.as_str()], value);
+    }
     v
+}
+
+/// Merge `from` into `into`: tables key by key, anything else replaced.
+fn merge(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(into), Value::Object(from)) => {
+            for (key, value) in from {
+                merge(into.entry(key.as_str()).or_insert(Value::Null), value);
+            }
+        }
+        (into, from) => *into = from.clone(),
+    }
 }
 
 /// Settings and environment shared by the native and the ACP launchers.
@@ -134,5 +149,67 @@ impl Launcher for Gemini {
         let s = launch.scenario;
         debug_assert!(matches!(s.agent, Agent::Gemini | Agent::Qwen));
         wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs)).map(|()| Driven::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::scenario::launch::Scratch;
+    use crate::scenario::mcp_server::ServerCommand;
+
+    /// The settings file a scenario's launcher writes, read back.
+    fn written(s: &Scenario) -> Value {
+        let scratch = Scratch::create(&s.name).unwrap();
+        let mcp = ServerCommand {
+            program: "/bin/toolnorm".to_owned(),
+            args: Vec::new(),
+        };
+        let setup = Setup {
+            scenario: s,
+            scratch: &scratch,
+            model_url: "http://127.0.0.1:1".to_owned(),
+            mcp: &mcp,
+        };
+        let mut cmd = AgentCommand::new(Path::new("agent"));
+        configure(&setup, &mut cmd, s.agent.cli()).unwrap();
+        let path = scratch
+            .home
+            .join(settings_dir(s.agent.cli()))
+            .join("settings.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let _ = std::fs::remove_dir_all(&scratch.root);
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// A scenario's `settings` reach `settings.json` table by table: the tools it switches on
+    /// are on, the launcher's own keys in the same tables stay, a value it names replaces ours.
+    #[test]
+    fn scenario_settings_are_merged_into_the_settings_file() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let s = Scenario::load(&root.join("qwen-todo-list.toml")).unwrap();
+        let v = written(&s);
+        assert_eq!(v["tools"]["todoWrite"]["enabled"], json!(true));
+        assert_eq!(v["tools"]["listDirectory"]["enabled"], json!(true));
+        assert_eq!(v["security"]["auth"]["selectedType"], json!("openai"));
+
+        let mut s = s;
+        s.settings = serde_json::from_value(json!({
+            "security": {"folderTrust": {"enabled": true}},
+            "model": "flat",
+        }))
+        .unwrap();
+        let v = written(&s);
+        assert_eq!(v["security"]["folderTrust"]["enabled"], json!(true));
+        assert_eq!(v["security"]["auth"]["selectedType"], json!("openai"));
+        assert_eq!(v["model"], json!("flat"));
+        assert_eq!(v["general"]["disableAutoUpdate"], json!(true));
+        assert!(v.get("tools").is_none());
+
+        // Without settings the tools stay as the release ships them.
+        s.settings.clear();
+        assert!(written(&s).get("tools").is_none());
     }
 }
