@@ -8,7 +8,9 @@ use std::fmt;
 
 use crate::model::NormalizedDocument;
 use crate::normalizer::Normalizer;
-use crate::providers::{NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, opencode};
+use crate::providers::{
+    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, kilo, opencode,
+};
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
 use crate::stream::{Dialect, Direction, Input, Provider, RawLine};
@@ -60,6 +62,32 @@ pub static DIALECTS: &[DialectEntry] = &[
         sniff: opencode::export::sniff,
         sniff_document: Some(opencode::export::sniff_document),
         new: opencode::export::new,
+        #[cfg(feature = "cli")]
+        scan: raw::opencode::export,
+    },
+    // Kilo writes OpenCode's formats: below OpenCode's rows, its rows are reached only when Kilo
+    // is asked for (a fixture in `kilo/`, `--provider kilo`).
+    DialectEntry {
+        dialect: Dialect::KiloEvents,
+        sniff: kilo::events::sniff,
+        sniff_document: None,
+        new: kilo::events::new,
+        #[cfg(feature = "cli")]
+        scan: raw::opencode::events,
+    },
+    DialectEntry {
+        dialect: Dialect::KiloRun,
+        sniff: kilo::run::sniff,
+        sniff_document: None,
+        new: kilo::run::new,
+        #[cfg(feature = "cli")]
+        scan: raw::opencode::run,
+    },
+    DialectEntry {
+        dialect: Dialect::KiloExport,
+        sniff: kilo::export::sniff,
+        sniff_document: Some(kilo::export::sniff_document),
+        new: kilo::export::new,
         #[cfg(feature = "cli")]
         scan: raw::opencode::export,
     },
@@ -319,7 +347,8 @@ impl DocShape {
 /// Detection from content, a line at a time, with exactly the verdict of looking at the whole
 /// stream: a whole-document dialect (`opencode export`) when the stream is one such JSON
 /// document, otherwise the dialect most of the first [`SNIFF_LINES`] non-blank lines look like
-/// (a line counts for the first row whose sniffer accepts it), decided as soon as
+/// (a line counts for the first row, among the provider's when one is asked for, whose sniffer
+/// accepts it), decided as soon as
 /// [`UNANIMOUS`] lines agree and none disagrees. It keeps the lines it has read (never blank
 /// ones) until it decides: at most the sniff window, or a whole document while the stream can
 /// still be one.
@@ -390,12 +419,14 @@ impl Sniffer {
         self.looked += 1;
         let text = line.text();
         if let Some(probe) = Probe::parse(&text) {
-            if let Some(e) = DIALECTS.iter().find(|e| (e.sniff)(&probe)) {
-                if Self::allows(self.provider, e) {
-                    match self.votes.iter_mut().find(|(x, _)| *x == e.dialect) {
-                        Some((_, n)) => *n += 1,
-                        None => self.votes.push((e.dialect, 1)),
-                    }
+            let provider = self.provider;
+            if let Some(e) = DIALECTS
+                .iter()
+                .find(|e| Self::allows(provider, e) && (e.sniff)(&probe))
+            {
+                match self.votes.iter_mut().find(|(x, _)| *x == e.dialect) {
+                    Some((_, n)) => *n += 1,
+                    None => self.votes.push((e.dialect, 1)),
                 }
             }
         }
@@ -450,7 +481,7 @@ impl Sniffer {
         best.map(|(d, _)| d).ok_or_else(|| {
             NormalizeError::Undetectable(match self.provider {
                 Some(p) => format!("no line looks like any {p} dialect"),
-                None => "no line looks like Claude, Codex or OpenCode output".to_owned(),
+                None => "no line looks like the output of any known agent".to_owned(),
             })
         })
     }

@@ -782,9 +782,9 @@ fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
         Dialect::CodexExec => raw::codex::exec,
         Dialect::CodexRollout => raw::codex::rollout,
         Dialect::CodexLegacy => raw::codex::legacy,
-        Dialect::OpencodeEvents => raw::opencode::events,
-        Dialect::OpencodeRun => raw::opencode::run,
-        Dialect::OpencodeExport => raw::opencode::export,
+        Dialect::OpencodeEvents | Dialect::KiloEvents => raw::opencode::events,
+        Dialect::OpencodeRun | Dialect::KiloRun => raw::opencode::run,
+        Dialect::OpencodeExport | Dialect::KiloExport => raw::opencode::export,
         Dialect::Acp => raw::acp::stdio,
     };
     of_dialect(input)

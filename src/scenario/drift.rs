@@ -329,8 +329,14 @@ struct RunSpecific {
     cron_job: regex::Regex,
     /// The name Claude gives the session for peer messages (`This session is work-ea [dfea2f]`).
     peer_name: regex::Regex,
-    /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`).
+    /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`), and Kilo's background
+    /// process and wakeup ids (`bgp_…`, `wku_…`).
     opencode_session: regex::Regex,
+    /// Wall-clock times written into outputs: ISO-8601 (`due 2026-12-05T09:26:00.117Z`) and epoch
+    /// milliseconds (`"observedAt":1796458961666`), and process ids (`pid: 14771`).
+    clock: regex::Regex,
+    millis: regex::Regex,
+    pid: regex::Regex,
 }
 
 /// Metadata keys whose values are ids drawn per run.
@@ -349,8 +355,12 @@ impl RunSpecific {
                 .expect("a valid pattern"),
             peer_name: regex::Regex::new(r"This session is \S+ \[[0-9a-f]{6}\]")
                 .expect("a valid pattern"),
-            opencode_session: regex::Regex::new(r"\bses_[0-9A-Za-z]{20,}")
+            opencode_session: regex::Regex::new(r"\b(ses|bgp|wku)_[0-9A-Za-z]{20,}")
                 .expect("a valid pattern"),
+            clock: regex::Regex::new(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
+                .expect("a valid pattern"),
+            millis: regex::Regex::new(r"\b1[6-9]\d{11}\b").expect("a valid pattern"),
+            pid: regex::Regex::new(r"\bpid: \d+").expect("a valid pattern"),
         }
     }
 }
@@ -366,7 +376,10 @@ fn mask_run_specific(v: &mut Value, re: &RunSpecific) {
             let masked = re
                 .peer_name
                 .replace_all(&masked, "This session is <peer-name>");
-            let masked = re.opencode_session.replace_all(&masked, "<session>");
+            let masked = re.opencode_session.replace_all(&masked, "<$1>");
+            let masked = re.clock.replace_all(&masked, "<time>");
+            let masked = re.millis.replace_all(&masked, "<millis>");
+            let masked = re.pid.replace_all(&masked, "pid: <pid>");
             if masked != s.as_str() {
                 *s = masked.into_owned();
             }
@@ -398,7 +411,9 @@ mod tests {
             "title": "Running seq 1 60000",
             "more": ["Scheduled recurring job 9c0c2af7 (Every day at 3:00 AM).",
                 "9c0c2af7 — Every day at 3:00 AM", "This session is work-ea [dfea2f] — the name",
-                "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state"]
+                "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state",
+                "id: bgp_2454f02ca0018zOHg1qPV1DQeT\npid: 14771", "due 2026-12-05T09:26:00.117Z (in 60m)",
+                "{\"observedAt\":1796458961666,\"n\":1234567}"]
         }]);
         mask_run_specific(&mut v, &RunSpecific::new());
         assert_eq!(
@@ -409,7 +424,9 @@ mod tests {
                 "title": "Running seq 1 60000",
                 "more": ["Scheduled recurring job <job> (Every day at 3:00 AM).",
                     "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
-                    "commit 9c0c2af7 is fine", "<task id=\"<session>\" state"]
+                    "commit 9c0c2af7 is fine", "<task id=\"<ses>\" state",
+                    "id: <bgp>\npid: <pid>", "due <time> (in 60m)",
+                    "{\"observedAt\":<millis>,\"n\":1234567}"]
             }])
         );
     }

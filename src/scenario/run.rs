@@ -246,7 +246,9 @@ mod tests {
                 Agent::OpencodeRun,
                 Agent::ClaudeAcp,
                 Agent::CodexAcp,
-                Agent::OpencodeAcp
+                Agent::OpencodeAcp,
+                Agent::KiloRun,
+                Agent::KiloAcp
             ]
         );
     }

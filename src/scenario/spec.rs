@@ -44,10 +44,16 @@ pub enum Agent {
     CodexAcp,
     /// `opencode acp`, driven as an ACP client through the proxy.
     OpencodeAcp,
+    /// `kilo run --format json` (Kilo CLI, built on OpenCode), recorded in wrap mode.
+    KiloRun,
+    /// `kilo serve`, its `/event` SSE stream recorded while we post the session.
+    KiloServe,
+    /// `kilo acp`, driven as an ACP client through the proxy.
+    KiloAcp,
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 8] {
+    pub fn all() -> [Agent; 11] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -57,6 +63,9 @@ impl Agent {
             Agent::ClaudeAcp,
             Agent::CodexAcp,
             Agent::OpencodeAcp,
+            Agent::KiloRun,
+            Agent::KiloServe,
+            Agent::KiloAcp,
         ]
     }
 
@@ -64,7 +73,7 @@ impl Agent {
     pub fn is_acp(self) -> bool {
         matches!(
             self,
-            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp
+            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp | Agent::KiloAcp
         )
     }
 
@@ -75,6 +84,7 @@ impl Agent {
             Agent::ClaudeAcp => Agent::Claude,
             Agent::CodexAcp => Agent::CodexAppServer,
             Agent::OpencodeAcp => Agent::OpencodeRun,
+            Agent::KiloAcp => Agent::KiloRun,
             other => other,
         }
     }
@@ -85,7 +95,8 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::CodexExec | Agent::CodexAppServer => "codex",
             Agent::OpencodeRun | Agent::OpencodeServe => "opencode",
-            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp => "acp",
+            Agent::KiloRun | Agent::KiloServe => "kilo",
+            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp | Agent::KiloAcp => "acp",
         }
     }
 
@@ -97,6 +108,7 @@ impl Agent {
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Cli::Opencode,
             Agent::ClaudeAcp => Cli::ClaudeAcp,
             Agent::CodexAcp => Cli::CodexAcp,
+            Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Cli::Kilo,
         }
     }
 
@@ -106,6 +118,7 @@ impl Agent {
             Agent::Claude | Agent::ClaudeAcp => Api::Anthropic,
             Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => Api::Responses,
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
+            Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Api::ChatCompletions,
         }
     }
 
@@ -119,6 +132,9 @@ impl Agent {
             Agent::ClaudeAcp => "claude-acp",
             Agent::CodexAcp => "codex-acp",
             Agent::OpencodeAcp => "opencode-acp",
+            Agent::KiloRun => "kilo-run",
+            Agent::KiloServe => "kilo-serve",
+            Agent::KiloAcp => "kilo-acp",
         }
     }
 }
@@ -133,6 +149,8 @@ pub enum Cli {
     ClaudeAcp,
     /// Zed's Codex ACP adapter.
     CodexAcp,
+    /// Kilo CLI (`@kilocode/cli`), built on OpenCode.
+    Kilo,
 }
 
 impl Cli {
@@ -143,6 +161,7 @@ impl Cli {
             "opencode" | "opencode-ai" => Some(Cli::Opencode),
             "claude-agent-acp" | "@zed-industries/claude-agent-acp" => Some(Cli::ClaudeAcp),
             "codex-acp" | "@zed-industries/codex-acp" => Some(Cli::CodexAcp),
+            "kilo" | "kilocode" | "@kilocode/cli" => Some(Cli::Kilo),
             _ => None,
         }
     }
@@ -155,6 +174,7 @@ impl Cli {
             Cli::Opencode => "opencode-ai",
             Cli::ClaudeAcp => "@zed-industries/claude-agent-acp",
             Cli::CodexAcp => "@zed-industries/codex-acp",
+            Cli::Kilo => "@kilocode/cli",
         }
     }
 
@@ -166,6 +186,7 @@ impl Cli {
             Cli::Opencode => "opencode",
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
+            Cli::Kilo => "kilo",
         }
     }
 
@@ -177,6 +198,7 @@ impl Cli {
             Cli::Opencode => "opencode",
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
+            Cli::Kilo => "kilo",
         }
     }
 }
@@ -219,12 +241,17 @@ pub struct Scenario {
     #[serde(default)]
     pub permission_mode: Option<String>,
     /// Interrupt the agent (SIGINT, as Ctrl-C) this many seconds after it starts: an interrupted
-    /// turn. Only for agents recorded in wrap mode (claude, codex-exec, opencode-run).
+    /// turn. For agents recorded in wrap mode (claude, codex-exec, opencode-run, kilo-run, …);
+    /// `opencode serve` and `kilo serve` get the session's abort call instead.
     #[serde(default)]
     pub interrupt_after_secs: Option<u64>,
     /// Configure the `amalgm` fixture MCP server for the agent.
     #[serde(default)]
     pub mcp: bool,
+    /// Settings merged over the agent's own configuration file, key by key (OpenCode and Kilo:
+    /// `opencode.json` / `kilo.json`, e.g. `permission`; droid: `settings.json`).
+    #[serde(default)]
+    pub config: Option<toml::Table>,
     /// Seconds before the agent run is abandoned.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
@@ -447,6 +474,33 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "amalgm_browser_tabs_new",
             "amalgm_artifacts_register",
         ],
+        Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => &[
+            "bash",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "webfetch",
+            "websearch",
+            "todowrite",
+            "task",
+            "question",
+            "skill",
+            "lsp",
+            "apply_patch",
+            "background_process",
+            "board_post",
+            "board_read",
+            "schedule_wakeup",
+            "cancel_wakeup",
+            "kilo_local_recall",
+            "list",
+            "amalgm_browser_navigate",
+            "amalgm_browser_snapshot",
+            "amalgm_browser_tabs_new",
+            "amalgm_artifacts_register",
+        ],
     }
 }
 
@@ -533,14 +587,20 @@ impl Scenario {
             }
         }
         if self.interrupt_after_secs.is_some()
-            && (matches!(self.agent, Agent::CodexAppServer | Agent::OpencodeServe)
-                || self.claude_sdk())
+            && (self.agent == Agent::CodexAppServer || self.agent.is_acp() || self.claude_sdk())
         {
             return Some(
-                "interrupt_after_secs only works for wrapped agents (not with answers)".to_owned(),
+                "interrupt_after_secs works for wrapped agents (not with answers) and the \
+                 opencode and kilo servers"
+                    .to_owned(),
             );
         }
-        if !self.answers.is_empty() && matches!(self.agent, Agent::CodexExec | Agent::OpencodeRun) {
+        if !self.answers.is_empty()
+            && matches!(
+                self.agent,
+                Agent::CodexExec | Agent::OpencodeRun | Agent::KiloRun
+            )
+        {
             return Some(format!(
                 "answers only reach agents that wait for the user (claude, codex-app-server, \
                  opencode-serve), not {}",

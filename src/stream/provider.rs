@@ -14,14 +14,17 @@ pub enum Provider {
     Opencode,
     /// Any ACP (Agent Client Protocol) agent, read from its JSON-RPC traffic.
     Acp,
+    /// Kilo CLI: OpenCode's formats, with tools of its own.
+    Kilo,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 4] = [
+    pub const ALL: [Provider; 5] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
         Provider::Acp,
+        Provider::Kilo,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -30,6 +33,7 @@ impl Provider {
             Provider::Codex => "codex",
             Provider::Opencode => "opencode",
             Provider::Acp => "acp",
+            Provider::Kilo => "kilo",
         }
     }
 
@@ -55,8 +59,10 @@ impl FromStr for Provider {
             "codex" => Ok(Provider::Codex),
             "opencode" => Ok(Provider::Opencode),
             "acp" => Ok(Provider::Acp),
+            "kilo" | "kilocode" | "kilo-code" => Ok(Provider::Kilo),
             other => Err(format!(
-                "unknown provider `{other}` (expected claude, codex, opencode or acp)"
+                "unknown provider `{other}` (expected one of: {})",
+                Provider::ALL.map(Provider::as_str).join(", ")
             )),
         }
     }
@@ -112,18 +118,26 @@ dialects! {
     OpencodeExport => (Opencode, "export"),
     /// ACP (Agent Client Protocol) JSON-RPC traffic over stdio, both directions.
     Acp => (Acp, "acp"),
+    /// `kilo run --format json`: OpenCode's `run` format, Kilo's tools.
+    KiloRun => (Kilo, "run"),
+    /// The `kilo serve` event stream: OpenCode's `events` format, Kilo's tools.
+    KiloEvents => (Kilo, "events"),
+    /// `kilo export` session JSON: OpenCode's `export` format, Kilo's tools.
+    KiloExport => (Kilo, "export"),
 }
 
 impl Dialect {
-    /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's).
+    /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's). A name
+    /// several providers use (`run`: OpenCode's and Kilo's) is, without a provider, the first
+    /// provider's in [`Dialect::ALL`] order, so names given before a fork joined keep their
+    /// meaning.
     pub fn parse(name: &str, provider: Option<Provider>) -> Result<Dialect, String> {
-        let matches: Vec<Dialect> = Dialect::ALL
+        let first = Dialect::ALL
             .into_iter()
-            .filter(|d| d.as_str() == name && provider.is_none_or(|p| d.provider() == p))
-            .collect();
-        match matches.as_slice() {
-            [d] => Ok(*d),
-            _ => {
+            .find(|d| d.as_str() == name && provider.is_none_or(|p| d.provider() == p));
+        match first {
+            Some(d) => Ok(d),
+            None => {
                 let known: Vec<&str> = Dialect::ALL
                     .iter()
                     .filter(|d| provider.is_none_or(|p| d.provider() == p))

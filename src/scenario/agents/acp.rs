@@ -1,4 +1,4 @@
-//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, and `opencode acp` — driven with
+//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, `opencode acp` and `kilo acp` — driven with
 //! toolnorm as the ACP client through the recording proxy: `initialize`, `session/new` (in the
 //! scratch workspace), one `session/prompt`, every `session/request_permission` answered with
 //! the first option that allows, until the prompt's response. Each adapter is configured as its
@@ -23,13 +23,14 @@ impl Launcher for Acp {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
         match setup.scenario.agent {
             Agent::CodexAcp => codex::Codex.configure(setup, cmd),
-            Agent::OpencodeAcp => opencode::Opencode.configure(setup, cmd),
+            Agent::OpencodeAcp => opencode::OPENCODE.configure(setup, cmd),
+            Agent::KiloAcp => opencode::KILO.configure(setup, cmd),
             _ => claude::Claude.configure(setup, cmd),
         }
     }
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
-        if setup.scenario.agent == Agent::OpencodeAcp {
+        if matches!(setup.scenario.agent, Agent::OpencodeAcp | Agent::KiloAcp) {
             cmd.arg("acp");
         }
         for a in &setup.scenario.args {
@@ -55,6 +56,7 @@ fn who(agent: Agent) -> &'static str {
     match agent {
         Agent::CodexAcp => "codex-acp",
         Agent::OpencodeAcp => "opencode acp",
+        Agent::KiloAcp => "kilo acp",
         _ => "claude-agent-acp",
     }
 }
