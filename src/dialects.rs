@@ -9,7 +9,7 @@ use std::fmt;
 use crate::model::NormalizedDocument;
 use crate::normalizer::Normalizer;
 use crate::providers::{
-    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, kilo, opencode,
+    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, droid, kilo, opencode,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -122,6 +122,23 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: codex::exec::new,
         #[cfg(feature = "cli")]
         scan: raw::codex::exec,
+    },
+    // Above Claude's rows: droid's `init` line is Claude's shape, told apart by its own keys.
+    DialectEntry {
+        dialect: Dialect::DroidStreamJson,
+        sniff: droid::stream_json::sniff,
+        sniff_document: None,
+        new: droid::stream_json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::droid::stream_json,
+    },
+    DialectEntry {
+        dialect: Dialect::DroidSession,
+        sniff: droid::session::sniff,
+        sniff_document: None,
+        new: droid::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::droid::session,
     },
     DialectEntry {
         dialect: Dialect::ClaudeTranscript,

@@ -786,6 +786,8 @@ fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
         Dialect::OpencodeRun | Dialect::KiloRun => raw::opencode::run,
         Dialect::OpencodeExport | Dialect::KiloExport => raw::opencode::export,
         Dialect::Acp => raw::acp::stdio,
+        Dialect::DroidStreamJson => raw::droid::stream_json,
+        Dialect::DroidSession => raw::droid::session,
     };
     of_dialect(input)
 }

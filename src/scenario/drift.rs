@@ -337,6 +337,8 @@ struct RunSpecific {
     clock: regex::Regex,
     millis: regex::Regex,
     pid: regex::Regex,
+    /// The modification times of an `ls -l` listing (`Dec  5 09:08`).
+    ls_time: regex::Regex,
 }
 
 /// Metadata keys whose values are ids drawn per run.
@@ -360,7 +362,9 @@ impl RunSpecific {
             clock: regex::Regex::new(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
                 .expect("a valid pattern"),
             millis: regex::Regex::new(r"\b1[6-9]\d{11}\b").expect("a valid pattern"),
-            pid: regex::Regex::new(r"\bpid: \d+").expect("a valid pattern"),
+            pid: regex::Regex::new(r"(?i)\b(pid):? \d+").expect("a valid pattern"),
+            ls_time: regex::Regex::new(r"\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}\b")
+                .expect("a valid pattern"),
         }
     }
 }
@@ -379,7 +383,8 @@ fn mask_run_specific(v: &mut Value, re: &RunSpecific) {
             let masked = re.opencode_session.replace_all(&masked, "<$1>");
             let masked = re.clock.replace_all(&masked, "<time>");
             let masked = re.millis.replace_all(&masked, "<millis>");
-            let masked = re.pid.replace_all(&masked, "pid: <pid>");
+            let masked = re.pid.replace_all(&masked, "$1: <pid>");
+            let masked = re.ls_time.replace_all(&masked, "<mtime>");
             if masked != s.as_str() {
                 *s = masked.into_owned();
             }
@@ -413,6 +418,8 @@ mod tests {
                 "9c0c2af7 — Every day at 3:00 AM", "This session is work-ea [dfea2f] — the name",
                 "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state",
                 "id: bgp_2454f02ca0018zOHg1qPV1DQeT\npid: 14771", "due 2026-12-05T09:26:00.117Z (in 60m)",
+                "Background process started (PID: 11329)",
+                "drwxr-xr-x 2 root root 4096 Dec  5 09:08 .",
                 "{\"observedAt\":1796458961666,\"n\":1234567}"]
         }]);
         mask_run_specific(&mut v, &RunSpecific::new());
@@ -426,6 +433,8 @@ mod tests {
                     "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
                     "commit 9c0c2af7 is fine", "<task id=\"<ses>\" state",
                     "id: <bgp>\npid: <pid>", "due <time> (in 60m)",
+                    "Background process started (PID: <pid>)",
+                    "drwxr-xr-x 2 root root 4096 <mtime> .",
                     "{\"observedAt\":<millis>,\"n\":1234567}"]
             }])
         );

@@ -248,7 +248,8 @@ mod tests {
                 Agent::CodexAcp,
                 Agent::OpencodeAcp,
                 Agent::KiloRun,
-                Agent::KiloAcp
+                Agent::KiloAcp,
+                Agent::DroidExec
             ]
         );
     }

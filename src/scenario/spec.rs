@@ -50,10 +50,12 @@ pub enum Agent {
     KiloServe,
     /// `kilo acp`, driven as an ACP client through the proxy.
     KiloAcp,
+    /// Factory's `droid exec --output-format stream-json`, recorded in wrap mode.
+    DroidExec,
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 11] {
+    pub fn all() -> [Agent; 12] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -66,6 +68,7 @@ impl Agent {
             Agent::KiloRun,
             Agent::KiloServe,
             Agent::KiloAcp,
+            Agent::DroidExec,
         ]
     }
 
@@ -96,6 +99,7 @@ impl Agent {
             Agent::CodexExec | Agent::CodexAppServer => "codex",
             Agent::OpencodeRun | Agent::OpencodeServe => "opencode",
             Agent::KiloRun | Agent::KiloServe => "kilo",
+            Agent::DroidExec => "droid",
             Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp | Agent::KiloAcp => "acp",
         }
     }
@@ -109,6 +113,7 @@ impl Agent {
             Agent::ClaudeAcp => Cli::ClaudeAcp,
             Agent::CodexAcp => Cli::CodexAcp,
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Cli::Kilo,
+            Agent::DroidExec => Cli::Droid,
         }
     }
 
@@ -119,6 +124,7 @@ impl Agent {
             Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => Api::Responses,
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Api::ChatCompletions,
+            Agent::DroidExec => Api::ChatCompletions,
         }
     }
 
@@ -135,6 +141,7 @@ impl Agent {
             Agent::KiloRun => "kilo-run",
             Agent::KiloServe => "kilo-serve",
             Agent::KiloAcp => "kilo-acp",
+            Agent::DroidExec => "droid-exec",
         }
     }
 }
@@ -151,6 +158,8 @@ pub enum Cli {
     CodexAcp,
     /// Kilo CLI (`@kilocode/cli`), built on OpenCode.
     Kilo,
+    /// Factory's droid (`droid`; `@factory/cli` is the same CLI under a scope).
+    Droid,
 }
 
 impl Cli {
@@ -162,6 +171,7 @@ impl Cli {
             "claude-agent-acp" | "@zed-industries/claude-agent-acp" => Some(Cli::ClaudeAcp),
             "codex-acp" | "@zed-industries/codex-acp" => Some(Cli::CodexAcp),
             "kilo" | "kilocode" | "@kilocode/cli" => Some(Cli::Kilo),
+            "droid" | "factory" | "@factory/cli" => Some(Cli::Droid),
             _ => None,
         }
     }
@@ -175,6 +185,7 @@ impl Cli {
             Cli::ClaudeAcp => "@zed-industries/claude-agent-acp",
             Cli::CodexAcp => "@zed-industries/codex-acp",
             Cli::Kilo => "@kilocode/cli",
+            Cli::Droid => "droid",
         }
     }
 
@@ -187,6 +198,7 @@ impl Cli {
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
             Cli::Kilo => "kilo",
+            Cli::Droid => "droid",
         }
     }
 
@@ -199,6 +211,7 @@ impl Cli {
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
             Cli::Kilo => "kilo",
+            Cli::Droid => "droid",
         }
     }
 }
@@ -236,8 +249,9 @@ pub struct Scenario {
     /// Claude only: `--include-partial-messages`.
     #[serde(default)]
     pub partial_messages: bool,
-    /// Claude only: run under this `--permission-mode` instead of skipping permissions (to
-    /// record refusals).
+    /// Claude: run under this `--permission-mode` instead of skipping permissions (to record
+    /// refusals); droid: under `--auto <level>` (`low`, `medium`, `high`; `read-only` for no
+    /// flag) instead of `--skip-permissions-unsafe`.
     #[serde(default)]
     pub permission_mode: Option<String>,
     /// Interrupt the agent (SIGINT, as Ctrl-C) this many seconds after it starts: an interrupted
@@ -501,6 +515,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "amalgm_browser_tabs_new",
             "amalgm_artifacts_register",
         ],
+        Agent::DroidExec => crate::scenario::agents::droid::TOOLS,
     }
 }
 

@@ -16,15 +16,18 @@ pub enum Provider {
     Acp,
     /// Kilo CLI: OpenCode's formats, with tools of its own.
     Kilo,
+    /// Factory's droid.
+    Droid,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 5] = [
+    pub const ALL: [Provider; 6] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
         Provider::Acp,
         Provider::Kilo,
+        Provider::Droid,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -34,6 +37,7 @@ impl Provider {
             Provider::Opencode => "opencode",
             Provider::Acp => "acp",
             Provider::Kilo => "kilo",
+            Provider::Droid => "droid",
         }
     }
 
@@ -60,6 +64,7 @@ impl FromStr for Provider {
             "opencode" => Ok(Provider::Opencode),
             "acp" => Ok(Provider::Acp),
             "kilo" | "kilocode" | "kilo-code" => Ok(Provider::Kilo),
+            "droid" | "factory" => Ok(Provider::Droid),
             other => Err(format!(
                 "unknown provider `{other}` (expected one of: {})",
                 Provider::ALL.map(Provider::as_str).join(", ")
@@ -124,6 +129,10 @@ dialects! {
     KiloEvents => (Kilo, "events"),
     /// `kilo export` session JSON: OpenCode's `export` format, Kilo's tools.
     KiloExport => (Kilo, "export"),
+    /// `droid exec --output-format stream-json`.
+    DroidStreamJson => (Droid, "stream-json"),
+    /// `~/.factory/sessions/**/<id>.jsonl` session files.
+    DroidSession => (Droid, "session"),
 }
 
 impl Dialect {

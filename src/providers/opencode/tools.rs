@@ -209,7 +209,7 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
             path(&["filePath"]).map_or_else(|| "Editing a file".to_owned(), |p| titles::edit(&p))
         }
         "patch" | "apply_patch" => {
-            patch_title(str_arg(input, &["patchText", "patch", "input"]), ctx.cwd)
+            titles::patch(str_arg(input, &["patchText", "patch", "input"]), ctx.cwd)
         }
         "list" => path(&["path"]).map_or_else(|| "Listing files".to_owned(), |p| titles::list(&p)),
         "glob" => match str_arg(input, &["pattern"]) {
@@ -302,33 +302,6 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
             (Some(m), None) => titles::mcp(&m.server, &m.tool, input),
             (None, None) => titles::generic(ctx.tool, input, ctx.cwd),
         },
-    }
-}
-
-/// `*** Add File: a`, `*** Update File: b`, `*** Delete File: c` headers of an apply_patch text.
-fn patch_title(patch: Option<&str>, cwd: Option<&str>) -> String {
-    let Some(patch) = patch else {
-        return "Editing files".to_owned();
-    };
-    let mut paths = Vec::new();
-    let mut ops = Vec::new();
-    for line in patch.lines() {
-        let line = line.trim();
-        for (prefix, op) in [
-            ("*** Add File:", 'A'),
-            ("*** Update File:", 'M'),
-            ("*** Delete File:", 'D'),
-        ] {
-            if let Some(p) = line.strip_prefix(prefix) {
-                paths.push(titles::display_path(p.trim(), cwd));
-                ops.push(op);
-            }
-        }
-    }
-    match (paths.as_slice(), ops.as_slice()) {
-        ([p], ['A']) => titles::create(p),
-        ([p], ['D']) => titles::delete(p),
-        _ => titles::edit_files(&paths),
     }
 }
 

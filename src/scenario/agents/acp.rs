@@ -1,7 +1,8 @@
-//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, `opencode acp` and `kilo acp` — driven with
-//! toolnorm as the ACP client through the recording proxy: `initialize`, `session/new` (in the
-//! scratch workspace), one `session/prompt`, every `session/request_permission` answered with
-//! the first option that allows, until the prompt's response. Each adapter is configured as its
+//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, `opencode acp` and `kilo acp` —
+//! driven with toolnorm as the ACP client through the recording proxy: `initialize`,
+//! `session/new` (in the scratch workspace), one `session/prompt`, every
+//! `session/request_permission` answered with the first option that allows, until the prompt's
+//! response. Each adapter is configured as its
 //! native CLI is (the model server, the fixture MCP server); Claude's adapter gets the MCP server
 //! in `session/new`, as an editor passes it, the others read it from their configuration.
 

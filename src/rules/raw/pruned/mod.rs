@@ -153,9 +153,11 @@ fn keep(key: &str) -> Keep {
         | "output" | "params" | "part" | "parts" | "payload" | "properties" | "reason"
         | "result" | "server" | "sessionID" | "sessionId" | "sessionUpdate" | "state"
         | "status" | "stopReason" | "subtype" | "success" | "threadId" | "tool" | "toolCall"
-        | "toolCallId" | "toolName" | "tool_use_id" | "turnId" | "type" | "update"
+        | "toolCallId" | "toolId" | "toolName" | "tool_use_id" | "turnId" | "type" | "update"
         | "working_directory" => Keep::Pruned,
-        "_meta" | "arguments" | "changes" | "input" | "invocation" | "rawInput" => Keep::Whole,
+        "_meta" | "arguments" | "changes" | "input" | "invocation" | "parameters" | "rawInput" => {
+            Keep::Whole
+        }
         k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
         _ => Keep::Skip,
     }
