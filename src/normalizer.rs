@@ -8,9 +8,10 @@
 //! No line is kept once the dialect is known, and no event or diagnostic is kept once it was
 //! handed out. What a normalizer holds is:
 //!
-//! - while the dialect is not known yet (no dialect given, and the stream has not said): the
-//!   non-blank lines read so far, at most the 64-line sniff window — or, while the stream can
-//!   still be one JSON document (`opencode export`), the document read so far;
+//! - while the dialect is not known yet (no dialect given, and no line has named it: every line
+//!   so far was blank, foreign or accepted by several dialects): the non-blank lines read so
+//!   far, at most the 64-line sniff window — or, while the stream can still be one JSON document
+//!   (`opencode export`), the document read so far;
 //! - the parts, one per tool call (the latest snapshot of each: [`Normalizer::parts`]), and the
 //!   dialect's per-part bookkeeping (ids, owners, results waiting for their call, output streamed
 //!   ahead of an item's completion);
@@ -139,19 +140,12 @@ enum State {
 /// let started = br#"{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#;
 /// let done = br#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#;
 ///
-/// // The first line is held while the dialect is detected.
-/// assert_eq!(n.push_line(started)?.count(), 0);
-/// // The end of the stream (or enough agreeing lines) decides it; the held lines replay.
-/// let updates = n.finish_with(done)?;
+/// // Only Codex's `exec --json` has such a line: the dialect is decided at once.
+/// let updates: Vec<Update> = n.push_line(started)?.collect();
 /// assert_eq!(updates[0], Update::Dialect(toolnorm::Dialect::CodexExec));
-/// let states: Vec<ToolState> = updates
-///     .iter()
-///     .filter_map(|u| match u {
-///         Update::Part { event, .. } => Some(event.state),
-///         _ => None,
-///     })
-///     .collect();
-/// assert_eq!(states, [ToolState::Running, ToolState::Complete]);
+/// assert!(matches!(&updates[1], Update::Part { event, .. } if event.state == ToolState::Running));
+/// let updates = n.finish_with(done)?;
+/// assert!(matches!(&updates[0], Update::Part { event, .. } if event.state == ToolState::Complete));
 /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
 /// ```
 pub struct Normalizer {
@@ -246,10 +240,11 @@ impl Normalizer {
     ///
     /// let mut n = Normalizer::new(NormalizeOptions::default())?;
     /// assert_eq!(n.dialect(), None);
-    /// for _ in 0..8 {
-    ///     n.push_line(br#"{"type":"turn.started"}"#)?;
-    /// }
-    /// // Eight lines agree: detected without waiting for the end.
+    /// // Not a line of any dialect: held.
+    /// n.push_line(br#"{"model":"m"}"#)?;
+    /// assert_eq!(n.dialect(), None);
+    /// // A line only one dialect accepts: detected without waiting for more.
+    /// n.push_line(br#"{"type":"turn.started"}"#)?;
     /// assert_eq!(n.dialect(), Some(Dialect::CodexExec));
     /// # Ok::<(), toolnorm::dialects::NormalizeError>(())
     /// ```
@@ -295,7 +290,10 @@ impl Normalizer {
     /// Feed the next line of the stream (without its `\n`; a trailing `\r` and a leading BOM are
     /// dropped, as when a whole stream is split). Lines are numbered from 1 in the order they
     /// are pushed, blank ones included. Returns the updates the line caused — none while the
-    /// dialect is being detected, then every held line's at once.
+    /// dialect is being detected, then every held line's at once. The dialect is decided by the
+    /// first line only one dialect accepts (see [`crate::dialects`]); only blank and foreign
+    /// lines, lines several dialects accept and the start of what may be one JSON document
+    /// (`opencode export`) are held.
     ///
     /// Fails when the dialect cannot be detected: the sniff window is over and no line looked
     /// like any dialect. Every later call fails the same way.
@@ -378,9 +376,11 @@ impl Normalizer {
     /// use toolnorm::{Normalizer, NormalizeOptions, Update};
     ///
     /// let mut n = Normalizer::new(NormalizeOptions::default())?;
-    /// n.push_line(br#"{"type":"thread.started","thread_id":"t"}"#)?;
+    /// // An ACP notification is also a JSON-RPC method with a `/` (Codex app-server): held.
+    /// let update = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#;
+    /// assert_eq!(n.push_line(update)?.count(), 0);
     /// let updates = n.finish()?;
-    /// assert_eq!(updates, [Update::Dialect(toolnorm::Dialect::CodexExec)]);
+    /// assert_eq!(updates, [Update::Dialect(toolnorm::Dialect::Acp)]);
     ///
     /// let empty = Normalizer::new(NormalizeOptions::default())?;
     /// assert!(empty.finish().is_err());
@@ -665,14 +665,15 @@ mod tests {
         assert!(matches!(err, NormalizeError::Undetectable(_)), "{err}");
         assert_eq!(n.push_line(b"{}").unwrap_err(), err);
 
-        // Seven agreeing lines wait; the eighth decides and replays all eight.
+        // Lines two dialects accept (ACP, and Codex app-server's any method with a `/`): seven
+        // wait, the eighth agreeing one decides and replays all eight.
         let mut n = Normalizer::new(NormalizeOptions::default()).unwrap();
-        let line = br#"{"id":"1","msg":{"type":"exec_command_begin","call_id":"c","command":["ls"],"cwd":"/w"}}"#;
+        let line = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"ls","kind":"execute","status":"pending"}}}"#;
         for _ in 0..7 {
             assert_eq!(n.push_line(line).unwrap().len(), 0);
         }
         let updates: Vec<Update> = n.push_line(line).unwrap().collect();
-        assert_eq!(updates[0], Update::Dialect(Dialect::CodexLegacy));
+        assert_eq!(updates[0], Update::Dialect(Dialect::Acp));
         assert_eq!(updates.len(), 2, "{updates:?}");
 
         let blank = Normalizer::new(NormalizeOptions::default()).unwrap();

@@ -6,9 +6,9 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use toolnorm::NormalizedDocument;
 use toolnorm::corpus::read_fixture;
 use toolnorm::stream::Direction;
+use toolnorm::{Input, NormalizeOptions, NormalizedDocument};
 
 use crate::util::{root, toolnorm};
 
@@ -141,6 +141,90 @@ fn follow_emits_updates_while_the_recording_is_still_arriving() {
     );
 }
 
+/// Feed a live recording's agent lines into `normalize --follow -` one at a time over a pipe,
+/// without `--dialect`: the first part update must come right after the line that opens it,
+/// before any later line is written.
+fn first_part_comes_with_its_line(fixture: &str) {
+    let fixture_path = root().join(fixture);
+    let lines: Vec<Vec<u8>> = read_fixture(&fixture_path)
+        .unwrap()
+        .lines
+        .into_iter()
+        .filter(|l| l.dir == Direction::Agent)
+        .map(|l| l.bytes)
+        .collect();
+    let text: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| [&l[..], b"\n"].concat())
+        .collect();
+    let batch =
+        toolnorm::normalize(&Input::from_bytes(&text), NormalizeOptions::default()).unwrap();
+    let first = &batch.events[0];
+    let first_tool_line = first.line as usize;
+
+    let mut child = toolnorm()
+        .args(["normalize", "--follow", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<serde_json::Value>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut seen: Vec<serde_json::Value> = Vec::new();
+    for line in &lines[..first_tool_line] {
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+    // The input stays open: only the lines so far can have caused what comes. (The timeout is
+    // a guard against a hang, not a pause: the loop ends at the first part update.)
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !seen.iter().any(|v| v["type"] == "part") {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(v) => seen.push(v),
+            Err(_) => panic!(
+                "{fixture}: no part update after line {first_tool_line}, the first tool line; got {seen:?}"
+            ),
+        }
+    }
+    assert_eq!(
+        seen[0],
+        serde_json::json!({"type": "dialect", "provider": batch.provider, "dialect": batch.dialect}),
+        "{fixture}"
+    );
+    let part = seen.iter().find(|v| v["type"] == "part").unwrap();
+    assert_eq!(part["created"], true, "{fixture}");
+    assert_eq!(part["part"]["id"], first.part_id.as_str(), "{fixture}");
+    assert_eq!(part["event"]["line"], first.line, "{fixture}");
+    drop(stdin);
+    reader.join().unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn follow_answers_a_claude_stream_at_its_first_tool_line() {
+    first_part_comes_with_its_line("corpus/claude/live-claude-bash.jsonl.zst");
+}
+
+#[test]
+fn follow_answers_a_codex_stream_at_its_first_tool_line() {
+    first_part_comes_with_its_line("corpus/codex/live-codex-exec-shell.jsonl.zst");
+}
+
+#[test]
+fn follow_answers_an_opencode_stream_at_its_first_tool_line() {
+    first_part_comes_with_its_line("corpus/opencode/live-opencode-run-bash.jsonl.zst");
+}
+
 #[test]
 fn follow_ends_quietly_when_its_reader_goes_away() {
     let mut child = toolnorm()
@@ -162,7 +246,7 @@ fn follow_ends_quietly_when_its_reader_goes_away() {
         writeln!(stdin, "{}", call(i)).unwrap();
     }
     stdin.flush().unwrap();
-    // The eighth line decides the dialect: eight frames come, the reader takes one and leaves.
+    // The first line names the dialect: eight frames come, the reader takes one and leaves.
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
     let frame: serde_json::Value = serde_json::from_str(&first).unwrap();

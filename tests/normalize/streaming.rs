@@ -91,3 +91,41 @@ fn updates_arrive_before_the_stream_ends() {
         s.name
     );
 }
+
+#[test]
+fn detection_holds_no_tool_line_of_the_corpus() {
+    // Every fixture, its dialect detected from the lines as they come: each line's part updates
+    // are handed out by the push of that very line. The dialect is named by a line before the
+    // first tool call (a `system`/`init`, a `thread.started`, a `server.connected`, …); only
+    // blank, foreign and ambiguous lines are ever held.
+    let samples = load_all();
+    for s in &samples {
+        let opts = NormalizeOptions {
+            provider: None,
+            dialect: None,
+            cwd: s.stream.cwd.as_deref(),
+        };
+        let input = s.stream.input();
+        let mut n = Normalizer::new(opts).unwrap();
+        let mut decided = false;
+        for line in &input.lines {
+            for u in n.push(line).unwrap_or_else(|e| panic!("{}: {e}", s.name)) {
+                match u {
+                    Update::Dialect(_) => decided = true,
+                    Update::Part { event, .. } => assert_eq!(
+                        event.line, line.number,
+                        "{}: the update of line {} came at line {}",
+                        s.name, event.line, line.number
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        let has_parts = !s.normalize().parts.is_empty();
+        assert!(
+            decided || !has_parts,
+            "{}: the dialect was decided only at the end",
+            s.name
+        );
+    }
+}

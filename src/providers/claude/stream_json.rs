@@ -140,8 +140,10 @@ fn result(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartS
 }
 
 /// Recognises a stream-json line: a Claude line type with a session id, a parent tool use id or a
-/// message (transcripts, which also match, are tried first).
+/// message, and none of a transcript's own fields (a transcript's message lines would otherwise
+/// read as both, and detection holds a line two dialects accept).
 pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
     super::is_line_type(&p.ty())
         && (p.has("session_id") || p.has("parent_tool_use_id") || p.has("message"))
+        && !super::transcript::has_own_fields(p)
 }

@@ -90,13 +90,16 @@ fn progress(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut Par
     }
 }
 
+/// The fields only a transcript line has (camelCase; stream-json says `session_id`).
+pub(crate) fn has_own_fields(p: &crate::providers::Probe<'_>) -> bool {
+    p.has("sessionId") || p.has("parentUuid") || p.has("isSidechain")
+}
+
 /// Recognises a transcript line: a Claude line type with a transcript's own fields or types.
 pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
     let ty = p.ty();
     super::is_line_type(&ty)
-        && (p.has("sessionId")
-            || p.has("parentUuid")
-            || p.has("isSidechain")
+        && (has_own_fields(p)
             || matches!(
                 ty.as_ref(),
                 "summary" | "file-history-snapshot" | "queue-operation" | "progress"
