@@ -9,7 +9,7 @@ use std::fmt;
 use crate::model::NormalizedDocument;
 use crate::normalizer::Normalizer;
 use crate::providers::{
-    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, droid, kilo, opencode,
+    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, copilot, droid, kilo, opencode,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -122,6 +122,22 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: codex::exec::new,
         #[cfg(feature = "cli")]
         scan: raw::codex::exec,
+    },
+    DialectEntry {
+        dialect: Dialect::CopilotJson,
+        sniff: copilot::json::sniff,
+        sniff_document: None,
+        new: copilot::json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::copilot::events,
+    },
+    DialectEntry {
+        dialect: Dialect::CopilotSession,
+        sniff: copilot::session::sniff,
+        sniff_document: None,
+        new: copilot::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::copilot::events,
     },
     // Above Claude's rows: droid's `init` line is Claude's shape, told apart by its own keys.
     DialectEntry {

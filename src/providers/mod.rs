@@ -10,6 +10,7 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod droid;
 pub mod kilo;
 pub mod opencode;

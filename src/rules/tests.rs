@@ -788,6 +788,7 @@ fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
         Dialect::Acp => raw::acp::stdio,
         Dialect::DroidStreamJson => raw::droid::stream_json,
         Dialect::DroidSession => raw::droid::session,
+        Dialect::CopilotJson | Dialect::CopilotSession => raw::copilot::events,
     };
     of_dialect(input)
 }

@@ -339,6 +339,9 @@ struct RunSpecific {
     pid: regex::Regex,
     /// The modification times of an `ls -l` listing (`Dec  5 09:08`).
     ls_time: regex::Regex,
+    /// A scratch folder's name cut short by an agent's own title (`...lot-acp-files-19916-645878938/`,
+    /// too mangled to fold): its run-drawn process id and nanoseconds.
+    scratch_tail: regex::Regex,
 }
 
 /// Metadata keys whose values are ids drawn per run.
@@ -365,6 +368,8 @@ impl RunSpecific {
             pid: regex::Regex::new(r"(?i)\b(pid):? \d+").expect("a valid pattern"),
             ls_time: regex::Regex::new(r"\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}\b")
                 .expect("a valid pattern"),
+            scratch_tail: regex::Regex::new(r"\.\.\.[A-Za-z0-9._-]*-\d+-\d{5,}/")
+                .expect("a valid pattern"),
         }
     }
 }
@@ -385,6 +390,7 @@ fn mask_run_specific(v: &mut Value, re: &RunSpecific) {
             let masked = re.millis.replace_all(&masked, "<millis>");
             let masked = re.pid.replace_all(&masked, "$1: <pid>");
             let masked = re.ls_time.replace_all(&masked, "<mtime>");
+            let masked = re.scratch_tail.replace_all(&masked, ".../<scratch>/");
             if masked != s.as_str() {
                 *s = masked.into_owned();
             }
@@ -420,6 +426,7 @@ mod tests {
                 "id: bgp_2454f02ca0018zOHg1qPV1DQeT\npid: 14771", "due 2026-12-05T09:26:00.117Z (in 60m)",
                 "Background process started (PID: 11329)",
                 "drwxr-xr-x 2 root root 4096 Dec  5 09:08 .",
+                "Viewing ...lot-acp-files-19916-645878938/work/CHANGELOG.md",
                 "{\"observedAt\":1796458961666,\"n\":1234567}"]
         }]);
         mask_run_specific(&mut v, &RunSpecific::new());
@@ -435,6 +442,7 @@ mod tests {
                     "id: <bgp>\npid: <pid>", "due <time> (in 60m)",
                     "Background process started (PID: <pid>)",
                     "drwxr-xr-x 2 root root 4096 <mtime> .",
+                    "Viewing .../<scratch>/work/CHANGELOG.md",
                     "{\"observedAt\":<millis>,\"n\":1234567}"]
             }])
         );

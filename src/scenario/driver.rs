@@ -62,13 +62,31 @@ impl LineChannel {
 
     /// The next JSON line the agent prints (other lines are kept in `seen` and skipped).
     pub fn next(&mut self, what: &str) -> anyhow::Result<Value> {
+        match self.next_before(what, None)? {
+            Some(v) => Ok(v),
+            None => bail!("timed out waiting for {what}"),
+        }
+    }
+
+    /// [`next`](Self::next), but `None` when nothing came by `until` (if that is before the
+    /// channel's deadline): the caller does something meanwhile, then waits again.
+    pub fn next_before(
+        &mut self,
+        what: &str,
+        until: Option<Instant>,
+    ) -> anyhow::Result<Option<Value>> {
         loop {
-            let left = self.deadline.saturating_duration_since(Instant::now());
+            let stop = until.map_or(self.deadline, |u| u.min(self.deadline));
+            let left = stop.saturating_duration_since(Instant::now());
             if left.is_zero() {
+                if stop < self.deadline {
+                    return Ok(None);
+                }
                 bail!("timed out waiting for {what}");
             }
             let line = match self.lines.recv_timeout(left) {
                 Ok(l) => l,
+                Err(mpsc::RecvTimeoutError::Timeout) if stop < self.deadline => return Ok(None),
                 Err(mpsc::RecvTimeoutError::Timeout) => bail!("timed out waiting for {what}"),
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     bail!("{} closed its output before {what}", self.who)
@@ -76,7 +94,7 @@ impl LineChannel {
             };
             self.seen.push(line);
             if let Some(Ok(v)) = self.seen.last().map(|l| serde_json::from_str::<Value>(l)) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         }
     }

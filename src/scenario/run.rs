@@ -201,7 +201,8 @@ mod tests {
     fn launchers_build_the_recorded_command_lines() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mcp = ServerCommand {
-            program: "/bin/toolnorm".to_owned(),
+            // The folded spelling of the binary a recording names (an MCP server in the args).
+            program: "~/toolnorm-bin/toolnorm".to_owned(),
             args: vec![mcp_server::SUBCOMMAND.to_owned()],
         };
         let mut checked = std::collections::BTreeSet::new();
@@ -249,7 +250,9 @@ mod tests {
                 Agent::OpencodeAcp,
                 Agent::KiloRun,
                 Agent::KiloAcp,
-                Agent::DroidExec
+                Agent::DroidExec,
+                Agent::Copilot,
+                Agent::CopilotAcp
             ]
         );
     }

@@ -52,10 +52,14 @@ pub enum Agent {
     KiloAcp,
     /// Factory's `droid exec --output-format stream-json`, recorded in wrap mode.
     DroidExec,
+    /// GitHub Copilot CLI, `copilot -p PROMPT --output-format json`, recorded in wrap mode.
+    Copilot,
+    /// `copilot --acp`, driven as an ACP client through the proxy.
+    CopilotAcp,
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 12] {
+    pub fn all() -> [Agent; 14] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -69,6 +73,8 @@ impl Agent {
             Agent::KiloServe,
             Agent::KiloAcp,
             Agent::DroidExec,
+            Agent::Copilot,
+            Agent::CopilotAcp,
         ]
     }
 
@@ -76,7 +82,11 @@ impl Agent {
     pub fn is_acp(self) -> bool {
         matches!(
             self,
-            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp | Agent::KiloAcp
+            Agent::ClaudeAcp
+                | Agent::CodexAcp
+                | Agent::OpencodeAcp
+                | Agent::KiloAcp
+                | Agent::CopilotAcp
         )
     }
 
@@ -88,6 +98,7 @@ impl Agent {
             Agent::CodexAcp => Agent::CodexAppServer,
             Agent::OpencodeAcp => Agent::OpencodeRun,
             Agent::KiloAcp => Agent::KiloRun,
+            Agent::CopilotAcp => Agent::Copilot,
             other => other,
         }
     }
@@ -100,7 +111,12 @@ impl Agent {
             Agent::OpencodeRun | Agent::OpencodeServe => "opencode",
             Agent::KiloRun | Agent::KiloServe => "kilo",
             Agent::DroidExec => "droid",
-            Agent::ClaudeAcp | Agent::CodexAcp | Agent::OpencodeAcp | Agent::KiloAcp => "acp",
+            Agent::Copilot => "copilot",
+            Agent::ClaudeAcp
+            | Agent::CodexAcp
+            | Agent::OpencodeAcp
+            | Agent::KiloAcp
+            | Agent::CopilotAcp => "acp",
         }
     }
 
@@ -114,6 +130,7 @@ impl Agent {
             Agent::CodexAcp => Cli::CodexAcp,
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Cli::Kilo,
             Agent::DroidExec => Cli::Droid,
+            Agent::Copilot | Agent::CopilotAcp => Cli::Copilot,
         }
     }
 
@@ -124,7 +141,7 @@ impl Agent {
             Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => Api::Responses,
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Api::ChatCompletions,
-            Agent::DroidExec => Api::ChatCompletions,
+            Agent::DroidExec | Agent::Copilot | Agent::CopilotAcp => Api::ChatCompletions,
         }
     }
 
@@ -142,6 +159,8 @@ impl Agent {
             Agent::KiloServe => "kilo-serve",
             Agent::KiloAcp => "kilo-acp",
             Agent::DroidExec => "droid-exec",
+            Agent::Copilot => "copilot",
+            Agent::CopilotAcp => "copilot-acp",
         }
     }
 }
@@ -160,6 +179,8 @@ pub enum Cli {
     Kilo,
     /// Factory's droid (`droid`; `@factory/cli` is the same CLI under a scope).
     Droid,
+    /// GitHub Copilot CLI (`@github/copilot`).
+    Copilot,
 }
 
 impl Cli {
@@ -172,6 +193,7 @@ impl Cli {
             "codex-acp" | "@zed-industries/codex-acp" => Some(Cli::CodexAcp),
             "kilo" | "kilocode" | "@kilocode/cli" => Some(Cli::Kilo),
             "droid" | "factory" | "@factory/cli" => Some(Cli::Droid),
+            "copilot" | "copilot-cli" | "@github/copilot" => Some(Cli::Copilot),
             _ => None,
         }
     }
@@ -186,6 +208,7 @@ impl Cli {
             Cli::CodexAcp => "@zed-industries/codex-acp",
             Cli::Kilo => "@kilocode/cli",
             Cli::Droid => "droid",
+            Cli::Copilot => "@github/copilot",
         }
     }
 
@@ -199,6 +222,7 @@ impl Cli {
             Cli::CodexAcp => "codex-acp",
             Cli::Kilo => "kilo",
             Cli::Droid => "droid",
+            Cli::Copilot => "copilot",
         }
     }
 
@@ -212,6 +236,7 @@ impl Cli {
             Cli::CodexAcp => "codex-acp",
             Cli::Kilo => "kilo",
             Cli::Droid => "droid",
+            Cli::Copilot => "copilot",
         }
     }
 }
@@ -256,7 +281,8 @@ pub struct Scenario {
     pub permission_mode: Option<String>,
     /// Interrupt the agent (SIGINT, as Ctrl-C) this many seconds after it starts: an interrupted
     /// turn. For agents recorded in wrap mode (claude, codex-exec, opencode-run, kilo-run, …);
-    /// `opencode serve` and `kilo serve` get the session's abort call instead.
+    /// `opencode serve` and `kilo serve` get the session's abort call instead, ACP adapters a
+    /// `session/cancel`.
     #[serde(default)]
     pub interrupt_after_secs: Option<u64>,
     /// Configure the `amalgm` fixture MCP server for the agent.
@@ -516,6 +542,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "amalgm_artifacts_register",
         ],
         Agent::DroidExec => crate::scenario::agents::droid::TOOLS,
+        Agent::Copilot | Agent::CopilotAcp => crate::scenario::agents::copilot::TOOLS,
     }
 }
 
@@ -602,11 +629,11 @@ impl Scenario {
             }
         }
         if self.interrupt_after_secs.is_some()
-            && (self.agent == Agent::CodexAppServer || self.agent.is_acp() || self.claude_sdk())
+            && (self.agent == Agent::CodexAppServer || self.claude_sdk())
         {
             return Some(
-                "interrupt_after_secs works for wrapped agents (not with answers) and the \
-                 opencode and kilo servers"
+                "interrupt_after_secs works for wrapped agents (not with answers), the opencode \
+                 and kilo servers and ACP adapters"
                     .to_owned(),
             );
         }

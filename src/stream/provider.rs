@@ -18,16 +18,19 @@ pub enum Provider {
     Kilo,
     /// Factory's droid.
     Droid,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
         Provider::Acp,
         Provider::Kilo,
         Provider::Droid,
+        Provider::Copilot,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +41,7 @@ impl Provider {
             Provider::Acp => "acp",
             Provider::Kilo => "kilo",
             Provider::Droid => "droid",
+            Provider::Copilot => "copilot",
         }
     }
 
@@ -65,6 +69,7 @@ impl FromStr for Provider {
             "acp" => Ok(Provider::Acp),
             "kilo" | "kilocode" | "kilo-code" => Ok(Provider::Kilo),
             "droid" | "factory" => Ok(Provider::Droid),
+            "copilot" | "copilot-cli" | "github-copilot" => Ok(Provider::Copilot),
             other => Err(format!(
                 "unknown provider `{other}` (expected one of: {})",
                 Provider::ALL.map(Provider::as_str).join(", ")
@@ -133,6 +138,10 @@ dialects! {
     DroidStreamJson => (Droid, "stream-json"),
     /// `~/.factory/sessions/**/<id>.jsonl` session files.
     DroidSession => (Droid, "session"),
+    /// `copilot -p PROMPT --output-format json`.
+    CopilotJson => (Copilot, "json"),
+    /// `~/.copilot/session-state/<id>/events.jsonl` session files.
+    CopilotSession => (Copilot, "session"),
 }
 
 impl Dialect {

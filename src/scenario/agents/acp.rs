@@ -1,15 +1,17 @@
-//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, `opencode acp` and `kilo acp` —
-//! driven with toolnorm as the ACP client through the recording proxy: `initialize`,
+//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`, `opencode acp`, `kilo acp` and
+//! `copilot --acp` — driven with toolnorm as the ACP client through the recording proxy: `initialize`,
 //! `session/new` (in the scratch workspace), one `session/prompt`, every
 //! `session/request_permission` answered with the first option that allows, until the prompt's
 //! response. Each adapter is configured as its
 //! native CLI is (the model server, the fixture MCP server); Claude's adapter gets the MCP server
 //! in `session/new`, as an editor passes it, the others read it from their configuration.
 
+use std::time::{Duration, Instant};
+
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, claude, codex, opencode, proxied};
+use super::{Driven, Launcher, claude, codex, copilot, opencode, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::SERVER_NAME;
@@ -26,13 +28,19 @@ impl Launcher for Acp {
             Agent::CodexAcp => codex::Codex.configure(setup, cmd),
             Agent::OpencodeAcp => opencode::OPENCODE.configure(setup, cmd),
             Agent::KiloAcp => opencode::KILO.configure(setup, cmd),
+            Agent::CopilotAcp => copilot::Copilot.configure(setup, cmd),
             _ => claude::Claude.configure(setup, cmd),
         }
     }
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
-        if matches!(setup.scenario.agent, Agent::OpencodeAcp | Agent::KiloAcp) {
-            cmd.arg("acp");
+        match setup.scenario.agent {
+            Agent::OpencodeAcp | Agent::KiloAcp => {
+                cmd.arg("acp");
+            }
+            // `copilot --acp`, offline on the custom provider, the MCP server in its flags.
+            Agent::CopilotAcp => return copilot::Copilot.command(setup, cmd),
+            _ => {}
         }
         for a in &setup.scenario.args {
             cmd.arg(a.clone());
@@ -58,6 +66,7 @@ fn who(agent: Agent) -> &'static str {
         Agent::CodexAcp => "codex-acp",
         Agent::OpencodeAcp => "opencode acp",
         Agent::KiloAcp => "kilo acp",
+        Agent::CopilotAcp => "copilot --acp",
         _ => "claude-agent-acp",
     }
 }
@@ -82,8 +91,26 @@ fn response(
     what: &str,
     problems: &mut Vec<String>,
 ) -> anyhow::Result<Value> {
+    response_or_cancel(channel, id, what, problems, None)
+}
+
+/// [`response`], sending `session/cancel` for the session at the given time (an interrupted
+/// turn, as an editor's stop button ends it) if the response has not come by then.
+fn response_or_cancel(
+    channel: &mut LineChannel,
+    id: u64,
+    what: &str,
+    problems: &mut Vec<String>,
+    mut cancel: Option<(Instant, &Value)>,
+) -> anyhow::Result<Value> {
     loop {
-        let v = channel.next(what)?;
+        let Some(v) = channel.next_before(what, cancel.map(|(at, _)| at))? else {
+            if let Some((_, session)) = cancel.take() {
+                channel.send(&json!({"jsonrpc": "2.0", "method": "session/cancel",
+                    "params": {"sessionId": session}}))?;
+            }
+            continue;
+        };
         if let Some(method) = v.get("method").and_then(Value::as_str) {
             if let Some(req_id) = v.get("id").cloned() {
                 let reply = answer(method, v.get("params"), problems);
@@ -166,10 +193,24 @@ fn drive_acp(
             "sessionId": session_id, "prompt": [{"type": "text", "text": s.prompt}]
         }}),
     )?;
-    let done = response(channel, 2, "the session/prompt response", &mut problems)?;
+    let cancel_at = s
+        .interrupt_after_secs
+        .map(|secs| (Instant::now() + Duration::from_secs(secs), &session_id));
+    let done = response_or_cancel(
+        channel,
+        2,
+        "the session/prompt response",
+        &mut problems,
+        cancel_at,
+    )?;
+    let want = if s.interrupt_after_secs.is_some() {
+        "cancelled"
+    } else {
+        "end_turn"
+    };
     match done.get("stopReason").and_then(Value::as_str) {
-        Some("end_turn") => {}
-        other => problems.push(format!("the prompt stopped with {other:?}, not end_turn")),
+        Some(r) if r == want => {}
+        other => problems.push(format!("the prompt stopped with {other:?}, not {want}")),
     }
     Ok(Driven {
         problems,

@@ -1,4 +1,4 @@
-//! One launcher per agent CLI (`claude.rs`, `codex.rs`, `droid.rs`, `opencode.rs` for OpenCode and Kilo): its
+//! One launcher per agent CLI (`claude.rs`, `codex.rs`, `copilot.rs`, `droid.rs`, `opencode.rs` for OpenCode and Kilo): its
 //! configuration files, its command line, and how it is driven and recorded. The ways of running an agent that several
 //! of them share — a one-shot run passed through (`wrapped`), a two-way conversation over its
 //! stdio (`proxied`) — are here.
@@ -6,6 +6,7 @@
 mod acp;
 mod claude;
 mod codex;
+pub(crate) mod copilot;
 pub(crate) mod droid;
 mod opencode;
 
@@ -50,6 +51,7 @@ pub fn launcher(cli: Cli) -> &'static dyn Launcher {
         Cli::Opencode => &opencode::OPENCODE,
         Cli::Kilo => &opencode::KILO,
         Cli::Droid => &droid::Droid,
+        Cli::Copilot => &copilot::Copilot,
         Cli::ClaudeAcp | Cli::CodexAcp => &acp::Acp,
     }
 }

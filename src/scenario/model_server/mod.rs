@@ -317,7 +317,7 @@ fn expand_value(script: &Script, v: &Value) -> Value {
 }
 
 /// `{{match:REGEX}}` placeholders replaced by the last match of REGEX in the request (as JSON
-/// text): an id the agent handed the model earlier, such as a background process's, which the
+/// text; its first group when it has one): an id the agent handed the model earlier, such as a background process's, which the
 /// script cannot know in advance. A placeholder whose pattern matches nothing (or is not a
 /// regular expression) is left as it is.
 fn expand_matches(v: &Value, history: &str) -> Value {
@@ -329,9 +329,10 @@ fn expand_matches(v: &Value, history: &str) -> Value {
                     break;
                 };
                 let pattern = &out[start + "{{match:".len()..start + len];
-                let found = regex::Regex::new(pattern)
-                    .ok()
-                    .and_then(|re| re.find_iter(history).last().map(|m| m.as_str().to_owned()));
+                let found = regex::Regex::new(pattern).ok().and_then(|re| {
+                    let c = re.captures_iter(history).last()?;
+                    c.get(1).or_else(|| c.get(0)).map(|m| m.as_str().to_owned())
+                });
                 match found {
                     Some(m) => out.replace_range(start..start + len + 2, &m),
                     None => break,
@@ -602,6 +603,8 @@ mod tests {
             expand_matches(&input, history),
             json!({"action": "stop", "id": "bgp_222", "n": 3})
         );
+        let input = json!({"id": "{{match:id: bgp_([0-9]+)}}"});
+        assert_eq!(expand_matches(&input, history), json!({"id": "222"}));
         // Nothing matches, or no regular expression: left as written.
         for s in ["{{match:wku_[0-9]+}}", "{{match:(}}", "{{match:bgp_"] {
             assert_eq!(expand_matches(&json!(s), history), json!(s));

@@ -153,7 +153,8 @@ fn keep(key: &str) -> Keep {
         | "output" | "params" | "part" | "parts" | "payload" | "properties" | "reason"
         | "result" | "server" | "sessionID" | "sessionId" | "sessionUpdate" | "state"
         | "status" | "stopReason" | "subtype" | "success" | "threadId" | "tool" | "toolCall"
-        | "toolCallId" | "toolId" | "toolName" | "tool_use_id" | "turnId" | "type" | "update"
+        | "toolCallId" | "toolId" | "toolName" | "toolRequests" | "tool_use_id" | "turnId"
+        | "type" | "update" | "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution"
         | "working_directory" => Keep::Pruned,
         "_meta" | "arguments" | "changes" | "input" | "invocation" | "parameters" | "rawInput" => {
             Keep::Whole
