@@ -175,6 +175,19 @@ pub(super) fn describe(
             "Reading the Copilot CLI documentation".to_owned(),
         ),
         "report_intent" => (ToolKind::Todo, labelled("Intent:", s(input, "intent"))),
+        // Plan mode: the plan, presented for approval.
+        "exit_plan_mode" => (
+            ToolKind::Todo,
+            match s(input, "summary").or_else(|| s(input, "plan")) {
+                Some(p) => labelled("Presenting the plan:", p.lines().next()),
+                None => "Presenting the plan".to_owned(),
+            },
+        ),
+        // Plan and autopilot modes: the agent says the task is done.
+        "task_complete" => (
+            ToolKind::Todo,
+            labelled("Marking the task complete:", s(input, "summary")),
+        ),
         "update_todo" => {
             let todos = s(input, "todos").unwrap_or("");
             let items = todos

@@ -42,6 +42,8 @@ pub const TOOLS: &[&str] = &[
     "session_store_sql",
     "fetch_copilot_cli_documentation",
     "report_intent",
+    "task_complete",
+    "exit_plan_mode",
     "update_todo",
     "web_fetch",
     "web_search",
@@ -105,6 +107,13 @@ impl Launcher for Copilot {
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let interrupt = launch.scenario.interrupt_after_secs;
-        wrapped(launch, interrupt.map(Duration::from_secs)).map(|_| Driven::default())
+        let out = wrapped(launch, interrupt.map(Duration::from_secs))?;
+        // In autopilot, `task_complete` ends the session: the rest of the script is not played.
+        let completed = String::from_utf8_lossy(&out).contains("\"toolName\":\"task_complete\"")
+            && launch.scenario.args.iter().any(|a| a == "--autopilot");
+        Ok(Driven {
+            problems: Vec::new(),
+            dismissed: completed,
+        })
     }
 }
