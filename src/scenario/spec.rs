@@ -535,6 +535,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "schedule_wakeup",
             "cancel_wakeup",
             "kilo_local_recall",
+            "suggest",
             "list",
             "amalgm_browser_navigate",
             "amalgm_browser_snapshot",

@@ -7,6 +7,7 @@ mod acp;
 mod claude;
 mod codex;
 mod corpus;
+mod declared_tools;
 mod engine_example;
 mod fuzz_regressions;
 mod opencode;

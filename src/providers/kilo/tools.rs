@@ -22,6 +22,8 @@ fn kind(tool: &str) -> Option<ToolKind> {
         "schedule_wakeup" | "cancel_wakeup" => ToolKind::Todo,
         // Searches and reads the project's past sessions on this machine.
         "kilo_local_recall" => ToolKind::FileRead,
+        // Offers the user a code review (actions to pick) at the end of a turn (`serve`, `acp`).
+        "suggest" => ToolKind::Question,
         _ => return None,
     })
 }
@@ -68,6 +70,10 @@ fn title(tool: &str, input: &Value, cwd: Option<&str>) -> String {
             }
         }
         "board_read" => "Reading the task board".to_owned(),
+        "suggest" => match arg(&["suggest"]) {
+            Some(text) => labelled("Suggesting:", Some(text)),
+            None => "Suggesting a review".to_owned(),
+        },
         "schedule_wakeup" => {
             let when = match (arg(&["delay"]), arg(&["when"])) {
                 (Some(d), _) => Some(format!("in {}", d.trim())),
@@ -187,6 +193,12 @@ mod tests {
                 "Cancelling wakeup wk_1",
             ),
             (
+                "suggest",
+                json!({"suggest": "Review the retry changes", "actions": [{"label": "Review", "prompt": "Review"}]}),
+                ToolKind::Question,
+                "Suggesting: Review the retry changes",
+            ),
+            (
                 "kilo_local_recall",
                 json!({"mode": "search", "query": "login bug"}),
                 ToolKind::FileRead,
@@ -217,6 +229,7 @@ mod tests {
             "schedule_wakeup",
             "cancel_wakeup",
             "kilo_local_recall",
+            "suggest",
         ] {
             let t = title(tool, &json!({}), None);
             assert!(!t.is_empty() && !t.contains('_'), "{tool}: {t}");

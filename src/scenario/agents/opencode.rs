@@ -292,10 +292,11 @@ fn converse(
             );
         }
         answers.answer_pending(http, base)?;
+        answers.dismiss_suggestions(http, base)?;
     }
     Ok(Driven {
         problems: answers.user.problems(),
-        dismissed: answers.user.any_declined(),
+        dismissed: answers.user.any_declined() || answers.dismissed_suggestion,
     })
 }
 
@@ -306,6 +307,8 @@ fn converse(
 struct ServeQuestions<'a> {
     user: ScriptedUser<'a>,
     handled: HashSet<String>,
+    /// A suggestion was dismissed: the turn ends there.
+    dismissed_suggestion: bool,
 }
 
 impl<'a> ServeQuestions<'a> {
@@ -313,6 +316,7 @@ impl<'a> ServeQuestions<'a> {
         ServeQuestions {
             user: ScriptedUser::new(scripted),
             handled: Default::default(),
+            dismissed_suggestion: false,
         }
     }
 
@@ -346,6 +350,36 @@ impl<'a> ServeQuestions<'a> {
                 .set("Content-Type", "application/json")
                 .send_string(&body.to_string())
                 .with_context(|| format!("opencode refused the {route} to question {id}"))?;
+        }
+        Ok(())
+    }
+}
+
+impl ServeQuestions<'_> {
+    /// Kilo's `suggest` (a review offered at the end of a turn) waits for the user: each new
+    /// request listed at `GET /suggestion` is dismissed (`POST /suggestion/:id/dismiss`). A server
+    /// without suggestions (OpenCode) answers the list with an error, which is no suggestion.
+    fn dismiss_suggestions(&mut self, http: &ureq::Agent, base: &str) -> anyhow::Result<()> {
+        let Ok(list) = http.get(&format!("{base}/suggestion")).call() else {
+            return Ok(());
+        };
+        let list: Value = list
+            .into_string()
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null);
+        for request in list.as_array().into_iter().flatten() {
+            let Some(id) = request.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if !self.handled.insert(id.to_owned()) {
+                continue;
+            }
+            http.post(&format!("{base}/suggestion/{id}/dismiss"))
+                .set("Content-Type", "application/json")
+                .send_string("{}")
+                .with_context(|| format!("the server refused to dismiss suggestion {id}"))?;
+            self.dismissed_suggestion = true;
         }
         Ok(())
     }
