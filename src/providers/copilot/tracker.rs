@@ -103,10 +103,18 @@ struct Call {
     done: bool,
 }
 
+/// A completion that came before its call's start (lines out of order): its line and its text,
+/// read again when the call opens.
+struct Pending {
+    line: u32,
+    text: String,
+}
+
 /// One stream's state (both dialects' normalizer).
 pub(crate) struct Tracker {
     cwd: Option<String>,
     calls: HashMap<String, Call>,
+    pending: HashMap<String, Pending>,
 }
 
 impl Tracker {
@@ -114,6 +122,7 @@ impl Tracker {
         Tracker {
             cwd: cwd.map(str::to_owned),
             calls: HashMap::default(),
+            pending: HashMap::default(),
         }
     }
 
@@ -165,6 +174,11 @@ impl Tracker {
             }
         }
         store.upsert(line, u);
+        if let Some(p) = self.pending.remove(id) {
+            if let Ok(ev) = serde_json::from_str::<Event<'_>>(&p.text) {
+                self.event(p.line, &p.text, &ev, store);
+            }
+        }
     }
 
     fn complete(&mut self, line: u32, data: &Data<'_>, at: Option<&str>, store: &mut PartStore) {
@@ -173,10 +187,6 @@ impl Tracker {
             return;
         };
         let Some(call) = self.calls.get_mut(id) else {
-            store.warn(
-                line,
-                format!("tool.execution_complete for {id}, which never started"),
-            );
             return;
         };
         let content = data
@@ -231,7 +241,7 @@ impl Tracker {
         store.upsert(line, u);
     }
 
-    fn event(&mut self, line: u32, ev: &Event<'_>, store: &mut PartStore) {
+    fn event(&mut self, line: u32, text: &str, ev: &Event<'_>, store: &mut PartStore) {
         let Some(ty) = ev.ty.as_deref() else {
             store.info(line, "event without a `type`; skipped");
             return;
@@ -318,7 +328,19 @@ impl Tracker {
                     }
                 }
             }
-            "tool.execution_complete" => self.complete(line, &data, at, store),
+            "tool.execution_complete" => match data.tool_call_id.as_deref() {
+                Some(id) if !self.calls.contains_key(id) => {
+                    store.info(
+                        line,
+                        format!(
+                            "tool.execution_complete for {id} came before its call; it waits for the call"
+                        ),
+                    );
+                    let text = text.to_owned();
+                    self.pending.insert(id.to_owned(), Pending { line, text });
+                }
+                _ => self.complete(line, &data, at, store),
+            },
             "subagent.started" => {
                 if let (Some(id), Some(agent)) = (data.tool_call_id.as_deref(), &ev.agent_id) {
                     if self.calls.contains_key(id) {
@@ -349,7 +371,7 @@ impl LineNormalizer for Tracker {
             return;
         };
         match serde_json::from_str::<Event<'_>>(&text) {
-            Ok(ev) => self.event(line.number, &ev, store),
+            Ok(ev) => self.event(line.number, &text, &ev, store),
             Err(err) if err.is_data() => {
                 store.warn(line.number, format!("not a Copilot CLI event: {err}"));
             }
@@ -357,7 +379,17 @@ impl LineNormalizer for Tracker {
         }
     }
 
-    fn finish(&mut self, _: &mut PartStore) {}
+    fn finish(&mut self, store: &mut PartStore) {
+        let mut orphans: Vec<(u32, String)> =
+            self.pending.drain().map(|(id, p)| (p.line, id)).collect();
+        orphans.sort();
+        for (line, id) in orphans {
+            store.warn(
+                line,
+                format!("tool.execution_complete for {id} has no matching call in this stream"),
+            );
+        }
+    }
 }
 
 /// `2026-12-05T10:21:01.036Z` as milliseconds since the epoch (Copilot's timestamps are always

@@ -103,6 +103,10 @@ impl Tracker {
         if self.kinds.contains_key(id) {
             self.apply(line, id, outcome, at, store);
         } else {
+            store.info(
+                line,
+                format!("result for {id} came before its call; it waits for the call"),
+            );
             self.pending
                 .insert(id.to_owned(), Pending { line, outcome, at });
         }
