@@ -26,6 +26,7 @@ fn options(implementation: Arc<Implementation>) -> VerifyOptions {
         fail_fast: false,
         strict: false,
         write_pending: false,
+        compare: toolnorm::compare::CompareMode::Exact,
         implementation,
         require_all: false,
     }

@@ -1,12 +1,13 @@
 #!/bin/sh
-# Drift of every release newer than the pinned ones: for Claude Code, Codex and OpenCode, ask the
+# Drift of every release newer than the pinned ones: for Claude Code, Codex, OpenCode, Gemini CLI
+# and Qwen Code, ask the
 # npm registry for the published versions newer than the version the scenarios pin
 # (`cli_version` in scenarios/<cli>-*.toml), and run `toolnorm scenario drift` on each (the
 # newest MAX_PER_CLI of them, 3 by default), so a release that changes the stream is known the
 # day it ships. Reports go to $REPORTS/<cli>-<version>/ (drift.md beside verify's full report);
 # a summary table goes to stdout and, on GitHub Actions, to the job summary.
 #
-#   scripts/drift-new-releases.sh [--dry-run] [claude] [codex] [opencode]
+#   scripts/drift-new-releases.sh [--dry-run] [claude] [codex] [opencode] [gemini] [qwen]
 #
 # Environment: TOOLNORM (the command to run, default `cargo run --release --quiet --`), REPORTS
 # (default reports/drift), MAX_PER_CLI (default 3), NPM (default npm).
@@ -24,17 +25,19 @@ clis=""
 for arg in "$@"; do
     case "$arg" in
         --dry-run) dry_run=1 ;;
-        claude | codex | opencode) clis="$clis $arg" ;;
-        *) echo "usage: $0 [--dry-run] [claude] [codex] [opencode]" >&2; exit 2 ;;
+        claude | codex | opencode | gemini | qwen) clis="$clis $arg" ;;
+        *) echo "usage: $0 [--dry-run] [claude] [codex] [opencode] [gemini] [qwen]" >&2; exit 2 ;;
     esac
 done
-[ -n "$clis" ] || clis="claude codex opencode"
+[ -n "$clis" ] || clis="claude codex opencode gemini qwen"
 
 package_of() {
     case "$1" in
         claude) echo "@anthropic-ai/claude-code" ;;
         codex) echo "@openai/codex" ;;
         opencode) echo "opencode-ai" ;;
+        gemini) echo "@google/gemini-cli" ;;
+        qwen) echo "@qwen-code/qwen-code" ;;
     esac
 }
 

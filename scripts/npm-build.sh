@@ -6,11 +6,13 @@
 #
 #   scripts/npm-build.sh [--binary PATH] [--platform KEY] [--out DIR]
 #
-# --binary    the binary to package (default: `cargo build --release`, then target/release/toolnorm)
+# --binary    the binary to package (default: `cargo build --release --no-default-features
+#             --features cli`, then target/release/toolnorm)
 # --platform  the platform it was built for: linux-x64, linux-arm64, linux-x64-musl,
 #             linux-arm64-musl, darwin-x64, darwin-arm64 (default: this machine's)
 # --out       where the two package folders go (default: target/npm): DIR/toolnorm and
-#             DIR/cli-<platform>; `npm pack` or `npm publish` each.
+#             DIR/cli-<platform>; `npm pack` or `npm publish` each. The binary is packaged
+#             stripped; its debug info goes to DIR/debug-<platform>/ (not published on npm).
 #
 # One run packages one platform. A release builds every platform on its own runner (or with a
 # cross toolchain: `cargo build --release --target aarch64-unknown-linux-musl`), runs this script
@@ -56,7 +58,9 @@ case " $all_platforms " in
 esac
 
 if [ -z "$binary" ]; then
-    cargo build --release --locked
+    # The npm binaries leave out the HTTPS page server of `scenario run` (feature `https-pages`:
+    # rustls, ring, rcgen), which only the Claude scenarios with pages use (docs/npm.md).
+    cargo build --release --locked --no-default-features --features cli
     binary="target/release/toolnorm"
 fi
 if [ ! -x "$binary" ]; then
@@ -90,8 +94,31 @@ for (const p of process.env.PLATFORMS.split(" ")) {
 fs.writeFileSync(process.argv[1], JSON.stringify(pkg, null, 2) + "\n");
 ' "$main/package.json"
 
-# The platform package: the binary, and the fields npm matches the machine with.
-cp "$binary" "$plat/toolnorm"
+# The platform package: the binary, stripped, and the fields npm matches the machine with. The
+# debug info (line tables: file and line in backtraces) is kept beside the packages, not in them:
+# DIR/debug-<platform>/toolnorm.debug (Linux; the binary names it in its .gnu_debuglink) or
+# toolnorm.dSYM (macOS). docs/npm.md says how to use it.
+debug="$out/debug-$platform"
+rm -rf "$debug"
+mkdir -p "$debug"
+case "$platform" in
+    darwin-*)
+        cp "$binary" "$plat/toolnorm"
+        if command -v dsymutil >/dev/null 2>&1; then
+            dsymutil "$binary" -o "$debug/toolnorm.dSYM"
+        fi
+        ${STRIP:-strip} -S -x "$plat/toolnorm"
+        ;;
+    *)
+        objcopy=${OBJCOPY:-objcopy}
+        if ! command -v "$objcopy" >/dev/null 2>&1; then
+            echo "npm-build: $objcopy not found (binutils; or set OBJCOPY, e.g. llvm-objcopy): the binary must ship stripped" >&2
+            exit 2
+        fi
+        "$objcopy" --only-keep-debug "$binary" "$debug/toolnorm.debug"
+        "$objcopy" --strip-all --add-gnu-debuglink="$debug/toolnorm.debug" "$binary" "$plat/toolnorm"
+        ;;
+esac
 chmod 755 "$plat/toolnorm"
 VERSION="$version" PLATFORM="$platform" node -e '
 const fs = require("fs");
@@ -117,4 +144,5 @@ picks this one on $platform.
 README
 
 echo "npm-build: $main (toolnorm $version)"
-echo "npm-build: $plat (@toolnorm/cli-$platform $version)"
+echo "npm-build: $plat (@toolnorm/cli-$platform $version, $(wc -c < "$plat/toolnorm") bytes stripped)"
+echo "npm-build: $debug (debug info, not in the packages)"

@@ -22,6 +22,7 @@ const MAX_PATHS: usize = 1_000;
 
 pub(crate) mod canonical;
 mod formatting;
+pub mod volatile;
 
 pub use canonical::canonical_of;
 pub(crate) use canonical::map_key;
@@ -156,7 +157,7 @@ pub fn compare(expected: &[u8], actual: &str) -> Comparison {
         old_text = canonical;
     }
 
-    let lines = line_diff(&old_text, actual);
+    let lines = line_diff(&old_text, actual, EXACT_HEADERS);
     Comparison::Differs(FixtureDiff {
         unified: lines.unified,
         changed_paths,
@@ -169,6 +170,26 @@ pub fn compare(expected: &[u8], actual: &str) -> Comparison {
     })
 }
 
+/// How an expected file and the actual output are compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CompareMode {
+    /// As they are ([`compare`]): the gate over the committed corpus.
+    #[default]
+    Exact,
+    /// Their stable forms ([`volatile::compare_stable`]): what a re-recording of the same session
+    /// changes without anything having changed (timing, ids drawn per run, the order of parallel
+    /// calls) is left out. `scenario drift` verifies its new recordings so.
+    Stable,
+}
+
+/// Compare an expected file's bytes with the actual canonical output as `mode` says.
+pub fn compare_with(mode: CompareMode, expected: &[u8], actual: &str) -> Comparison {
+    match mode {
+        CompareMode::Exact => compare(expected, actual),
+        CompareMode::Stable => volatile::compare_stable(expected, actual),
+    }
+}
+
 struct LineDiff {
     unified: String,
     rows: Vec<Option<DiffRow>>,
@@ -176,8 +197,14 @@ struct LineDiff {
     removed: u32,
 }
 
-fn line_diff(old: &str, new: &str) -> LineDiff {
-    if let Some(coarse) = coarse_diff(old, new) {
+/// The names of the two sides in a unified diff's header: (old, new).
+type Headers = (&'static str, &'static str);
+
+/// The headers of a diff of the documents as they are.
+const EXACT_HEADERS: Headers = ("expected", "actual");
+
+fn line_diff(old: &str, new: &str, headers: Headers) -> LineDiff {
+    if let Some(coarse) = coarse_diff(old, new, headers) {
         return coarse;
     }
     let diff = TextDiff::configure()
@@ -197,7 +224,7 @@ fn line_diff(old: &str, new: &str) -> LineDiff {
     let mut unified = diff
         .unified_diff()
         .context_radius(CONTEXT)
-        .header("expected", "actual")
+        .header(headers.0, headers.1)
         .to_string();
     if unified.len() > MAX_UNIFIED_BYTES {
         let cut = floor_line_boundary(&unified, MAX_UNIFIED_BYTES);
@@ -257,7 +284,7 @@ fn line_diff(old: &str, new: &str) -> LineDiff {
 /// The diff of two documents whose differing middle is too large to diff line by line
 /// ([`MAX_DIFFED_LINES`]): the common head and tail as context, the middle as one deletion and one
 /// insertion. `None` when the middle is small enough for the real diff.
-fn coarse_diff(old: &str, new: &str) -> Option<LineDiff> {
+fn coarse_diff(old: &str, new: &str, headers: Headers) -> Option<LineDiff> {
     let a: Vec<&str> = old.split_inclusive('\n').collect();
     let b: Vec<&str> = new.split_inclusive('\n').collect();
     let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -284,7 +311,9 @@ fn coarse_diff(old: &str, new: &str) -> Option<LineDiff> {
             .collect(),
     };
     let mut unified = format!(
-        "--- expected\n+++ actual\n@@ -{},{} +{},{} @@\n",
+        "--- {}\n+++ {}\n@@ -{},{} +{},{} @@\n",
+        headers.0,
+        headers.1,
         before + 1,
         after - before,
         before + 1,

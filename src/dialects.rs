@@ -9,7 +9,8 @@ use std::fmt;
 use crate::model::NormalizedDocument;
 use crate::normalizer::Normalizer;
 use crate::providers::{
-    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, copilot, droid, kilo, opencode,
+    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, copilot, droid, gemini, kilo,
+    opencode, qwen,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -90,6 +91,55 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: kilo::export::new,
         #[cfg(feature = "cli")]
         scan: raw::opencode::export,
+    },
+    DialectEntry {
+        dialect: Dialect::GeminiStreamJson,
+        sniff: gemini::stream_json::sniff,
+        sniff_document: None,
+        new: gemini::stream_json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::gemini::gemini_stream_json,
+    },
+    DialectEntry {
+        dialect: Dialect::GeminiJson,
+        sniff: gemini::json::sniff,
+        sniff_document: Some(gemini::json::sniff_document),
+        new: gemini::json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::gemini::gemini_json,
+    },
+    DialectEntry {
+        dialect: Dialect::GeminiSession,
+        sniff: gemini::session::sniff,
+        sniff_document: Some(gemini::session::sniff_document),
+        new: gemini::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::gemini::gemini_session,
+    },
+    // Above Claude's rows, whose sniffers take Qwen Code's Claude-shaped lines too.
+    DialectEntry {
+        dialect: Dialect::QwenStreamJson,
+        sniff: qwen::stream_json::sniff,
+        sniff_document: None,
+        new: qwen::stream_json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::gemini::qwen_stream_json,
+    },
+    DialectEntry {
+        dialect: Dialect::QwenJson,
+        sniff: qwen::json::sniff,
+        sniff_document: Some(qwen::json::sniff_document),
+        new: qwen::json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::gemini::qwen_json,
+    },
+    DialectEntry {
+        dialect: Dialect::QwenSession,
+        sniff: qwen::session::sniff,
+        sniff_document: None,
+        new: qwen::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::gemini::qwen_session,
     },
     DialectEntry {
         dialect: Dialect::CodexAppServer,
@@ -318,7 +368,8 @@ impl HeldLine {
     }
 }
 
-/// Could the stream read so far be one JSON document (what a whole-document dialect is)? A scan
+/// Could the stream read so far be one JSON document, an object or an array (what a
+/// whole-document dialect is)? A scan
 /// of its structure only: braces and brackets outside strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DocShape {
@@ -343,7 +394,7 @@ impl DocShape {
             shape = match shape {
                 DocShape::No => return DocShape::No,
                 DocShape::Nothing | DocShape::Closed if b.is_ascii_whitespace() => shape,
-                DocShape::Nothing if b == b'{' => DocShape::Open {
+                DocShape::Nothing if b == b'{' || b == b'[' => DocShape::Open {
                     depth: 1,
                     in_string: false,
                     escaped: false,

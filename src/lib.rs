@@ -32,8 +32,12 @@
 //! - `cli` (default): the `toolnorm` command and the shells around the core — `cli`, `corpus`
 //!   (fixtures and the recorder), `rules` and `compare` (the conformance checks), `verify` (the
 //!   gate), `report`, `scenario`, `protocol`.
-//! - `schema` (in `cli`): JSON Schema and TypeScript derives on the contract's types, and the ACP /
-//!   legacy views built on them.
+//! - `https-pages` (default): the HTTPS page server of `scenario run` (Claude Code's WebFetch
+//!   fetches only https), with rustls, ring and rcgen; the npm binaries leave it out.
+//! - `schema` (in `cli`): JSON Schema and TypeScript derives on the contract's types.
+//! - `acp` (in `cli`): the parts as typed ACP frames (`model::acp`), with the official schema crate.
+//!
+//! The legacy views (`model::legacy_parts`, `model::acp_frames`) are plain serde, in the core.
 //!
 //! With `default-features = false` the crate is the core alone, with serde and serde_json as its
 //! only dependencies.

@@ -52,7 +52,9 @@ pub enum Update {
 /// An update as one JSON object, `type` first — the line `toolnorm normalize --follow --emit
 /// parts` prints, and what the JavaScript and Python packages hand out:
 /// `{"type":"dialect","provider","dialect"}`, `{"type":"part","created","event","part"}`,
-/// `{"type":"revised","part"}`, `{"type":"diagnostic","diagnostic"}`.
+/// `{"type":"revised","part"}`, `{"type":"diagnostic","diagnostic"}`. With the `schema` feature
+/// its JSON Schema is `schemars::schema_for!(Update)`, its TypeScript `Update` in `toolnorm schema
+/// --ts`.
 ///
 /// ```
 /// use toolnorm::{Dialect, Update};
@@ -62,27 +64,8 @@ pub enum Update {
 /// ```
 impl serde::Serialize for Update {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(serde::Serialize)]
-        #[serde(tag = "type", rename_all = "camelCase")]
-        enum Line<'a> {
-            Dialect {
-                provider: &'a str,
-                dialect: &'a str,
-            },
-            Part {
-                created: bool,
-                event: &'a PartEvent,
-                part: &'a NormalizedToolPart,
-            },
-            Revised {
-                part: &'a NormalizedToolPart,
-            },
-            Diagnostic {
-                diagnostic: &'a Diagnostic,
-            },
-        }
         match self {
-            Update::Dialect(d) => Line::Dialect {
+            Update::Dialect(d) => UpdateLine::Dialect {
                 provider: d.provider().as_str(),
                 dialect: d.as_str(),
             },
@@ -90,16 +73,74 @@ impl serde::Serialize for Update {
                 event,
                 part,
                 created,
-            } => Line::Part {
+            } => UpdateLine::Part {
                 created: *created,
                 event,
                 part,
             },
-            Update::Revised(part) => Line::Revised { part },
-            Update::Diagnostic(diagnostic) => Line::Diagnostic { diagnostic },
+            Update::Revised(part) => UpdateLine::Revised { part },
+            Update::Diagnostic(diagnostic) => UpdateLine::Diagnostic { diagnostic },
         }
         .serialize(serializer)
     }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Update {
+    fn schema_name() -> String {
+        "Update".to_owned()
+    }
+
+    fn json_schema(generator: &mut schemars::r#gen::SchemaGenerator) -> schemars::schema::Schema {
+        UpdateLine::json_schema(generator)
+    }
+}
+
+/// The TypeScript declaration of an update (`export type Update = …`), for `toolnorm schema --ts`.
+///
+/// ```
+/// let ts = toolnorm::normalizer::typescript_declaration();
+/// assert!(ts.starts_with("export type Update = "));
+/// assert!(ts.contains(r#"{ "type": "revised", part: NormalizedToolPart, }"#));
+/// ```
+#[cfg(feature = "schema")]
+pub fn typescript_declaration() -> String {
+    use ts_rs::TS;
+    format!("export {}", UpdateLine::decl(&ts_rs::Config::default()))
+}
+
+// The JSON shape of an `Update`: its `Serialize` writes this, its JSON Schema is derived from this
+// (the doc comments below are the schema's descriptions).
+/// One update of a streaming normalizer, as the line `toolnorm normalize --follow --emit parts`
+/// prints it.
+#[derive(serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(ts_rs::TS), ts(rename = "Update"))]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum UpdateLine<'a> {
+    /// The stream's dialect is known; always the first update.
+    Dialect {
+        /// `claude`, `codex`, `opencode` or `acp`.
+        provider: &'a str,
+        /// The dialect's name, as `--dialect` takes it (`stream-json`, `exec`, `events`, ...).
+        dialect: &'a str,
+    },
+    /// A part was created or changed.
+    Part {
+        /// True for the part's first update.
+        created: bool,
+        /// The lifecycle event the document records for it: the raw line that caused it and the
+        /// state it left.
+        event: &'a PartEvent,
+        /// The part as that line left it.
+        part: &'a NormalizedToolPart,
+    },
+    /// A part changed without an event of its own (a later line showed how it should read);
+    /// it replaces the part of the same id.
+    Revised { part: &'a NormalizedToolPart },
+    /// Something about the stream itself: a line that could not be normalized, a summary of the
+    /// diagnostics left out.
+    Diagnostic { diagnostic: &'a Diagnostic },
 }
 
 /// The updates one call caused, in order (an iterator over a buffer the normalizer reuses).

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// A toolnorm protocol (v1) implementation of Claude Code's stream-json only, in plain Node with no
-// dependencies: the kind of normalizer a UI team writes in its own language. It claims
+// A toolnorm protocol (v1) implementation of Claude Code's stream-json only, in plain Node: the
+// kind of normalizer a UI team writes in its own language, put under the gate by the protocol
+// helper of @toolnorm/core (`serveProtocol`, plain JavaScript: no WebAssembly, no build). It claims
 // `claude/stream-json`, so every other dialect is `unsupported` in toolnorm's reports.
 //
 //   toolnorm verify --impl 'node examples/js-claude/normalize.mjs'
@@ -9,7 +10,7 @@
 // without `--include-partial-messages`) and answers NormalizedToolParts. It sends no `events`
 // (toolnorm derives one per part) and an empty `diagnostics` list.
 
-import { createInterface } from "node:readline";
+import { serveProtocol } from "../../packages/core/js/protocol.js";
 
 const MAX_TITLE = 100;
 
@@ -549,12 +550,12 @@ class Session {
 }
 
 function normalize(req) {
-  const session = new Session(typeof req.cwd === "string" ? req.cwd : undefined);
+  const session = new Session(req.cwd);
   for (const line of req.lines) {
-    if (typeof line !== "string") continue; // client lines and undecodable bytes say nothing here
+    if (line.from !== "agent" || line.bytes) continue; // client lines and undecodable bytes say nothing here
     let msg;
     try {
-      msg = JSON.parse(line);
+      msg = JSON.parse(line.text);
     } catch {
       continue;
     }
@@ -563,27 +564,10 @@ function normalize(req) {
   return session.finish();
 }
 
-// ---- the protocol ---------------------------------------------------------------------------
+// ---- the protocol: the helper of @toolnorm/core (plain JavaScript, no WebAssembly) ----------
 
-const send = (msg) => process.stdout.write(JSON.stringify(msg) + "\n");
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (text) => {
-  let msg;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    process.stderr.write(`js-claude: not JSON: ${text.slice(0, 200)}\n`);
-    return;
-  }
-  if (msg.type === "hello") {
-    send({ type: "hello", protocol: 1, name: "js-claude", version: "0.1.0", dialects: ["claude/stream-json"] });
-  } else if (msg.type === "normalize") {
-    try {
-      send({ type: "result", seq: msg.seq, parts: normalize(msg), diagnostics: [] });
-    } catch (e) {
-      send({ type: "result", seq: msg.seq, error: String(e?.stack ?? e) });
-    }
-  } else if (msg.type === "bye") {
-    rl.close();
-  }
+await serveProtocol((req) => ({ parts: normalize(req), diagnostics: [] }), {
+  name: "js-claude",
+  version: "0.1.0",
+  dialects: ["claude/stream-json"],
 });

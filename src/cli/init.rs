@@ -4,7 +4,7 @@
 //! without `--force`, and nothing is written through a link even then.
 //!
 //! The starter fixture is one of the shipped corpus's own recordings, embedded in the binary with
-//! its expected output: `verify` refuses a gate that checks nothing, and a real fixture proves the
+//! its expected output (Claude Code's unless `--agent` names another agent): `verify` refuses a gate that checks nothing, and a real fixture proves the
 //! whole chain (record format, normalizer, expected file, CI) works from the first commit, where
 //! `--allow-empty` in the workflow would keep passing silently if the corpus were never filled.
 
@@ -17,10 +17,81 @@ use anyhow::Context;
 use crate::cli::exit;
 use crate::corpus::confined;
 
-/// The starter fixture: `claude/live-claude-bash`, a Claude Code session running two shell
-/// commands (one succeeds, one fails), recorded by this project.
-const STARTER_FIXTURE: &[u8] = include_bytes!("../../corpus/claude/live-claude-bash.jsonl.zst");
-const STARTER_EXPECTED: &[u8] = include_bytes!("../../expected/claude/live-claude-bash.json");
+/// A starter fixture: one of this project's recordings of an agent running shell commands (one
+/// succeeds, one fails), with its reviewed output.
+struct Starter {
+    agent: Agent,
+    /// `provider/name`.
+    fixture: &'static str,
+    about: &'static str,
+    /// How a user records their own session of that agent.
+    command: &'static str,
+    bytes: &'static [u8],
+    expected: &'static [u8],
+}
+
+macro_rules! starter {
+    ($agent:ident, $fixture:literal, $about:literal, $command:literal) => {
+        Starter {
+            agent: Agent::$agent,
+            fixture: $fixture,
+            about: $about,
+            command: $command,
+            bytes: include_bytes!(concat!("../../corpus/", $fixture, ".jsonl.zst")),
+            expected: include_bytes!(concat!("../../expected/", $fixture, ".json")),
+        }
+    };
+}
+
+/// The agent whose starter fixture `init` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Agent {
+    Claude,
+    Codex,
+    Opencode,
+    Gemini,
+    Qwen,
+}
+
+static STARTERS: &[Starter] = &[
+    starter!(
+        Claude,
+        "claude/live-claude-bash",
+        "a Claude Code session running two shell commands",
+        "claude -p \"…\" --output-format stream-json --verbose"
+    ),
+    starter!(
+        Codex,
+        "codex/live-codex-exec-shell",
+        "a `codex exec --json` session running shell commands",
+        "codex exec --json \"…\""
+    ),
+    starter!(
+        Opencode,
+        "opencode/live-opencode-run-bash",
+        "an `opencode run --format json` session running shell commands",
+        "opencode run --format json \"…\""
+    ),
+    starter!(
+        Gemini,
+        "gemini/live-gemini-shell",
+        "a Gemini CLI session running three shell commands",
+        "gemini -p \"…\" --output-format stream-json"
+    ),
+    starter!(
+        Qwen,
+        "qwen/live-qwen-shell",
+        "a Qwen Code session running three shell commands",
+        "qwen -p \"…\" --output-format stream-json"
+    ),
+];
+
+fn starter(agent: Agent) -> &'static Starter {
+    STARTERS
+        .iter()
+        .find(|s| s.agent == agent)
+        .expect("every agent has a starter")
+}
 const WORKFLOW: &str = include_str!("init/toolnorm.yml");
 const EXPECTATIONS: &str = include_str!("init/expectations.toml");
 const README: &str = include_str!("init/README.md");
@@ -34,34 +105,42 @@ pub struct Args {
     /// Overwrite files that exist (never through a link).
     #[arg(long)]
     pub force: bool,
+    /// The agent whose recording is the starter fixture.
+    #[arg(long, value_enum, default_value = "claude")]
+    pub agent: Agent,
 }
 
 /// The files `init` writes: (path relative to DIR, content).
-fn scaffold() -> Vec<(&'static str, Vec<u8>)> {
+fn scaffold(agent: Agent) -> Vec<(String, Vec<u8>)> {
     let workflow = WORKFLOW.replace("{version}", env!("CARGO_PKG_VERSION"));
-    vec![
-        (
-            "corpus/claude/live-claude-bash.jsonl.zst",
-            STARTER_FIXTURE.to_vec(),
-        ),
-        ("corpus/README.md", README.as_bytes().to_vec()),
-        (
-            "expected/claude/live-claude-bash.json",
-            STARTER_EXPECTED.to_vec(),
-        ),
+    let s = starter(agent);
+    let provider = s.fixture.split('/').next().unwrap_or_default();
+    let readme = README
+        .replace("{starter}", s.fixture)
+        .replace("{about}", s.about)
+        .replace("{provider}", provider)
+        .replace("{command}", s.command);
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("corpus/README.md", readme.into_bytes()),
         ("expectations.toml", EXPECTATIONS.as_bytes().to_vec()),
         (".github/workflows/toolnorm.yml", workflow.into_bytes()),
         ("reports/.gitignore", REPORTS_GITIGNORE.as_bytes().to_vec()),
-    ]
+    ];
+    let mut out = vec![
+        (format!("corpus/{}.jsonl.zst", s.fixture), s.bytes.to_vec()),
+        (format!("expected/{}.json", s.fixture), s.expected.to_vec()),
+    ];
+    out.extend(files.into_iter().map(|(p, b)| (p.to_owned(), b)));
+    out
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let dir = &args.dir;
     fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
-    let files = scaffold();
+    let files = scaffold(args.agent);
     let existing: Vec<&str> = files
         .iter()
-        .map(|(rel, _)| *rel)
+        .map(|(rel, _)| rel.as_str())
         .filter(|rel| fs::symlink_metadata(dir.join(rel)).is_ok())
         .collect();
     if !existing.is_empty() && !args.force {
@@ -79,18 +158,19 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     for (rel, bytes) in &files {
         confined::write(dir, Path::new(rel), bytes)
             .with_context(|| format!("failed to write {}", dir.join(rel).display()))?;
-        let verb = if existing.contains(rel) {
+        let verb = if existing.contains(&rel.as_str()) {
             "overwrote"
         } else {
             "created"
         };
         writeln!(out, "{verb} {}", dir.join(rel).display())?;
     }
+    let fixture = starter(args.agent).fixture;
     writeln!(
         out,
         "\nnext: `toolnorm verify` checks the starter fixture; record your own with `toolnorm record`,\n\
-         accept them with `toolnorm accept`, then delete the starter (corpus/claude/live-claude-bash.jsonl.zst\n\
-         and expected/claude/live-claude-bash.json). Commit .github/workflows/toolnorm.yml for the CI gate."
+         accept them with `toolnorm accept`, then delete the starter (corpus/{fixture}.jsonl.zst\n\
+         and expected/{fixture}.json). Commit .github/workflows/toolnorm.yml for the CI gate."
     )?;
     Ok(exit::SUCCESS)
 }

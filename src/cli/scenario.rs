@@ -93,6 +93,9 @@ pub struct RunArgs {
     /// Write the agent's raw stream as plain `.jsonl`, without the recorder (exploration).
     #[arg(long)]
     pub raw: bool,
+    /// Add the tools each CLI declared to the model to `DIR/<cli>-<version>.json`.
+    #[arg(long, value_name = "DIR")]
+    pub declared_tools: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -168,11 +171,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                             o.elapsed.as_secs_f64(),
                             o.requests
                         );
+                        if let Some(t) = &o.transcript {
+                            eprintln!("  {} (its session transcript)", t.display());
+                        }
                         for p in &o.problems {
                             eprintln!("  problem: {p}");
                         }
                         if !o.problems.is_empty() {
                             failed += 1;
+                        }
+                        if let Some(dir) = &a.declared_tools {
+                            crate::scenario::declared::merge(
+                                dir,
+                                s.agent.cli(),
+                                &o.cli_version,
+                                &o.declared,
+                            )?;
                         }
                     }
                     Err(e) => {
@@ -270,12 +284,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 Some(&opts.reports.display().to_string()),
             )
             .context("failed to print the report")?;
-            // The release changed nothing the scenarios see: success, whatever the old rules say.
-            Ok(if outcome.changed == 0 {
-                exit::SUCCESS
-            } else {
-                exit::FAILURE
-            })
+            drop(out);
+            eprintln!(
+                "drift of {}: {} of {} scenario(s) changed; {}",
+                opts.cli,
+                outcome.changed,
+                outcome.scenarios,
+                outcome.drift_md.display()
+            );
+            // One verdict: the report's, which every file under --reports states too.
+            Ok(super::verify::gate_exit(&outcome.report))
         }
     }
 }

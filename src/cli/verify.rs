@@ -116,6 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         fail_fast: args.fail_fast,
         strict,
         write_pending: true,
+        compare: crate::compare::CompareMode::Exact,
     };
     let corpus = opts.corpus.display().to_string();
     let selection = opts.selection.clone();

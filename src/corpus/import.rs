@@ -147,8 +147,22 @@ fn slash(p: &Path) -> String {
         .replacen("//", "/", 1)
 }
 
-/// Import one file.
+/// Import one file, named after it ([`fixture_name`]), its source noted in the header.
 pub fn import_file(source: &Path, opts: &ImportOptions<'_>) -> Imported {
+    let label = source_label(source, opts.home.as_deref());
+    import_as(source, &fixture_name(source), opts, |h| {
+        h.source = Some(label)
+    })
+}
+
+/// Import one file as the fixture `name`; `header` fills in what the header says of where it
+/// came from (its source, the scenario that made it).
+pub fn import_as(
+    source: &Path,
+    name: &str,
+    opts: &ImportOptions<'_>,
+    header: impl FnOnce(&mut Header),
+) -> Imported {
     let skip = |reason: String| Imported::Skipped {
         source: source.to_owned(),
         reason,
@@ -170,27 +184,26 @@ pub fn import_file(source: &Path, opts: &ImportOptions<'_>) -> Imported {
         Err(e) => return skip(format!("not a session file ({e})")),
     };
     let provider = dialect.provider();
-    let name = fixture_name(source);
-    if let Err(e) = validate_name(&name) {
+    if let Err(e) = validate_name(name) {
         return skip(e);
     }
     let lines = split_raw(&bytes);
     let times = line_times(&lines);
-    let mut header: Header = new_header(provider.as_str(), &name);
-    header.dialect = Some(dialect.as_str().to_owned());
-    header.mode = Some("import".to_owned());
-    header.command = Vec::new();
-    header.env.clear();
-    header.source = Some(source_label(source, opts.home.as_deref()));
+    let mut head: Header = new_header(provider.as_str(), name);
+    head.dialect = Some(dialect.as_str().to_owned());
+    head.mode = Some("import".to_owned());
+    head.command = Vec::new();
+    head.env.clear();
     if let Some(start) = times.start.clone() {
-        header.started_at = start;
+        head.started_at = start;
     }
-    let fixture = fixture_path(opts.corpus, provider.as_str(), &name);
+    header(&mut head);
+    let fixture = fixture_path(opts.corpus, provider.as_str(), name);
     let records = lines
         .iter()
         .zip(&times.offsets)
         .map(|((b, term), t)| (*t, Direction::Agent, *b, *term));
-    match write_fixture(&fixture, header, records, opts.redactor, opts.force) {
+    match write_fixture(&fixture, head, records, opts.redactor, opts.force) {
         Ok(trailer) => Imported::Done {
             source: source.to_owned(),
             fixture,

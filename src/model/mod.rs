@@ -1,5 +1,5 @@
 //! The contract's types: `NormalizedToolPart` and friends, the normalized output document, and the
-//! derived views (ACP frames, legacy UI parts; with the `schema` feature, as their derives are).
+//! derived views (flat ACP frames, legacy UI parts; the typed ACP frames with the `acp` feature).
 //! Pure data, no I/O.
 
 #[cfg(feature = "acp")]
@@ -9,7 +9,6 @@ mod document;
 mod part;
 #[cfg(feature = "schema")]
 mod typescript;
-#[cfg(feature = "schema")]
 mod views;
 
 pub use document::{Diagnostic, DiagnosticLevel, NormalizedDocument, PartEvent, SCHEMA_VERSION};
@@ -19,5 +18,4 @@ pub use part::{
 };
 #[cfg(feature = "schema")]
 pub use typescript::declarations as typescript_declarations;
-#[cfg(feature = "schema")]
 pub use views::{AcpFrame, LegacyState, LegacyToolPart, acp_frames, legacy_parts};

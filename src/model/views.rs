@@ -1,15 +1,20 @@
 //! Views derived from the parts: the ACP frames the engine emits on the compatibility path, and
-//! the legacy UI `ToolPart` with its old `calling / output-available / output-error` states.
+//! the legacy UI `ToolPart` with its old `calling / output-available / output-error` states. Plain
+//! serde, so in the core (the JavaScript and Python packages hand them out); their JSON Schema and
+//! TypeScript derives come with the `schema` feature.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+#[cfg(feature = "schema")]
 use ts_rs::TS;
 
 use super::{NormalizedToolPart, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
 
 /// The UI's pre-rename state names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum LegacyState {
     Calling,
@@ -30,7 +35,8 @@ impl From<ToolState> for LegacyState {
 
 /// An ACP-style tool call frame (contract "Compatibility path", step 2). Every field is always
 /// present so a consumer never has to guess: `rawOutput` and `error` are `null` when absent.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AcpFrame {
     pub tool_call_id: String,
@@ -64,8 +70,8 @@ impl From<&NormalizedToolPart> for AcpFrame {
 
 /// The UI's existing `ToolPart`, fed from the new fields while the renderer still speaks the old
 /// state names.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[ts(optional_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema, TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct LegacyToolPart {
     pub tool_call_id: String,
@@ -105,10 +111,23 @@ impl From<&NormalizedToolPart> for LegacyToolPart {
     }
 }
 
+/// The flat ACP-style frames of the compatibility path (`toolnorm normalize --emit acp-legacy`).
 pub fn acp_frames(parts: &[NormalizedToolPart]) -> Vec<AcpFrame> {
     parts.iter().map(AcpFrame::from).collect()
 }
 
+/// The legacy UI parts (`toolnorm normalize --emit legacy`).
+///
+/// ```
+/// use toolnorm::model::{LegacyState, legacy_parts};
+/// use toolnorm::{Input, NormalizeOptions, normalize};
+///
+/// let raw = br#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#;
+/// let doc = normalize(&Input::from_bytes(raw), NormalizeOptions::default())?;
+/// let legacy = legacy_parts(&doc.parts);
+/// assert_eq!((legacy[0].tool_call_id.as_str(), legacy[0].state), ("i1", LegacyState::OutputAvailable));
+/// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+/// ```
 pub fn legacy_parts(parts: &[NormalizedToolPart]) -> Vec<LegacyToolPart> {
     parts.iter().map(LegacyToolPart::from).collect()
 }

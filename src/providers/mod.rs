@@ -12,9 +12,11 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod droid;
+pub mod gemini;
 pub mod kilo;
 pub mod opencode;
 pub mod probe;
+pub mod qwen;
 pub mod store;
 pub mod titles;
 

@@ -58,6 +58,11 @@ impl<'a> Probe<'a> {
             .map(|t| t.0)
     }
 
+    /// The top-level keys, in the order the line writes them.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.fields.iter().map(|(k, _)| k.as_ref())
+    }
+
     /// The key's value when it is an object that has `inner` (not `null`).
     pub fn nested_has(&self, key: &str, inner: &str) -> bool {
         self.get(key)

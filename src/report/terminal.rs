@@ -402,6 +402,15 @@ fn render_fixture(f: &FixtureResult, out: &mut impl Write, p: &Painter) -> io::R
     Ok(())
 }
 
+/// The report's closing line without colour (`PASS: 3 fixtures: …`), for other reports that
+/// must say what the terminal says (`scenario drift`'s `drift.md`).
+pub fn summary_line(report: &Report) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = render_summary(report, &mut out, &Painter { color: false });
+    String::from_utf8_lossy(&out).trim_end().to_owned()
+}
+
 fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Result<()> {
     let s = &report.summary;
     let verdict = if !s.fails_gate() {

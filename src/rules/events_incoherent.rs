@@ -14,8 +14,11 @@ declare_rule! {
     /// One exception to the order: a stream may write a call's result before the call itself
     /// (Claude transcripts do), and a normalizer can only apply the result once the call has
     /// appeared. An event may point back at an earlier line when the raw stream first shows the
-    /// part's call after that line and the line names the part's id (the held-back result);
-    /// any other event pointing back is out of order.
+    /// part's call after that line and the line names the part's id (the held-back result).
+    /// Likewise a Claude background task's notification that names only its task may come before
+    /// the launch notice that links the task to its call: an event may point back at a line that
+    /// names the part's task when the raw stream links that task to the call after that line.
+    /// Any other event pointing back is out of order.
     ///
     /// ## Why
     /// Events are how a violation, a diff or a report points back at the raw line that caused a
@@ -78,20 +81,27 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     out
 }
 
-/// An event pointing at a line written before its part's call: allowed when the rules' own scan
-/// first sees the call after that line and the line names the part's id (a result the stream
-/// wrote before its call, applied once the call appeared).
+/// An event pointing at a line written before what it needed: allowed when the rules' own scan
+/// first sees the part's call after that line and the line names the part's id (a result the
+/// stream wrote before its call, applied once the call appeared), or links the part's task to
+/// the call after that line and the line names the task (a notification that came before the
+/// launch notice naming its task).
 fn held_back(cx: &RuleContext<'_>, e: &PartEvent) -> bool {
     let Some(call) = cx.raw().get(&e.part_id) else {
         return false;
     };
-    if call.line <= e.line || e.part_id.is_empty() {
-        return false;
-    }
     let lines = &cx.input.lines;
-    lines
-        .binary_search_by_key(&e.line, |l| l.number)
-        .ok()
-        .and_then(|i| lines.get(i))
-        .is_some_and(|l| memchr::memmem::find(l.bytes, e.part_id.as_bytes()).is_some())
+    let names = |needle: &str| {
+        !needle.is_empty()
+            && lines
+                .binary_search_by_key(&e.line, |l| l.number)
+                .ok()
+                .and_then(|i| lines.get(i))
+                .is_some_and(|l| memchr::memmem::find(l.bytes, needle.as_bytes()).is_some())
+    };
+    (call.line > e.line && names(&e.part_id))
+        || call
+            .task
+            .as_ref()
+            .is_some_and(|(task, linked)| *linked > e.line && names(task))
 }

@@ -7,7 +7,11 @@ use super::{Finding, RuleContext, declare_rule};
 declare_rule! {
     /// ## What it checks
     /// A call the raw stream marks failed is not `complete`. Failure markers, per provider:
-    /// Claude `tool_result.is_error: true`; Codex `status` `failed` / `declined`, a non-zero exit
+    /// Claude `tool_result.is_error: true`, and a background call's task ending `failed`,
+    /// `killed` or `stopped` or with a non-zero `(exit code N)`, wherever the stream says so (a
+    /// `system` `task_notification`, a `<task-notification>` block in a transcript's queued
+    /// command or a user message, linked by `<tool-use-id>` or by the task id of the launch);
+    /// Codex `status` `failed` / `declined`, a non-zero exit
     /// code, an MCP `error` or `Err` result, `patch_apply_end.success: false`; OpenCode
     /// `state.status: "error"` or a `bash` call whose `metadata.exit` is non-zero.
     ///

@@ -1,5 +1,6 @@
 //! TN013: no part is still started or running once the provider said the turn ended.
 
+use super::support::HashSet;
 use super::{Finding, RuleContext, declare_rule};
 use crate::model::PartEvent;
 
@@ -10,6 +11,8 @@ declare_rule! {
     /// `result` line; Codex `turn/completed` (per thread), `turn.completed` / `turn.failed`,
     /// rollout and legacy `task_complete` / `turn_aborted`; OpenCode `session.idle` and
     /// `session.status` idle (per session), `run`'s `step_finish` with reason `stop`.
+    /// A Claude call that runs in the background ends with its own task (its notification),
+    /// not with the turn; and its task's end ends that call only, not the turn of the others.
     ///
     /// ## Why
     /// Providers do not always close interrupted calls: a Claude `tool_use` cut off by an
@@ -33,6 +36,13 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let ends = &raw.turn_ends;
     // Turn ends come in line order from every scan; if not, every end is looked at.
     let sorted = ends.is_sorted_by_key(|e| e.line);
+    // The scopes of background calls: an end in one of them is that task's end, no one else's.
+    let tasks: HashSet<&str> = raw
+        .calls
+        .iter()
+        .filter(|c| c.background)
+        .filter_map(|c| c.scope.as_deref())
+        .collect();
     let mut out = Vec::new();
     for part in &cx.doc.parts {
         let events: Vec<&PartEvent> = cx.events_of(&part.id).collect();
@@ -67,6 +77,13 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 if a != b {
                     continue;
                 }
+            }
+            if end
+                .scope
+                .as_deref()
+                .is_some_and(|b| tasks.contains(b) && scope != Some(b))
+            {
+                continue;
             }
             let (began, at_end) = if sorted {
                 while seen < events.len() && events[seen].line <= end.line {

@@ -7,6 +7,8 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::{RawScan, RuleContext, by_code, check_all, raw, registry, render};
+
+mod background;
 use crate::model::NormalizedDocument;
 use crate::stream::{Dialect, Input};
 
@@ -785,6 +787,12 @@ fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
         Dialect::OpencodeEvents | Dialect::KiloEvents => raw::opencode::events,
         Dialect::OpencodeRun | Dialect::KiloRun => raw::opencode::run,
         Dialect::OpencodeExport | Dialect::KiloExport => raw::opencode::export,
+        Dialect::GeminiStreamJson => raw::gemini::gemini_stream_json,
+        Dialect::GeminiJson => raw::gemini::gemini_json,
+        Dialect::GeminiSession => raw::gemini::gemini_session,
+        Dialect::QwenStreamJson => raw::gemini::qwen_stream_json,
+        Dialect::QwenJson => raw::gemini::qwen_json,
+        Dialect::QwenSession => raw::gemini::qwen_session,
         Dialect::Acp => raw::acp::stdio,
         Dialect::DroidStreamJson => raw::droid::stream_json,
         Dialect::DroidSession => raw::droid::session,
@@ -803,7 +811,7 @@ fn run_case(c: &Case) -> Vec<String> {
 
 #[test]
 fn every_rule_triggers_and_stays_clean() {
-    let all = cases();
+    let all: Vec<Case> = cases().into_iter().chain(background::cases()).collect();
     let mut failures = Vec::new();
     for rule in registry() {
         let mine: Vec<&Case> = all.iter().filter(|c| c.code == rule.code()).collect();

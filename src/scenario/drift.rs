@@ -2,21 +2,25 @@
 //! and verify them against the current expected outputs, so the report shows exactly what the new
 //! version changed.
 //!
-//! Two recordings of one scenario always differ in wall-clock values (a tool's `timing`), so beside
-//! verify's full report drift writes `drift.md`: per scenario, the diff of the normalized parts of
-//! the committed fixture and of the new one with `timing` left out and the ids each run draws anew
-//! masked — only what the release changed.
+//! A drift run has one verdict. The new recordings are verified like any fixture, rules
+//! included, except that each output is compared with its expected file in their stable forms
+//! ([`crate::compare::volatile`]): what two recordings of one session differ in while nothing
+//! changed (timing, ids drawn per run, the order of parallel calls) is left out there, in that one
+//! place. A scenario that could not be recorded, or whose session did not go as scripted, is a
+//! failing fixture of the same report. Every report is written from that one [`Report`]: the
+//! terminal, `report.json`, `junit.xml`, `summary.md`, `index.html` and `drift.md` (per scenario:
+//! unchanged, or what changed), and the command's exit code follows its verdict.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use serde_json::Value;
 
 use super::launch::RunOptions;
 use super::run::run_scenario;
 use super::spec::{Cli, Scenario};
-use crate::report::{self, Report};
+use crate::compare::CompareMode;
+use crate::report::{self, FixtureResult, Report, Status, terminal};
 use crate::verify::{Selection, VerifyOptions, verify};
 
 #[derive(Debug, Clone)]
@@ -32,13 +36,15 @@ pub struct DriftOptions {
     pub strict: bool,
 }
 
-/// What a drift check found: how many scenarios the release changed, and verify's report of the
-/// new recordings (written under the reports folder with `drift.md`).
+/// What a drift check found: the report of the new recordings (written under the reports folder,
+/// with `drift.md`), whose verdict is the drift's.
 #[derive(Debug)]
 pub struct DriftOutcome {
     pub scenarios: usize,
+    /// Scenarios whose new recording fails the gate: changed, breaking a rule, or not recorded.
     pub changed: usize,
     pub report: Report,
+    pub drift_md: PathBuf,
 }
 
 /// Split `claude@2.1.198` into the CLI and the version.
@@ -47,7 +53,7 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
         format!("--cli {spec:?}: expected NAME@VERSION, e.g. claude@2.1.198, codex@0.172.0, opencode@1.18.34")
     })?;
     let cli = Cli::parse(name).with_context(|| {
-        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, claude-agent-acp or codex-acp)")
+        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, gemini, qwen, claude-agent-acp or codex-acp)")
     })?;
     Ok((cli, version.to_owned()))
 }
@@ -75,6 +81,36 @@ pub(crate) fn choose<'a>(
     Ok(chosen)
 }
 
+/// What went wrong with a scenario's session itself, for its fixture's result.
+#[derive(Clone, Debug)]
+pub struct Trouble {
+    pub provider: String,
+    /// The fixture's name (`live-<scenario>`).
+    pub name: String,
+    /// `fail` (the session did not go as scripted) or `error` (no recording).
+    pub status: Status,
+    pub message: String,
+}
+
+/// New recordings to judge against expected outputs: the second half of a drift run.
+#[derive(Clone, Debug)]
+pub struct Judge {
+    /// `codex-cli 0.171.0`, as `drift.md` titles it.
+    pub title: String,
+    /// The folder of the new recordings (`<provider>/<name>.jsonl.zst`).
+    pub corpus: PathBuf,
+    /// Their expected outputs.
+    pub expected: PathBuf,
+    /// The known failures.
+    pub expectations: PathBuf,
+    /// The recordings to judge, `provider/name`.
+    pub fixtures: Vec<String>,
+    /// What went wrong while recording (the scenarios without a recording included).
+    pub trouble: Vec<Trouble>,
+    pub reports: PathBuf,
+    pub strict: bool,
+}
+
 /// Run the drift check.
 pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome> {
     let (cli, version) = parse_cli_spec(&opts.cli)?;
@@ -93,385 +129,334 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
         version_override: Some(version.clone()),
         raw: false,
     };
-    let mut recorded = 0;
-    let mut summary = String::new();
-    let mut changed = 0usize;
+    let mut recorded: Vec<String> = Vec::new();
+    let mut trouble: Vec<Trouble> = Vec::new();
     for s in &chosen {
         eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
-        match run_scenario(s, &run_opts) {
+        let provider = s.agent.provider().to_owned();
+        let name = s.fixture_name();
+        // A session that could not run at all (the CLI exited at once, a timeout) is tried once
+        // more: one failed start on a loaded machine says nothing about the release.
+        let recording = run_scenario(s, &run_opts).or_else(|e| {
+            eprintln!("  error: {e:#}; trying once more");
+            run_scenario(s, &run_opts)
+        });
+        match recording {
             Ok(o) => {
+                eprintln!("  recorded in {:.1}s", o.elapsed.as_secs_f64());
                 for p in &o.problems {
                     eprintln!("  problem: {p}");
                 }
-                // Verify compares only what was re-recorded: copy just these expected files.
-                let rel = Path::new(s.agent.provider()).join(format!("{}.json", s.fixture_name()));
-                let from = opts.expected.join(&rel);
-                if from.exists() {
-                    let to = expected.join(&rel);
-                    if let Some(p) = to.parent() {
-                        fs::create_dir_all(p)
-                            .with_context(|| format!("failed to create {}", p.display()))?;
-                    }
-                    fs::copy(&from, &to)
-                        .with_context(|| format!("failed to copy {}", from.display()))?;
-                } else {
-                    eprintln!(
-                        "  note: no expected output {} yet; verify reports it as new",
-                        from.display()
-                    );
+                // The recording, and the session transcript kept beside it (`transcript`).
+                let mut names = vec![name.clone()];
+                if o.transcript.is_some() {
+                    names.push(s.transcript_fixture_name());
                 }
-                recorded += 1;
-                let old = Path::new("corpus")
-                    .join(s.agent.provider())
-                    .join(format!("{}.jsonl.zst", s.fixture_name()));
-                let section = compare(&old, &o.fixture, &s.name);
-                if section.changed {
-                    changed += 1;
-                }
-                eprintln!(
-                    "  {}",
-                    if section.changed {
-                        "changed"
-                    } else {
-                        "unchanged"
+                for fixture in names {
+                    // Verify compares only what was re-recorded: copy just these expected files.
+                    let rel = Path::new(&provider).join(format!("{fixture}.json"));
+                    let from = opts.expected.join(&rel);
+                    if from.exists() {
+                        let to = expected.join(&rel);
+                        if let Some(p) = to.parent() {
+                            fs::create_dir_all(p)
+                                .with_context(|| format!("failed to create {}", p.display()))?;
+                        }
+                        fs::copy(&from, &to)
+                            .with_context(|| format!("failed to copy {}", from.display()))?;
                     }
-                );
-                summary.push_str(&section.text);
+                    recorded.push(format!("{provider}/{fixture}"));
+                }
+                if !o.problems.is_empty() {
+                    trouble.push(Trouble {
+                        provider: provider.clone(),
+                        name: name.clone(),
+                        status: Status::Fail,
+                        message: format!(
+                            "the session did not go as scripted: {}",
+                            o.problems.join("; ")
+                        ),
+                    });
+                }
+                // A built-in tool the release declares without a title here is a change the release
+                // made, whatever the parts.
+                if let Some(new) =
+                    super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
+                {
+                    eprintln!("  untitled tools: {}", new.join(", "));
+                    trouble.push(Trouble {
+                        provider,
+                        name,
+                        status: Status::Fail,
+                        message: format!(
+                            "the release declares built-in tools the normalizer has no title and kind for: {}",
+                            new.join(", ")
+                        ),
+                    });
+                }
             }
             Err(e) => {
-                summary.push_str(&format!("## {}\n\nnot re-recorded: {e:#}\n\n", s.name));
-                changed += 1;
                 eprintln!("  error: {}: {e:#}", s.name);
+                // Half a session is not judged: the error says what happened.
+                let _ = fs::remove_file(corpus.join(&provider).join(format!("{name}.jsonl.zst")));
+                trouble.push(Trouble {
+                    provider,
+                    name,
+                    status: Status::Error,
+                    message: format!("not re-recorded with {}@{version}: {e:#}", cli.display()),
+                });
             }
         }
     }
-    if recorded == 0 {
-        bail!(
+    let judged = if recorded.is_empty() {
+        Err(anyhow::anyhow!(
             "no scenario could be re-recorded with {}@{version}",
             cli.display()
-        );
+        ))
+    } else {
+        judge(Judge {
+            title: format!("{} {version}", cli.display()),
+            corpus: corpus.clone(),
+            expected: expected.clone(),
+            expectations: PathBuf::from("expectations.toml"),
+            fixtures: recorded,
+            trouble,
+            reports: opts.reports.clone(),
+            strict: opts.strict,
+        })
+    };
+    if opts.corpus.is_none() {
+        let _ = fs::remove_dir_all(&temp);
+    } else {
+        let _ = fs::remove_dir_all(&expected);
     }
-    fs::create_dir_all(&opts.reports)
-        .with_context(|| format!("failed to create {}", opts.reports.display()))?;
-    let head = format!(
-        "# Drift: {} {version}\n\n{} scenario(s), {changed} changed. Normalized parts of the committed fixture (`-`) against the new recording (`+`), `timing` left out.\n\n",
-        cli.display(),
-        chosen.len()
-    );
-    let drift_md = opts.reports.join("drift.md");
-    fs::write(&drift_md, format!("{head}{summary}"))
-        .with_context(|| format!("failed to write {}", drift_md.display()))?;
-    println!("{head}{summary}");
+    judged
+}
+
+/// Verify the new recordings against their expected outputs in their stable forms, add what went
+/// wrong while recording, and write every report (`drift.md` included) from the one result.
+pub fn judge(j: Judge) -> anyhow::Result<DriftOutcome> {
     let verified = verify(
         &VerifyOptions {
             implementation: std::sync::Arc::new(
                 crate::verify::implementation::Implementation::BuiltIn,
             ),
             require_all: false,
-            corpus: corpus.clone(),
-            expected: expected.clone(),
-            reports: opts.reports.clone(),
-            expectations: PathBuf::from("expectations.toml"),
+            corpus: j.corpus.clone(),
+            expected: j.expected.clone(),
+            reports: j.reports.clone(),
+            expectations: j.expectations.clone(),
             expectations_required: false,
             jobs: 0,
-            selection: Selection::default(),
+            // The recordings of this run are the selection: the known failures of other
+            // fixtures are not this run's to judge.
+            selection: Selection {
+                filter: Some(any_of(&j.fixtures)),
+                ..Selection::default()
+            },
             fail_fast: false,
-            strict: opts.strict,
+            strict: j.strict,
             write_pending: true,
+            compare: CompareMode::Stable,
         },
         &|_| {},
         &|_| {},
     );
-    if opts.corpus.is_none() {
-        let _ = fs::remove_dir_all(&temp);
-    } else {
-        let _ = fs::remove_dir_all(&expected);
-    }
     let report = verified.context("failed to verify the new recordings")?;
-    report::write_all(&report, &opts.reports)?;
-    eprintln!(
-        "drift of {}@{version}: {changed} of {} scenario(s) changed; {} (verify's full report, rules included: index.html)",
-        cli.display(),
-        chosen.len(),
-        drift_md.display(),
-    );
+    let report = with_trouble(report, j.trouble)?;
+    report::write_all(&report, &j.reports)?;
+    let drift_md = j.reports.join("drift.md");
+    fs::write(&drift_md, markdown(&j.title, &report)?)
+        .with_context(|| format!("failed to write {}", drift_md.display()))?;
+    let changed = failing(&report)?.len();
     Ok(DriftOutcome {
-        scenarios: chosen.len(),
+        scenarios: report.fixtures.len(),
         changed,
         report,
+        drift_md,
     })
 }
 
-/// One scenario's section of `drift.md`.
-pub(crate) struct Section {
-    pub(crate) changed: bool,
-    pub(crate) text: String,
+/// A glob selecting exactly these `provider/name` fixtures.
+fn any_of(fixtures: &[String]) -> String {
+    let escaped: Vec<String> = fixtures
+        .iter()
+        .map(|f| {
+            f.chars()
+                .flat_map(|c| {
+                    let special = matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | ',' | '\\');
+                    special.then_some('\\').into_iter().chain([c])
+                })
+                .collect()
+        })
+        .collect();
+    format!("{{{}}}", escaped.join(","))
 }
 
-/// Diff the normalized parts (without `timing`) of the committed and the new fixture.
-pub(crate) fn compare(old: &Path, new: &Path, name: &str) -> Section {
-    let (a, b) = match (parts_of(old), parts_of(new)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) => {
-            let text = format!("## {name}\n\nno committed fixture to compare: {e:#}\n\n");
-            return Section {
-                changed: true,
-                text,
-            };
-        }
-        (_, Err(e)) => {
-            let text = format!("## {name}\n\nthe new recording does not normalize: {e:#}\n\n");
-            return Section {
-                changed: true,
-                text,
-            };
-        }
-    };
-    let (b, reordered) = align(&a, b);
-    let order_note = if reordered {
-        "The same calls appear in another order (parallel calls finish in any order); the new parts are shown in the committed order.\n\n"
-    } else {
-        ""
-    };
-    let (a, b) = (pretty(&a), pretty(&b));
-    if a == b {
-        return Section {
-            changed: false,
-            text: format!("## {name}\n\nunchanged\n\n{order_note}"),
-        };
+/// The report with each scenario's trouble in its fixture's result (a result of its own when the
+/// scenario left no recording), rebuilt so the counts and the verdict include it.
+fn with_trouble(report: Report, trouble: Vec<Trouble>) -> anyhow::Result<Report> {
+    if trouble.is_empty() {
+        return Ok(report);
     }
-    let diff = similar::TextDiff::from_lines(&a, &b);
-    let body = diff
-        .unified_diff()
-        .context_radius(3)
-        .header("committed", "new")
-        .to_string();
-    Section {
-        changed: true,
-        text: format!("## {name}\n\n{order_note}```diff\n{body}```\n\n"),
-    }
-}
-
-/// What identifies one call across two runs: the tool and the input the scripted model gave it
-/// (ids may be numbered in order of appearance, so they are not part of it).
-fn call_key(part: &Value) -> (Option<&Value>, Option<&Value>) {
-    (part.get("name"), part.get("input"))
-}
-
-/// Put the new parts in the committed order: each committed part takes the first unused new part
-/// of the same call, the new parts nobody took follow in their own order. Returns the parts and
-/// whether that changed their order.
-fn align(old: &[Value], new: Vec<Value>) -> (Vec<Value>, bool) {
-    let mut slots: Vec<Option<Value>> = new.into_iter().map(Some).collect();
-    let mut aligned = Vec::with_capacity(slots.len());
-    // The order changed as soon as some part lands at another position than it had.
-    let mut reordered = false;
-    for part in old {
-        let key = call_key(part);
-        let found = slots
-            .iter()
-            .position(|s| s.as_ref().is_some_and(|p| call_key(p) == key));
-        if let Some(i) = found {
-            reordered |= i != aligned.len();
-            aligned.extend(slots[i].take());
-        }
-    }
-    for (i, part) in slots.into_iter().enumerate() {
-        if let Some(part) = part {
-            reordered |= i != aligned.len();
-            aligned.push(part);
-        }
-    }
-    (aligned, reordered)
-}
-
-fn pretty(parts: &[Value]) -> String {
-    serde_json::to_string_pretty(parts).unwrap_or_default() + "\n"
-}
-
-/// The normalized parts of a fixture, wall-clock `timing` removed and run-drawn ids masked.
-pub(crate) fn parts_of(path: &Path) -> anyhow::Result<Vec<Value>> {
-    use crate::dialects::normalize;
-    use crate::providers::NormalizeOptions;
-    use crate::stream::{Dialect, Provider};
-    let stream = crate::corpus::load_stream(path)?;
-    let mut opts = NormalizeOptions {
-        cwd: stream.cwd.as_deref(),
-        ..NormalizeOptions::default()
-    };
-    if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
-        let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
-        opts.provider = Some(p);
-        opts.dialect = Dialect::parse(d, Some(p)).ok();
-    }
-    let input = stream.input();
-    let doc = normalize(&input, opts).with_context(|| format!("{}", path.display()))?;
-    let re = RunSpecific::new();
-    let mut parts = Vec::with_capacity(doc.parts.len());
-    for p in &doc.parts {
-        let mut v = serde_json::to_value(p)?;
-        if let Some(o) = v.as_object_mut() {
-            o.remove("timing");
-        }
-        mask_run_specific(&mut v, &re);
-        parts.push(v);
-    }
-    Ok(parts)
-}
-
-/// Values every run makes up anew: ids of background tasks, subagents and child sessions, session
-/// UUIDs and the names of files a CLI spills long outputs into. Masked on both sides so the drift
-/// diff shows what the release changed, not what the run happened to draw.
-struct RunSpecific {
-    uuid: regex::Regex,
-    spill_file: regex::Regex,
-    /// Claude's scheduled-job ids (`Scheduled recurring job 9c0c2af7`, `9c0c2af7 — Every day`).
-    cron_job: regex::Regex,
-    /// The name Claude gives the session for peer messages (`This session is work-ea [dfea2f]`).
-    peer_name: regex::Regex,
-    /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`), and Kilo's background
-    /// process and wakeup ids (`bgp_…`, `wku_…`).
-    opencode_session: regex::Regex,
-    /// Wall-clock times written into outputs: ISO-8601 (`due 2026-12-05T09:26:00.117Z`) and epoch
-    /// milliseconds (`"observedAt":1796458961666`), and process ids (`pid: 14771`).
-    clock: regex::Regex,
-    millis: regex::Regex,
-    pid: regex::Regex,
-    /// The modification times of an `ls -l` listing (`Dec  5 09:08`).
-    ls_time: regex::Regex,
-    /// A scratch folder's name cut short by an agent's own title (`...lot-acp-files-19916-645878938/`,
-    /// too mangled to fold): its run-drawn process id and nanoseconds.
-    scratch_tail: regex::Regex,
-}
-
-/// Metadata keys whose values are ids drawn per run.
-const RUN_SPECIFIC_KEYS: &[&str] = &["taskId", "agentId", "childSessionId", "sessionId"];
-
-impl RunSpecific {
-    fn new() -> Self {
-        RunSpecific {
-            uuid: regex::Regex::new(
-                r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
-            )
-            .expect("a valid pattern"),
-            spill_file: regex::Regex::new(r"tool-results/[A-Za-z0-9_-]+\.txt")
-                .expect("a valid pattern"),
-            cron_job: regex::Regex::new(r"(?m)(job |^)[0-9a-f]{8}( \(| —)")
-                .expect("a valid pattern"),
-            peer_name: regex::Regex::new(r"This session is \S+ \[[0-9a-f]{6}\]")
-                .expect("a valid pattern"),
-            opencode_session: regex::Regex::new(r"\b(ses|bgp|wku)_[0-9A-Za-z]{20,}")
-                .expect("a valid pattern"),
-            clock: regex::Regex::new(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
-                .expect("a valid pattern"),
-            millis: regex::Regex::new(r"\b1[6-9]\d{11}\b").expect("a valid pattern"),
-            pid: regex::Regex::new(r"(?i)\b(pid):? \d+").expect("a valid pattern"),
-            ls_time: regex::Regex::new(r"\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}\b")
-                .expect("a valid pattern"),
-            scratch_tail: regex::Regex::new(r"\.\.\.[A-Za-z0-9._-]*-\d+-\d{5,}/")
-                .expect("a valid pattern"),
-        }
-    }
-}
-
-fn mask_run_specific(v: &mut Value, re: &RunSpecific) {
-    match v {
-        Value::String(s) => {
-            let masked = re.uuid.replace_all(s, "<uuid>");
-            let masked = re
-                .spill_file
-                .replace_all(&masked, "tool-results/<file>.txt");
-            let masked = re.cron_job.replace_all(&masked, "${1}<job>${2}");
-            let masked = re
-                .peer_name
-                .replace_all(&masked, "This session is <peer-name>");
-            let masked = re.opencode_session.replace_all(&masked, "<$1>");
-            let masked = re.clock.replace_all(&masked, "<time>");
-            let masked = re.millis.replace_all(&masked, "<millis>");
-            let masked = re.pid.replace_all(&masked, "$1: <pid>");
-            let masked = re.ls_time.replace_all(&masked, "<mtime>");
-            let masked = re.scratch_tail.replace_all(&masked, ".../<scratch>/");
-            if masked != s.as_str() {
-                *s = masked.into_owned();
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|x| mask_run_specific(x, re)),
-        Value::Object(o) => {
-            for (k, x) in o.iter_mut() {
-                if RUN_SPECIFIC_KEYS.contains(&k.as_str()) && x.is_string() {
-                    *x = Value::String("<run-specific>".to_owned());
-                } else {
-                    mask_run_specific(x, re);
+    let mut fixtures = report
+        .fixtures
+        .to_vec()
+        .context("failed to read back the results")?;
+    for t in trouble {
+        match fixtures
+            .iter_mut()
+            .find(|f| f.provider == t.provider && f.name == t.name)
+        {
+            Some(f) => {
+                f.message = Some(match f.message.take() {
+                    Some(m) => format!("{}; {m}", t.message),
+                    None => t.message,
+                });
+                if !f.status.fails_gate(true) {
+                    f.status = t.status;
                 }
             }
+            None => fixtures.push(FixtureResult {
+                path: format!("{}/{}.jsonl.zst", t.provider, t.name),
+                provider: t.provider,
+                name: t.name,
+                dialect: None,
+                status: t.status,
+                diff: None,
+                legacy_diff: None,
+                violations: Vec::new(),
+                message: Some(t.message),
+                raw_lines: Default::default(),
+                fixed: Vec::new(),
+                formatting: Vec::new(),
+                parts: 0,
+                raw_bytes: 0,
+                duration_ms: 0,
+            }),
         }
-        _ => {}
     }
+    let mut rebuilt = Report::build(
+        report.rules,
+        fixtures,
+        report.orphans,
+        report.summary.strict,
+        report.shard,
+    )
+    .with_skipped(report.skipped);
+    rebuilt.implementation = report.implementation;
+    rebuilt.summary.require_all = report.summary.require_all;
+    rebuilt.summary.duration_ms = report.summary.duration_ms;
+    Ok(rebuilt)
+}
+
+/// The fixtures that fail the gate, in report order.
+fn failing(report: &Report) -> anyhow::Result<Vec<FixtureResult>> {
+    let strict = report.summary.strict;
+    Ok(report
+        .fixtures
+        .to_vec()
+        .context("failed to read back the results")?
+        .into_iter()
+        .filter(|f| f.status.fails_gate(strict))
+        .collect())
+}
+
+/// `drift.md`: the verdict and the terminal's closing line, then one section per scenario.
+pub fn markdown(title: &str, report: &Report) -> anyhow::Result<String> {
+    let fixtures = report
+        .fixtures
+        .to_vec()
+        .context("failed to read back the results")?;
+    let strict = report.summary.strict;
+    let changed = fixtures
+        .iter()
+        .filter(|f| f.status.fails_gate(strict))
+        .count();
+    let verdict = if report.summary.fails_gate() {
+        "FAIL"
+    } else {
+        "PASS"
+    };
+    let mut md = format!(
+        "# Drift: {title}\n\n**{verdict}**: {} scenario(s), {changed} changed, {} unchanged.\n\n`{}`\n\n\
+         Each new recording is verified against the committed expected output, rules included, \
+         with the volatile fields left out: timing, the ids a CLI draws or numbers per run, the \
+         order of calls that finish in any order (parts are matched by what they are). Diffs are \
+         of those stable forms, the committed output (`-`) against the new recording (`+`). \
+         verify's full report is beside this file (index.html, report.json, junit.xml).\n\n",
+        fixtures.len(),
+        fixtures.len() - changed,
+        terminal::summary_line(report),
+    );
+    for f in &fixtures {
+        let scenario = f.name.strip_prefix("live-").unwrap_or(&f.name);
+        let what = match f.status {
+            Status::Pass | Status::Xfail => "unchanged",
+            Status::Xpass if !strict => "unchanged (a known failure no longer fails)",
+            Status::Error => "not re-recorded",
+            _ if f.diff.is_some() => "changed",
+            _ => "failed",
+        };
+        md.push_str(&format!("## {scenario}: {what}\n\n"));
+        if let Some(m) = &f.message {
+            md.push_str(&format!("{m}\n\n"));
+        }
+        let unexpected: Vec<_> = f.violations.iter().filter(|v| !v.known).collect();
+        if !unexpected.is_empty() {
+            md.push_str("Rules broken by the new recording:\n\n");
+            for v in unexpected {
+                let line = v.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+                md.push_str(&format!(
+                    "- {} {}{line}: {}\n",
+                    v.rule, v.rule_name, v.message
+                ));
+            }
+            md.push('\n');
+        }
+        if let Some(d) = &f.diff {
+            let fence = "`".repeat(3.max(longest_backtick_run(&d.unified) + 1));
+            md.push_str(&format!("{fence}diff\n{}{fence}\n\n", d.unified));
+        }
+    }
+    for o in &report.orphans {
+        md.push_str(&format!("- orphan: {}\n", o.message));
+    }
+    for s in &report.skipped {
+        md.push_str(&format!("- skipped: {}\n", s.message));
+    }
+    Ok(md)
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::verify::expectations::{FixtureKey, fixture_glob, glob_selects};
 
     #[test]
-    fn run_drawn_ids_are_masked_and_the_rest_is_kept() {
-        let mut v = json!([{
-            "metadata": {"taskId": "b564ksn9j", "agentId": "a0fa21e9ab968d5ea", "exitCode": 1},
-            "output": "saved to: ~/.claude/projects/-work/2c11d583-be27-4965-86bd-9ab02abedd40/tool-results/b33xylmw8.txt\nline 2",
-            "title": "Running seq 1 60000",
-            "more": ["Scheduled recurring job 9c0c2af7 (Every day at 3:00 AM).",
-                "9c0c2af7 — Every day at 3:00 AM", "This session is work-ea [dfea2f] — the name",
-                "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state",
-                "id: bgp_2454f02ca0018zOHg1qPV1DQeT\npid: 14771", "due 2026-12-05T09:26:00.117Z (in 60m)",
-                "Background process started (PID: 11329)",
-                "drwxr-xr-x 2 root root 4096 Dec  5 09:08 .",
-                "Viewing ...lot-acp-files-19916-645878938/work/CHANGELOG.md",
-                "{\"observedAt\":1796458961666,\"n\":1234567}"]
-        }]);
-        mask_run_specific(&mut v, &RunSpecific::new());
-        assert_eq!(
-            v,
-            json!([{
-                "metadata": {"taskId": "<run-specific>", "agentId": "<run-specific>", "exitCode": 1},
-                "output": "saved to: ~/.claude/projects/-work/<uuid>/tool-results/<file>.txt\nline 2",
-                "title": "Running seq 1 60000",
-                "more": ["Scheduled recurring job <job> (Every day at 3:00 AM).",
-                    "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
-                    "commit 9c0c2af7 is fine", "<task id=\"<ses>\" state",
-                    "id: <bgp>\npid: <pid>", "due <time> (in 60m)",
-                    "Background process started (PID: <pid>)",
-                    "drwxr-xr-x 2 root root 4096 <mtime> .",
-                    "Viewing .../<scratch>/work/CHANGELOG.md",
-                    "{\"observedAt\":<millis>,\"n\":1234567}"]
-            }])
-        );
-    }
-
-    #[test]
-    fn parallel_calls_in_another_order_are_aligned_not_reported() {
-        let a = json!({"id": "item_1", "name": "bash", "input": {"command": "ls"}});
-        let b = json!({"id": "item_2", "name": "bash", "input": {"command": "pwd"}});
-        let c = json!({"id": "item_3", "name": "read", "input": {"path": "x"}});
-        let (aligned, reordered) = align(
-            &[a.clone(), b.clone(), c.clone()],
-            vec![b.clone(), c.clone(), a.clone()],
-        );
-        assert!(reordered);
-        assert_eq!(aligned, vec![a.clone(), b.clone(), c.clone()]);
-
-        let (aligned, reordered) = align(&[a.clone(), b.clone()], vec![a.clone(), b.clone()]);
-        assert!(!reordered);
-        assert_eq!(aligned, vec![a.clone(), b.clone()]);
-
-        // A call the committed run did not make stays, after the matched ones; a repeated call
-        // pairs with its occurrences in turn.
-        let new = json!({"id": "item_9", "name": "glob", "input": {"pattern": "*"}});
-        let (aligned, reordered) = align(
-            &[a.clone(), a.clone()],
-            vec![new.clone(), a.clone(), a.clone()],
-        );
-        assert!(reordered);
-        assert_eq!(aligned, vec![a.clone(), a.clone(), new]);
+    fn the_selection_is_exactly_the_recorded_fixtures() {
+        let glob = fixture_glob(&any_of(&[
+            "codex/live-codex-exec-shell".to_owned(),
+            "codex/live-a,b{c}".to_owned(),
+        ]))
+        .unwrap();
+        let key = |name: &str| {
+            glob_selects(
+                &glob,
+                FixtureKey {
+                    provider: "codex",
+                    name,
+                    path: &format!("codex/{name}.jsonl.zst"),
+                },
+            )
+        };
+        assert!(key("live-codex-exec-shell"));
+        assert!(key("live-a,b{c}"));
+        assert!(!key("live-codex-exec-shell2"));
+        assert!(!key("live-codex-exec-plan"));
     }
 }

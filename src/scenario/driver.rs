@@ -62,31 +62,33 @@ impl LineChannel {
 
     /// The next JSON line the agent prints (other lines are kept in `seen` and skipped).
     pub fn next(&mut self, what: &str) -> anyhow::Result<Value> {
-        match self.next_before(what, None)? {
+        match self.next_before(None, what)? {
             Some(v) => Ok(v),
             None => bail!("timed out waiting for {what}"),
         }
     }
 
-    /// [`next`](Self::next), but `None` when nothing came by `until` (if that is before the
-    /// channel's deadline): the caller does something meanwhile, then waits again.
+    /// The next JSON line the agent prints before `at` (`None` once `at` has come, the line
+    /// then left for a later call); the session's deadline still ends the wait with an error.
     pub fn next_before(
         &mut self,
+        at: Option<Instant>,
         what: &str,
-        until: Option<Instant>,
     ) -> anyhow::Result<Option<Value>> {
         loop {
-            let stop = until.map_or(self.deadline, |u| u.min(self.deadline));
-            let left = stop.saturating_duration_since(Instant::now());
+            let now = Instant::now();
+            let left = self.deadline.saturating_duration_since(now);
             if left.is_zero() {
-                if stop < self.deadline {
-                    return Ok(None);
-                }
                 bail!("timed out waiting for {what}");
             }
-            let line = match self.lines.recv_timeout(left) {
+            let wait = match at {
+                Some(at) if at <= now => return Ok(None),
+                Some(at) => left.min(at - now),
+                None => left,
+            };
+            let line = match self.lines.recv_timeout(wait) {
                 Ok(l) => l,
-                Err(mpsc::RecvTimeoutError::Timeout) if stop < self.deadline => return Ok(None),
+                Err(mpsc::RecvTimeoutError::Timeout) if wait < left => return Ok(None),
                 Err(mpsc::RecvTimeoutError::Timeout) => bail!("timed out waiting for {what}"),
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     bail!("{} closed its output before {what}", self.who)

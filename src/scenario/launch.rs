@@ -164,6 +164,8 @@ pub struct Launch<'a> {
     pub limit: Duration,
     pub(super) cli: Cli,
     pub(super) version: &'a str,
+    /// The dialect, when the launcher names it (see `Launcher::dialect`).
+    pub(super) dialect: Option<crate::stream::Dialect>,
     /// The model server's port (also the page server's), folded to a fixed one in fixtures so
     /// titles built from URLs do not change from run to run.
     pub(super) model_port: u16,
@@ -220,12 +222,7 @@ impl Launch<'_> {
         }
         let s = self.scenario;
         let provider: Provider = s.agent.provider().parse().map_err(anyhow::Error::msg)?;
-        let redactor = Redactor::new(&RedactOptions {
-            // The agent's home is the scratch one.
-            home: Some(self.scratch.home.display().to_string()),
-            prefixes: self.folds(),
-            extra: Vec::new(),
-        })?;
+        let redactor = self.redactor()?;
         let env = cmd
             .get_envs()
             .filter_map(|(k, v)| Some((k.to_str()?, v?.to_str()?)));
@@ -233,11 +230,23 @@ impl Launch<'_> {
             cli: Some(self.cli.display().to_owned()),
             cli_version: Some(self.version.to_owned()),
             scenario: Some(s.name.clone()),
+            dialect: self.dialect,
             env: Some(Recording::allowed_env(env)),
             force: self.opts.force,
             detect: Some(crate::dialects::detector),
             ..Recording::new(&self.opts.corpus, provider, &s.fixture_name(), redactor)?
         }))
+    }
+
+    /// The redaction of this scenario's fixtures: secrets, the scratch HOME as `~`, and the
+    /// path prefixes of [`folds`](Self::folds).
+    pub(super) fn redactor(&self) -> anyhow::Result<Redactor> {
+        Ok(Redactor::new(&RedactOptions {
+            // The agent's home is the scratch one.
+            home: Some(self.scratch.home.display().to_string()),
+            prefixes: self.folds(),
+            extra: Vec::new(),
+        })?)
     }
 
     /// The path prefixes folded in fixtures, and what they become.

@@ -2,8 +2,9 @@
 //! say, version × scenario, whether the normalized parts are the same as the committed
 //! fixture's, changed (with the drift's diff), failed to run, or hit a tool the version does not
 //! have. The versions are given, or picked from the registry's publish times (`--since`,
-//! `--last`). The comparison is the drift's (`drift::compare`); the writers are in
-//! [`super::matrix_render`].
+//! `--last`). The comparison is the drift's, through the one place that says what a
+//! re-recording may change without anything having changed ([`crate::compare::volatile`]); the
+//! writers are in [`super::matrix_render`].
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -16,6 +17,7 @@ use super::drift;
 use super::launch::RunOptions;
 use super::run::run_scenario;
 use super::spec::{Cli, Scenario};
+use crate::compare::volatile;
 
 /// What one scenario did with one version.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -184,7 +186,7 @@ pub fn run(all: &[Scenario], opts: &MatrixOptions) -> anyhow::Result<Matrix> {
                 .join(s.agent.provider())
                 .join(format!("{}.jsonl.zst", s.fixture_name()));
             let cell = match run_scenario(s, &run_opts) {
-                Ok(o) => judge(&committed, &o.fixture, &s.name),
+                Ok(o) => judge(&committed, &o.fixture),
                 Err(e) => Cell::Failed {
                     reason: format!("{e:#}"),
                 },
@@ -210,30 +212,61 @@ pub fn run(all: &[Scenario], opts: &MatrixOptions) -> anyhow::Result<Matrix> {
     })
 }
 
-/// Compare one new recording with the committed fixture.
-fn judge(committed: &Path, new: &Path, name: &str) -> Cell {
-    let section = drift::compare(committed, new, name);
-    if !section.changed {
+/// Compare one new recording with the committed fixture, in their stable forms.
+fn judge(committed: &Path, new: &Path) -> Cell {
+    let new = match normalized(new) {
+        Ok(v) => v,
+        Err(e) => {
+            return Cell::Failed {
+                reason: format!("the recording does not normalize: {e:#}"),
+            };
+        }
+    };
+    let old = match normalized(committed) {
+        Ok(v) => v,
+        Err(e) => {
+            return Cell::Changed {
+                diff: format!("no committed fixture to compare: {e:#}\n"),
+            };
+        }
+    };
+    let Some(diff) = volatile::diff_stable(&old, &new) else {
         return Cell::Same;
-    }
-    let diff = section.text;
-    match (drift::parts_of(committed), drift::parts_of(new)) {
-        (_, Err(e)) => Cell::Failed {
-            reason: format!("the recording does not normalize: {e:#}"),
-        },
-        (old, Ok(new)) => {
-            let old = old.unwrap_or_default();
-            let absent = absent_tools(&old, &new);
-            if absent.is_empty() {
-                Cell::Changed { diff }
-            } else {
-                Cell::ToolAbsent {
-                    tools: absent,
-                    diff,
-                }
-            }
+    };
+    let (old, new) = volatile::stable_pair(&old, &new);
+    let parts = |v: &Value| v.get("parts").and_then(Value::as_array).cloned();
+    let absent = absent_tools(
+        &parts(&old).unwrap_or_default(),
+        &parts(&new).unwrap_or_default(),
+    );
+    let diff = format!("```diff\n{}```\n", diff.unified);
+    if absent.is_empty() {
+        Cell::Changed { diff }
+    } else {
+        Cell::ToolAbsent {
+            tools: absent,
+            diff,
         }
     }
+}
+
+/// A fixture's normalized document as JSON (provider and dialect from its header, as verify).
+fn normalized(path: &Path) -> anyhow::Result<Value> {
+    use crate::providers::NormalizeOptions;
+    use crate::stream::{Dialect, Provider};
+    let stream = crate::corpus::load_stream(path)?;
+    let mut opts = NormalizeOptions {
+        cwd: stream.cwd.as_deref(),
+        ..NormalizeOptions::default()
+    };
+    if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
+        let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
+        opts.provider = Some(p);
+        opts.dialect = Dialect::parse(d, Some(p)).ok();
+    }
+    let doc = crate::dialects::normalize(&stream.input(), opts)
+        .with_context(|| format!("{}", path.display()))?;
+    Ok(serde_json::to_value(doc)?)
 }
 
 /// How each CLI answers a call to a tool it does not have.
@@ -242,6 +275,9 @@ const ABSENT_MARKERS: &[&str] = &[
     "unsupported call",
     "Model tried to call unavailable tool",
     "is not a valid tool",
+    // Gemini CLI (0.24 and before) and Qwen Code.
+    "not found in registry",
+    "Tools must use the exact names provided",
 ];
 
 fn says_absent(part: &Value) -> bool {

@@ -4,6 +4,7 @@
 //! hands a launcher, [`agents`] holds one launcher per agent CLI.
 
 pub mod agents;
+pub mod declared;
 pub mod drift;
 pub mod driver;
 pub mod launch;
@@ -12,8 +13,10 @@ pub mod matrix_render;
 pub mod mcp_server;
 pub mod model_server;
 pub mod npm;
+#[cfg(feature = "https-pages")]
 pub mod page_server;
 pub mod process;
 pub mod run;
 pub mod scorecard;
 pub mod spec;
+mod transcript;

@@ -14,8 +14,10 @@ use super::agents;
 use super::mcp_server;
 use super::model_server::{ModelServer, Script};
 use super::npm;
+#[cfg(feature = "https-pages")]
 use super::page_server::TlsPageServer;
 use super::spec::{Agent, Scenario};
+use super::transcript;
 
 use super::launch::{AgentCommand, Launch, RunOptions, Scratch, Setup, write};
 
@@ -24,11 +26,15 @@ use super::launch::{AgentCommand, Launch, RunOptions, Scratch, Setup, write};
 pub struct Outcome {
     pub name: String,
     pub fixture: PathBuf,
+    /// The session transcript kept beside the recording (`transcript = true`).
+    pub transcript: Option<PathBuf>,
     pub cli_version: String,
     pub elapsed: Duration,
     pub requests: usize,
     /// Expectations that failed (a missing `expect_sent` string, an unfinished script).
     pub problems: Vec<String>,
+    /// The tools the CLI declared to the model in its requests.
+    pub declared: std::collections::BTreeSet<String>,
 }
 
 /// Run one scenario end to end.
@@ -80,13 +86,26 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .push(("workspace".to_owned(), scratch.work.display().to_string()));
     // Claude Code's WebFetch only fetches https: the pages are served over TLS as well, from a
     // certificate authority made for this run that only the agent trusts.
-    let tls_pages = if s.agent.native() == Agent::Claude && !s.pages.is_empty() {
+    let needs_https = s.agent.native() == Agent::Claude && !s.pages.is_empty();
+    #[cfg(feature = "https-pages")]
+    let tls_pages = if needs_https {
         let pages = TlsPageServer::start(s.pages.clone())
             .context("failed to start the HTTPS page server")?;
         script
             .vars
             .push(("https_base_url".to_owned(), pages.base_url()));
         Some(pages)
+    } else {
+        None
+    };
+    #[cfg(not(feature = "https-pages"))]
+    let tls_pages: Option<NoTlsPages> = if needs_https {
+        bail!(
+            "scenario {} serves its pages over HTTPS (Claude Code's WebFetch fetches only https), \
+             and this toolnorm was built without the HTTPS page server (the npm binaries are): \
+             build it with cargo, whose default features include `https-pages`",
+            s.name
+        );
     } else {
         None
     };
@@ -126,12 +145,17 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         limit: Duration::from_secs(s.timeout_secs),
         cli,
         version: &version,
+        dialect: launcher.dialect(s),
         model_port: server.port(),
-        https_port: tls_pages.as_ref().map(TlsPageServer::port),
+        https_port: tls_pages.as_ref().map(|p| p.port()),
     };
     let result = launcher.drive(&launch);
     server.stop();
+    // The page server stops once the session is over.
+    #[cfg(feature = "https-pages")]
     drop(tls_pages);
+    // What the CLI wrote under the scratch HOME is read before the scratch folder goes.
+    let kept = (s.transcript && result.is_ok()).then(|| transcript::keep(&launch));
 
     let log = fs::read_to_string(&log_path).unwrap_or_default();
     if let Some(dir) = &opts.request_logs {
@@ -147,6 +171,14 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     }
     let driven = result?;
     let mut problems = driven.problems;
+    let transcript = match kept {
+        Some(Ok(path)) => Some(path),
+        Some(Err(e)) => {
+            problems.push(format!("{e:#}"));
+            None
+        }
+        None => None,
+    };
     if !fixture.exists() {
         bail!(
             "the recording ended but {} was not written",
@@ -174,11 +206,28 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     Ok(Outcome {
         name: s.name.clone(),
         fixture,
+        transcript,
         cli_version: version,
         elapsed: started.elapsed(),
         requests: log.lines().count(),
         problems,
+        declared: super::declared::from_log(&log),
     })
+}
+
+/// What stands for the HTTPS page server in a build without it: never made.
+#[cfg(not(feature = "https-pages"))]
+enum NoTlsPages {}
+
+#[cfg(not(feature = "https-pages"))]
+impl NoTlsPages {
+    fn port(&self) -> u16 {
+        match *self {}
+    }
+
+    fn ca_pem(&self) -> &str {
+        match *self {}
+    }
 }
 
 fn json_escaped(s: &str) -> String {
@@ -252,7 +301,11 @@ mod tests {
                 Agent::KiloAcp,
                 Agent::DroidExec,
                 Agent::Copilot,
-                Agent::CopilotAcp
+                Agent::CopilotAcp,
+                Agent::Gemini,
+                Agent::GeminiAcp,
+                Agent::Qwen,
+                Agent::QwenAcp
             ]
         );
     }

@@ -56,10 +56,18 @@ pub enum Agent {
     Copilot,
     /// `copilot --acp`, driven as an ACP client through the proxy.
     CopilotAcp,
+    /// `gemini -p --output-format stream-json` (or `json`), recorded in wrap mode.
+    Gemini,
+    /// `gemini --acp`, driven as an ACP client through the proxy.
+    GeminiAcp,
+    /// `qwen -p --output-format stream-json` (or `json`), recorded in wrap mode.
+    Qwen,
+    /// `qwen --acp`, driven as an ACP client through the proxy.
+    QwenAcp,
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 14] {
+    pub fn all() -> [Agent; 18] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -75,6 +83,10 @@ impl Agent {
             Agent::DroidExec,
             Agent::Copilot,
             Agent::CopilotAcp,
+            Agent::Gemini,
+            Agent::GeminiAcp,
+            Agent::Qwen,
+            Agent::QwenAcp,
         ]
     }
 
@@ -87,6 +99,8 @@ impl Agent {
                 | Agent::OpencodeAcp
                 | Agent::KiloAcp
                 | Agent::CopilotAcp
+                | Agent::GeminiAcp
+                | Agent::QwenAcp
         )
     }
 
@@ -99,6 +113,8 @@ impl Agent {
             Agent::OpencodeAcp => Agent::OpencodeRun,
             Agent::KiloAcp => Agent::KiloRun,
             Agent::CopilotAcp => Agent::Copilot,
+            Agent::GeminiAcp => Agent::Gemini,
+            Agent::QwenAcp => Agent::Qwen,
             other => other,
         }
     }
@@ -112,11 +128,15 @@ impl Agent {
             Agent::KiloRun | Agent::KiloServe => "kilo",
             Agent::DroidExec => "droid",
             Agent::Copilot => "copilot",
+            Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
             Agent::ClaudeAcp
             | Agent::CodexAcp
             | Agent::OpencodeAcp
             | Agent::KiloAcp
-            | Agent::CopilotAcp => "acp",
+            | Agent::CopilotAcp
+            | Agent::GeminiAcp
+            | Agent::QwenAcp => "acp",
         }
     }
 
@@ -131,6 +151,8 @@ impl Agent {
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Cli::Kilo,
             Agent::DroidExec => Cli::Droid,
             Agent::Copilot | Agent::CopilotAcp => Cli::Copilot,
+            Agent::Gemini | Agent::GeminiAcp => Cli::Gemini,
+            Agent::Qwen | Agent::QwenAcp => Cli::Qwen,
         }
     }
 
@@ -142,6 +164,8 @@ impl Agent {
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Api::ChatCompletions,
             Agent::DroidExec | Agent::Copilot | Agent::CopilotAcp => Api::ChatCompletions,
+            Agent::Gemini | Agent::GeminiAcp => Api::Gemini,
+            Agent::Qwen | Agent::QwenAcp => Api::ChatCompletions,
         }
     }
 
@@ -161,6 +185,10 @@ impl Agent {
             Agent::DroidExec => "droid-exec",
             Agent::Copilot => "copilot",
             Agent::CopilotAcp => "copilot-acp",
+            Agent::Gemini => "gemini",
+            Agent::GeminiAcp => "gemini-acp",
+            Agent::Qwen => "qwen",
+            Agent::QwenAcp => "qwen-acp",
         }
     }
 }
@@ -181,6 +209,10 @@ pub enum Cli {
     Droid,
     /// GitHub Copilot CLI (`@github/copilot`).
     Copilot,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Qwen Code (a fork of Gemini CLI).
+    Qwen,
 }
 
 impl Cli {
@@ -194,6 +226,8 @@ impl Cli {
             "kilo" | "kilocode" | "@kilocode/cli" => Some(Cli::Kilo),
             "droid" | "factory" | "@factory/cli" => Some(Cli::Droid),
             "copilot" | "copilot-cli" | "@github/copilot" => Some(Cli::Copilot),
+            "gemini" | "gemini-cli" | "@google/gemini-cli" => Some(Cli::Gemini),
+            "qwen" | "qwen-code" | "@qwen-code/qwen-code" => Some(Cli::Qwen),
             _ => None,
         }
     }
@@ -209,6 +243,8 @@ impl Cli {
             Cli::Kilo => "@kilocode/cli",
             Cli::Droid => "droid",
             Cli::Copilot => "@github/copilot",
+            Cli::Gemini => "@google/gemini-cli",
+            Cli::Qwen => "@qwen-code/qwen-code",
         }
     }
 
@@ -223,6 +259,8 @@ impl Cli {
             Cli::Kilo => "kilo",
             Cli::Droid => "droid",
             Cli::Copilot => "copilot",
+            Cli::Gemini => "gemini",
+            Cli::Qwen => "qwen",
         }
     }
 
@@ -237,6 +275,8 @@ impl Cli {
             Cli::Kilo => "kilo",
             Cli::Droid => "droid",
             Cli::Copilot => "copilot",
+            Cli::Gemini => "gemini-cli",
+            Cli::Qwen => "qwen-code",
         }
     }
 }
@@ -248,6 +288,8 @@ pub enum Api {
     Anthropic,
     Responses,
     ChatCompletions,
+    /// Gemini's `models/<m>:streamGenerateContent?alt=sse` (and `generateContent`).
+    Gemini,
 }
 
 /// One scenario file.
@@ -279,12 +321,22 @@ pub struct Scenario {
     /// flag) instead of `--skip-permissions-unsafe`.
     #[serde(default)]
     pub permission_mode: Option<String>,
-    /// Interrupt the agent (SIGINT, as Ctrl-C) this many seconds after it starts: an interrupted
-    /// turn. For agents recorded in wrap mode (claude, codex-exec, opencode-run, kilo-run, …);
-    /// `opencode serve` and `kilo serve` get the session's abort call instead, ACP adapters a
+    /// Interrupt the agent this many seconds after it starts: an interrupted turn. Agents
+    /// recorded in wrap mode (claude, codex-exec, opencode-run, kilo-run, …) get SIGINT, as
+    /// Ctrl-C; Claude driven as the Agent SDK drives it gets the SDK's `interrupt` control
+    /// request, `opencode serve` and `kilo serve` the session's abort call, ACP adapters a
     /// `session/cancel`.
     #[serde(default)]
     pub interrupt_after_secs: Option<u64>,
+    /// Claude only: drive Claude Code over stdin as the Agent SDK drives it (recorded in proxy
+    /// mode), as a scenario with `answers` always is.
+    #[serde(default)]
+    pub sdk: bool,
+    /// Claude only: also keep the session transcript Claude Code wrote under the scratch HOME
+    /// (`~/.claude/projects/<project>/<session>.jsonl`) as a fixture of the `transcript`
+    /// dialect, `live-<name>-transcript`, folded and redacted as the recording is.
+    #[serde(default)]
+    pub transcript: bool,
     /// Configure the `amalgm` fixture MCP server for the agent.
     #[serde(default)]
     pub mcp: bool,
@@ -544,14 +596,116 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
         ],
         Agent::DroidExec => crate::scenario::agents::droid::TOOLS,
         Agent::Copilot | Agent::CopilotAcp => crate::scenario::agents::copilot::TOOLS,
+        Agent::Gemini | Agent::GeminiAcp => GEMINI_TOOLS,
+        Agent::Qwen | Agent::QwenAcp => QWEN_TOOLS,
     }
 }
+
+/// Gemini CLI's tools (the built-in ones its releases declare, its subagents, the fixture MCP
+/// server's under their declared names).
+const GEMINI_TOOLS: &[&str] = &[
+    "run_shell_command",
+    "read_file",
+    "read_many_files",
+    "write_file",
+    "replace",
+    "glob",
+    "grep_search",
+    "search_file_content",
+    "list_directory",
+    "web_fetch",
+    "google_web_search",
+    "write_todos",
+    "save_memory",
+    "ask_user",
+    "activate_skill",
+    "get_internal_docs",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "update_topic",
+    "complete_task",
+    "invoke_agent",
+    "list_background_processes",
+    "read_background_output",
+    "codebase_investigator",
+    "cli_help",
+    "generalist",
+    "tracker_create_task",
+    "tracker_update_task",
+    "tracker_get_task",
+    "tracker_list_tasks",
+    "tracker_add_dependency",
+    "tracker_visualize",
+    "list_mcp_resources",
+    "read_mcp_resource",
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+    "mcp_amalgm_browser_navigate",
+    "mcp_amalgm_browser_snapshot",
+    "mcp_amalgm_browser_tabs_new",
+    "mcp_amalgm_artifacts_register",
+];
+
+/// Qwen Code's tools, likewise.
+const QWEN_TOOLS: &[&str] = &[
+    "run_shell_command",
+    "read_file",
+    "read_many_files",
+    "write_file",
+    "edit",
+    "glob",
+    "grep_search",
+    "list_directory",
+    "web_fetch",
+    "web_search",
+    "todo_write",
+    "save_memory",
+    "agent",
+    "task",
+    "skill",
+    "ask_user_question",
+    "exit_plan_mode",
+    "enter_plan_mode",
+    "lsp",
+    "monitor",
+    "cron_create",
+    "cron_list",
+    "cron_delete",
+    "task_create",
+    "task_update",
+    "task_list",
+    "task_stop",
+    "send_message",
+    "list_agents",
+    "tool_search",
+    "tool_call",
+    "get_goal",
+    "update_goal",
+    "zoom_image",
+    "report_findings",
+    "enter_worktree",
+    "exit_worktree",
+    "record_artifact",
+    "loop_wakeup",
+    "notebook_edit",
+    "read_mcp_resource",
+    "mcp__amalgm__browser_navigate",
+    "mcp__amalgm__browser_snapshot",
+    "mcp__amalgm__browser_tabs_new",
+    "mcp__amalgm__artifacts_register",
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+];
 
 impl Scenario {
     /// A Claude scenario with answers is driven over stdin as the Agent SDK drives Claude Code
     /// (its permission prompts, AskUserQuestion among them, answered by the driver).
     pub fn claude_sdk(&self) -> bool {
-        self.agent == Agent::Claude && !self.answers.is_empty()
+        self.agent == Agent::Claude && (self.sdk || !self.answers.is_empty())
     }
 
     /// Parse one scenario file and check it is usable.
@@ -629,14 +783,15 @@ impl Scenario {
                 }
             }
         }
-        if self.interrupt_after_secs.is_some()
-            && (self.agent == Agent::CodexAppServer || self.claude_sdk())
-        {
+        if self.interrupt_after_secs.is_some() && self.agent == Agent::CodexAppServer {
             return Some(
-                "interrupt_after_secs works for wrapped agents (not with answers), the opencode \
-                 and kilo servers and ACP adapters"
+                "interrupt_after_secs works for wrapped agents, claude (also as the Agent SDK), \
+                 the opencode and kilo servers and ACP adapters"
                     .to_owned(),
             );
+        }
+        if (self.sdk || self.transcript) && self.agent != Agent::Claude {
+            return Some("sdk and transcript are options of claude scenarios".to_owned());
         }
         if !self.answers.is_empty()
             && matches!(
@@ -671,6 +826,11 @@ impl Scenario {
     /// The fixture name this scenario records.
     pub fn fixture_name(&self) -> String {
         format!("live-{}", self.name)
+    }
+
+    /// The fixture name of the session transcript kept beside the recording (`transcript`).
+    pub fn transcript_fixture_name(&self) -> String {
+        format!("live-{}-transcript", self.name)
     }
 }
 

@@ -12,6 +12,10 @@ pub enum Provider {
     Claude,
     Codex,
     Opencode,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// Qwen Code (a fork of Gemini CLI).
+    Qwen,
     /// Any ACP (Agent Client Protocol) agent, read from its JSON-RPC traffic.
     Acp,
     /// Kilo CLI: OpenCode's formats, with tools of its own.
@@ -23,10 +27,12 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 7] = [
+    pub const ALL: [Provider; 9] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
+        Provider::Gemini,
+        Provider::Qwen,
         Provider::Acp,
         Provider::Kilo,
         Provider::Droid,
@@ -38,6 +44,8 @@ impl Provider {
             Provider::Claude => "claude",
             Provider::Codex => "codex",
             Provider::Opencode => "opencode",
+            Provider::Gemini => "gemini",
+            Provider::Qwen => "qwen",
             Provider::Acp => "acp",
             Provider::Kilo => "kilo",
             Provider::Droid => "droid",
@@ -66,6 +74,8 @@ impl FromStr for Provider {
             "claude" | "claude-code" => Ok(Provider::Claude),
             "codex" => Ok(Provider::Codex),
             "opencode" => Ok(Provider::Opencode),
+            "gemini" | "gemini-cli" => Ok(Provider::Gemini),
+            "qwen" | "qwen-code" => Ok(Provider::Qwen),
             "acp" => Ok(Provider::Acp),
             "kilo" | "kilocode" | "kilo-code" => Ok(Provider::Kilo),
             "droid" | "factory" => Ok(Provider::Droid),
@@ -126,6 +136,18 @@ dialects! {
     OpencodeRun => (Opencode, "run"),
     /// `opencode export` session JSON.
     OpencodeExport => (Opencode, "export"),
+    /// `gemini -p --output-format stream-json`.
+    GeminiStreamJson => (Gemini, "stream-json"),
+    /// `gemini -p --output-format json` (one document of statistics).
+    GeminiJson => (Gemini, "json"),
+    /// `~/.gemini/tmp/<project>/chats/session-*.jsonl` saved sessions.
+    GeminiSession => (Gemini, "session"),
+    /// `qwen -p --output-format stream-json` (Claude's stream-json shape, Qwen Code's tools).
+    QwenStreamJson => (Qwen, "stream-json"),
+    /// `qwen -p --output-format json` (one JSON array of the stream-json messages).
+    QwenJson => (Qwen, "json"),
+    /// `~/.qwen/projects/<project>/chats/<session>.jsonl` saved sessions.
+    QwenSession => (Qwen, "session"),
     /// ACP (Agent Client Protocol) JSON-RPC traffic over stdio, both directions.
     Acp => (Acp, "acp"),
     /// `kilo run --format json`: OpenCode's `run` format, Kilo's tools.

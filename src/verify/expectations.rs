@@ -232,11 +232,17 @@ impl Usage<'_> {
 
     /// The entries no fixture seen selects, in file order.
     pub fn unused(&self) -> Vec<Orphan> {
+        self.unused_where(|_| true)
+    }
+
+    /// [`Usage::unused`], of the entries `judged` keeps: a run over part of the corpus judges
+    /// only the entries about that part (see [`Selection::owns_entry`](super::Selection::owns_entry)).
+    pub fn unused_where(&self, judged: impl Fn(&Entry) -> bool) -> Vec<Orphan> {
         self.expectations
             .entries
             .iter()
             .zip(&self.used)
-            .filter(|(_, used)| !**used)
+            .filter(|(c, used)| !**used && judged(&c.entry))
             .map(|(c, _)| Orphan {
                 kind: OrphanKind::UnusedExpectation,
                 subject: c.entry.subject(),

@@ -57,6 +57,7 @@ fn options(dir: &Path, jobs: usize) -> VerifyOptions {
         fail_fast: false,
         strict: true,
         write_pending: true,
+        compare: crate::compare::CompareMode::Exact,
         implementation: Arc::new(Implementation::BuiltIn),
         require_all: false,
     }

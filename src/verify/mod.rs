@@ -67,6 +67,36 @@ impl Selection {
             && glob.is_none_or(|g| glob_selects(g, key))
     }
 
+    /// Whether an expectations entry that matches no fixture of the corpus is this run's to
+    /// report as an orphan: always without `--filter` and `--provider` (`--shard` splits the
+    /// fixtures, not the entries); with them, only when the entry is about the fixtures they
+    /// select, that is when they select the entry's own pattern read as a fixture name (its
+    /// first folder, or its `provider`, as the provider). So `verify --provider codex` says
+    /// nothing of a Claude entry, and `--filter 'codex/live-*'` nothing of `codex/imported-*`,
+    /// which the runs over those fixtures judge.
+    pub fn owns_entry(&self, glob: Option<&GlobMatcher>, entry: &expectations::Entry) -> bool {
+        if self.filter.is_none() && self.provider.is_none() {
+            return true;
+        }
+        let pattern = entry.fixture.as_str();
+        let (folder, rest) = pattern.split_once('/').unwrap_or(("", pattern));
+        let name = rest.strip_suffix(".jsonl.zst").unwrap_or(rest);
+        let provider = entry
+            .provider
+            .as_deref()
+            .unwrap_or(folder)
+            .to_ascii_lowercase();
+        let path = format!("{provider}/{name}.jsonl.zst");
+        self.selects(
+            glob,
+            FixtureKey {
+                provider: &provider,
+                name,
+                path: &path,
+            },
+        )
+    }
+
     /// The selected fixtures of a full listing, in listing order.
     pub fn apply(&self, all: &[FixtureEntry]) -> Result<Vec<FixtureEntry>, VerifyError> {
         Ok(self.apply_counted(all)?.0)
@@ -175,6 +205,9 @@ pub struct VerifyOptions {
     pub implementation: std::sync::Arc<implementation::Implementation>,
     /// `--require-all`: a fixture whose dialect the implementation does not claim fails the gate.
     pub require_all: bool,
+    /// How outputs are compared with their expected files: exactly (the gate), or with the
+    /// volatile fields of a re-recording left out (`scenario drift`).
+    pub compare: crate::compare::CompareMode,
 }
 
 /// Load the expectations file. A missing file is an empty list unless it was named explicitly.
@@ -228,7 +261,8 @@ pub fn verify_counted(
     total(selected.len());
 
     // Orphans are judged against the whole corpus, so a filtered or sharded run never calls an
-    // entry or expected file orphaned because its fixture lives elsewhere.
+    // entry or expected file orphaned because its fixture lives elsewhere; and an entry that
+    // matches nothing is reported only by the runs whose selection it is about.
     let mut usage = expectations.usage();
     if !expectations.is_empty() {
         for i in 0..index.len() {
@@ -240,8 +274,8 @@ pub fn verify_counted(
             });
         }
     }
-    let mut orphans = usage.unused();
     let glob = opts.selection.matcher()?;
+    let mut orphans = usage.unused_where(|entry| opts.selection.owns_entry(glob.as_ref(), entry));
     // Each expected file is looked up in the sorted listing as the walk meets it: nothing is
     // held per expected file.
     let expected_skipped = walk_expected(&opts.expected, false, &mut |provider, name, rel| {
@@ -267,6 +301,7 @@ pub fn verify_counted(
         reports: opts.write_pending.then_some(opts.reports.as_path()),
         expectations: &expectations,
         implementation: &opts.implementation,
+        compare: opts.compare,
     };
     // Every result goes to a spool under the reports folder, in report order; only what the
     // reports show in detail stays in memory.
@@ -507,6 +542,53 @@ mod tests {
         let back: Report = serde_json::from_value(v3).unwrap();
         assert!(back.skipped.is_empty());
         assert_eq!(back.summary.skipped, 0);
+    }
+
+    #[test]
+    fn an_unused_entry_is_judged_only_by_the_runs_it_is_about() {
+        let text = "[[known]]\nfixture = \"claude/gone\"\nrule = \"TN004\"\nreason = \"r\"\n\
+                    [[known]]\nfixture = \"acp/live-*-mcp\"\nrule = \"TN004\"\nreason = \"r\"\n\
+                    [[known]]\nfixture = \"**\"\nrule = \"TN004\"\nreason = \"r\"\nprovider = \"codex\"\n";
+        let e = Expectations::parse(text, "x", &[]).unwrap();
+        let unused = |selection: Selection| -> Vec<String> {
+            let glob = selection.matcher().unwrap();
+            e.usage()
+                .unused_where(|entry| selection.owns_entry(glob.as_ref(), entry))
+                .into_iter()
+                .map(|o| o.subject)
+                .collect()
+        };
+        let all = ["claude/gone TN004", "acp/live-*-mcp TN004", "** TN004"];
+        assert_eq!(unused(Selection::default()), all);
+        // --shard splits fixtures, not entries.
+        let shard = Selection {
+            shard: Some("2/3".parse().unwrap()),
+            ..Selection::default()
+        };
+        assert_eq!(unused(shard), all);
+        let provider = |p: Provider, filter: Option<&str>| Selection {
+            provider: Some(p),
+            filter: filter.map(str::to_owned),
+            shard: None,
+        };
+        assert_eq!(unused(provider(Provider::Codex, None)), ["** TN004"]);
+        assert_eq!(
+            unused(provider(Provider::Acp, None)),
+            ["acp/live-*-mcp TN004"]
+        );
+        let filter = |f: &str| Selection {
+            filter: Some(f.to_owned()),
+            ..Selection::default()
+        };
+        assert_eq!(unused(filter("claude/*")), ["claude/gone TN004"]);
+        assert_eq!(unused(filter("acp/*")), ["acp/live-*-mcp TN004"]);
+        assert!(unused(filter("codex/live-*")).is_empty());
+        assert!(
+            unused(filter(
+                "{codex/live-codex-exec-shell,codex/live-codex-app-plan}"
+            ))
+            .is_empty()
+        );
     }
 
     #[test]

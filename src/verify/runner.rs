@@ -16,7 +16,9 @@ use std::time::Instant;
 use super::VerifyError;
 use super::expectations::{Expectations, FixtureKey};
 use super::implementation::Implementation;
-use crate::compare::{Comparison, canonical_json, canonical_of, compare};
+use crate::compare::{
+    CompareMode, Comparison, canonical_json, canonical_of, compare, compare_with,
+};
 use crate::corpus::confined::{self, Skipped, describe};
 use crate::corpus::{FixtureEntry, FixtureIndex, load_file};
 use crate::dialects::{detect, normalize};
@@ -378,6 +380,8 @@ pub struct CheckContext<'a> {
     pub expectations: &'a Expectations,
     /// Who normalizes the fixtures.
     pub implementation: &'a Implementation,
+    /// How outputs are compared with their expected files.
+    pub compare: CompareMode,
 }
 
 /// One fixture checked: its result, whether its expected file is missing (an orphan), and the
@@ -450,7 +454,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
     let differs = match confined::read(cx.expected, &expected_rel) {
         Ok(bytes) => {
             let actual = with_unsent_from_expected(&normalized, &bytes);
-            match compare(&bytes, &actual) {
+            match compare_with(cx.compare, &bytes, &actual) {
                 Comparison::Same => {}
                 Comparison::Formatting(notes) => result.formatting = notes,
                 Comparison::Differs(d) => {

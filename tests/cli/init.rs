@@ -93,6 +93,48 @@ fn init_in_an_empty_git_repository_gives_a_passing_gate() {
     );
 }
 
+/// Every agent's starter passes the gate, and its README tells how to record that agent.
+#[test]
+fn each_agent_has_a_starter_whose_gate_passes() {
+    for (agent, fixture, command) in [
+        ("gemini", "gemini/live-gemini-shell", "gemini -p"),
+        ("qwen", "qwen/live-qwen-shell", "qwen -p"),
+        ("codex", "codex/live-codex-exec-shell", "codex exec --json"),
+        (
+            "opencode",
+            "opencode/live-opencode-run-bash",
+            "opencode run",
+        ),
+    ] {
+        let dir = tempdir();
+        let d = dir.path();
+        ok(&run(d, &["init", "--agent", agent]));
+        assert!(
+            d.join(format!("corpus/{fixture}.jsonl.zst")).is_file(),
+            "{agent}"
+        );
+        assert!(
+            d.join(format!("expected/{fixture}.json")).is_file(),
+            "{agent}"
+        );
+        assert!(
+            !d.join("corpus/claude").exists(),
+            "{agent}: the Claude starter too"
+        );
+        let readme = fs::read_to_string(d.join("corpus/README.md")).unwrap();
+        assert!(
+            readme.contains(fixture) && readme.contains(command),
+            "{readme}"
+        );
+        assert!(!readme.contains('{'), "a placeholder left: {readme}");
+        let o = run(d, &["verify"]);
+        ok(&o);
+        assert!(stdout(&o).contains("1 passed"), "{agent}: {}", stdout(&o));
+    }
+    let o = run(tempdir().path(), &["init", "--agent", "cursor"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 #[test]
 fn init_twice_refuses_to_overwrite_and_force_never_writes_through_a_link() {
     let dir = tempdir();

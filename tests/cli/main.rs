@@ -18,3 +18,4 @@ mod scenario;
 mod symlinks;
 mod util;
 mod verify;
+mod wasm;

@@ -183,3 +183,101 @@ fn the_launcher_forwards_signals_and_dies_of_the_binarys_signal() {
         .unwrap();
     assert_eq!(status.signal(), Some(9), "{status:?}");
 }
+
+/// What users download on every install: the platform package of the release build, gzipped.
+const PLATFORM_PACKAGE_BUDGET: u64 = 8_000_000;
+
+/// The release binary as a release packages it: `cargo build --release` with the npm features,
+/// then npm-build.sh. The
+/// platform package holds the binary stripped, within its size budget, and it still runs; its
+/// debug info lies beside the packages, named by the binary's debug link.
+#[test]
+#[ignore = "needs npm and a release build: scripts/install-test-deps.sh"]
+fn the_platform_package_ships_a_stripped_binary_within_its_size_budget() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    ok(
+        &sh(
+            &root(),
+            &cargo,
+            &[
+                "build",
+                "--release",
+                "--locked",
+                "--no-default-features",
+                "--features",
+                "cli",
+                "--bin",
+                "toolnorm",
+            ],
+        ),
+        "cargo build --release, as npm-build.sh builds it",
+    );
+    let release = root().join("target/release/toolnorm");
+    let dir = tempdir();
+    let out = dir.path().join("npm");
+    ok(
+        &sh(
+            &root(),
+            "bash",
+            &[
+                "scripts/npm-build.sh",
+                "--binary",
+                release.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        ),
+        "npm-build.sh",
+    );
+    let plat = platform(&out);
+    let packaged = out.join(format!("cli-{plat}/toolnorm"));
+    let o = sh(dir.path(), packaged.to_str().unwrap(), &["--version"]);
+    ok(&o, "the packaged binary");
+    assert!(
+        stdout(&o).contains(env!("CARGO_PKG_VERSION")),
+        "{}",
+        stdout(&o)
+    );
+    let raw = fs::metadata(&release).unwrap().len();
+    let stripped = fs::metadata(&packaged).unwrap().len();
+    assert!(stripped < raw, "{stripped} bytes packaged, {raw} built");
+
+    let o = sh(
+        &out.join(format!("cli-{plat}")),
+        "npm",
+        &["pack", "--pack-destination", dir.path().to_str().unwrap()],
+    );
+    ok(&o, "npm pack");
+    let tarball = dir.path().join(format!(
+        "toolnorm-cli-{plat}-{}.tgz",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let size = fs::metadata(&tarball).unwrap().len();
+    assert!(
+        size <= PLATFORM_PACKAGE_BUDGET,
+        "@toolnorm/cli-{plat} is {size} bytes gzipped, over its budget of {PLATFORM_PACKAGE_BUDGET}"
+    );
+
+    if plat.starts_with("linux") {
+        let sections = |file: &Path| {
+            let o = sh(dir.path(), "readelf", &["-S", "-W", file.to_str().unwrap()]);
+            ok(&o, "readelf -S");
+            stdout(&o)
+        };
+        let packaged_sections = sections(&packaged);
+        assert!(
+            !packaged_sections.contains(".debug_line") && !packaged_sections.contains(".symtab"),
+            "the packaged binary is not stripped:\n{packaged_sections}"
+        );
+        assert!(
+            packaged_sections.contains(".gnu_debuglink"),
+            "{packaged_sections}"
+        );
+        let debug = out.join(format!("debug-{plat}/toolnorm.debug"));
+        assert!(
+            sections(&debug).contains(".debug_line"),
+            "{}",
+            debug.display()
+        );
+    }
+}

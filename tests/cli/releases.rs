@@ -100,7 +100,7 @@ fn the_drift_script_plans_one_drift_per_newer_release() {
     let npm = bin.path().join("npm");
     std::fs::write(
         &npm,
-        "#!/bin/sh\ncase \"$2\" in\n  @openai/codex) echo '[\"0.170.0\",\"0.171.0\",\"0.172.0-alpha.1\",\"0.172.0\",\"0.173.0\",\"0.175.0\"]' ;;\n  opencode-ai) echo '[\"1.18.32\",\"1.18.33\"]' ;;\n  *) echo '[\"2.1.9\",\"2.1.332\",\"2.1.1000\"]' ;;\nesac\n",
+        "#!/bin/sh\ncase \"$2\" in\n  @openai/codex) echo '[\"0.170.0\",\"0.171.0\",\"0.172.0-alpha.1\",\"0.172.0\",\"0.173.0\",\"0.175.0\"]' ;;\n  opencode-ai) echo '[\"1.18.32\",\"1.18.33\"]' ;;\n  @google/gemini-cli) echo '[\"0.60.0\",\"0.61.0\",\"0.62.0-preview.1\",\"0.62.0\"]' ;;\n  @qwen-code/qwen-code) echo '[\"0.24.4\"]' ;;\n  *) echo '[\"2.1.9\",\"2.1.332\",\"2.1.1000\"]' ;;\nesac\n",
     )
     .unwrap();
     std::fs::set_permissions(&npm, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -127,6 +127,58 @@ fn the_drift_script_plans_one_drift_per_newer_release() {
             "toolnorm scenario drift --cli codex@0.173.0 --reports reports/drift/codex-0.173.0",
             "toolnorm scenario drift --cli codex@0.175.0 --reports reports/drift/codex-0.175.0",
             "opencode: no release newer than 1.18.33",
+            "toolnorm scenario drift --cli gemini@0.62.0 --reports reports/drift/gemini-0.62.0",
+            "qwen: no release newer than 0.24.4",
         ]
+    );
+}
+
+/// The repeat script fails when runs of one drift disagree on any scenario, and passes when they
+/// agree, whatever they found (here a stand-in toolnorm that writes each run's drift.md from a
+/// list of verdicts).
+#[cfg(unix)]
+#[test]
+fn the_repeat_script_fails_when_runs_of_a_drift_disagree() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir();
+    let fake = dir.path().join("fake-toolnorm");
+    // Run k (counted in a file) says what line k of $SAID says of scenario `b`.
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nout=$6\nn=$(($(cat \"$COUNT\" 2>/dev/null || echo 0) + 1)); echo $n > \"$COUNT\"\n\
+         b=$(sed -n \"${n}p\" \"$SAID\")\nmkdir -p \"$out\"\n\
+         printf '# Drift: x 1\\n\\n**PASS**: 2 scenario(s)\\n\\n## a: unchanged\\n\\n## b: %s\\n' \"$b\" > \"$out/drift.md\"\n\
+         [ \"$b\" = unchanged ]\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = |said: &str| {
+        let case = tempdir();
+        std::fs::write(case.path().join("said"), said).unwrap();
+        let out = std::process::Command::new("sh")
+            .args(["scripts/drift-repeat.sh", "3", "codex@0.171.0"])
+            .current_dir(root())
+            .env("TOOLNORM", &fake)
+            .env("REPORTS", case.path().join("reports"))
+            .env("COUNT", case.path().join("count"))
+            .env("SAID", case.path().join("said"))
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        (out.status.code(), stdout(&out))
+    };
+    let (code, out) = run("unchanged\nunchanged\nunchanged\n");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("3 runs of the drift of codex@0.171.0 agree"),
+        "{out}"
+    );
+    let (code, out) = run("changed\nchanged\nchanged\n");
+    assert_eq!(code, Some(0), "the runs agree that b changed: {out}");
+    let (code, out) = run("unchanged\nchanged\nunchanged\n");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("run 2 disagrees with run 1") && out.contains("> ## b: changed"),
+        "{out}"
     );
 }

@@ -280,25 +280,37 @@ fn orphans_both_ways_fail_the_gate() {
     assert!(d.join("reports/pending/codex/exec.json").is_file());
     let out = stdout(&o);
     assert!(out.contains("ORPHAN no fixture"), "{out}");
-    // A filtered run does not call other providers' files orphans.
-    let o = run_in(
-        d,
-        &[
-            "verify",
-            "--provider",
-            "claude",
-            "--expectations",
-            "expectations.toml",
-        ],
+    // A filtered run does not call other providers' files and known-failure entries orphans:
+    // only those of the fixtures it selects.
+    let orphans = |args: &[&str]| {
+        let mut all = vec!["verify", "--expectations", "expectations.toml"];
+        all.extend_from_slice(args);
+        let o = run_in(d, &all);
+        let report = report_json(d, "reports");
+        let subjects: Vec<String> = report["orphans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["subject"].as_str().unwrap().to_owned())
+            .collect();
+        (subjects, stdout(&o))
+    };
+    let (subjects, out) = orphans(&["--provider", "claude"]);
+    assert!(subjects.is_empty(), "{subjects:?}\n{out}");
+    assert!(!out.contains("unused expectation"), "{out}");
+    let (subjects, out) = orphans(&["--provider", "codex"]);
+    assert_eq!(
+        subjects,
+        ["codex/exec.jsonl.zst", "codex/nothing-* TN001"],
+        "{out}"
     );
-    let report = report_json(d, "reports");
-    let subjects: Vec<&str> = report["orphans"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["subject"].as_str().unwrap())
-        .collect();
-    assert_eq!(subjects, ["codex/nothing-* TN001"], "{}", stdout(&o));
+    let (subjects, out) = orphans(&["--filter", "codex/*", "--shard", "1/2"]);
+    assert!(
+        subjects.contains(&"codex/nothing-* TN001".to_owned()),
+        "{subjects:?}\n{out}"
+    );
+    let (subjects, out) = orphans(&["--filter", "claude/*", "--shard", "2/2"]);
+    assert!(subjects.is_empty(), "{subjects:?}\n{out}");
 }
 
 #[test]

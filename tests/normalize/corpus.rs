@@ -31,7 +31,8 @@ fn detection_agrees_with_the_recorded_dialect() {
 }
 
 /// From content alone, with no provider given, every fixture reads as its own dialect: a new
-/// dialect never takes an existing fixture. The one exception is by design: a CLI that writes
+/// dialect never takes an existing fixture (Qwen Code's Claude-shaped stream-json and sessions, droid's
+/// Claude-shaped init line among them). The one exception is by design: a CLI that writes
 /// another's format byte for byte (Kilo writes OpenCode's) reads as that other provider's dialect
 /// of the same name, and only its fixture header or `--provider` tells it apart.
 #[test]

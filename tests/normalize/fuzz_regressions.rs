@@ -53,3 +53,37 @@ fn canonical_json_reads_back_the_same_floats() {
         assert_eq!(back, value, "{x:e} written as {text}");
     }
 }
+
+/// `gemini_json` and `qwen_json` on a document cut inside its last line (no newline after it): the
+/// parse error at the end pointed one line past the input, since the kept lines each got a
+/// newline, the last one too.
+#[test]
+fn a_document_cut_in_its_last_line_is_reported_at_that_line() {
+    let gemini = "{\n  \"session_id\": \"s\",\n  \"response\": \"x\",\n  \"stats\": {\"tools\": {}";
+    let qwen = r#"[{"type":"system","subtype":"init","uuid":"u","session_id":"u","cwd":"~/work","tools[":"#;
+    let session = "{\n  \"sessionId\": \"s\",\n  \"messages\": [";
+    for (dialect, text, last) in [
+        (Dialect::GeminiJson, gemini, 4),
+        (Dialect::QwenJson, qwen, 1),
+        (Dialect::GeminiSession, session, 3),
+    ] {
+        let doc = toolnorm::normalize(
+            &Input::from_bytes(text.as_bytes()),
+            NormalizeOptions {
+                provider: Some(dialect.provider()),
+                dialect: Some(dialect),
+                cwd: None,
+            },
+        )
+        .unwrap();
+        assert!(!doc.diagnostics.is_empty(), "{dialect}");
+        for d in &doc.diagnostics {
+            assert!(
+                d.line <= last,
+                "{dialect}: diagnostic at line {} of {last}",
+                d.line
+            );
+        }
+        assert_eq!(doc.diagnostics[0].line, last, "{dialect}");
+    }
+}

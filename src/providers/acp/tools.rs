@@ -64,9 +64,11 @@ impl CallView {
             .unwrap_or(ToolState::Started)
     }
 
-    /// The tool's name: ACP's `name`, else an adapter's `_meta.<agent>.toolName`.
+    /// The tool's name: ACP's `name`, else an adapter's `_meta.<agent>.toolName` (Claude's) or
+    /// `_meta.toolName` (Qwen Code's).
     pub fn tool_name(&self) -> Option<String> {
-        self.name.clone().or_else(|| {
+        let flat = self.meta.get("toolName").and_then(Value::as_str);
+        self.name.clone().or(flat.map(str::to_owned)).or_else(|| {
             self.meta.values().find_map(|v| {
                 v.get("toolName")
                     .or_else(|| v.get("tool_name"))

@@ -160,13 +160,30 @@ pub(crate) struct Launch {
 }
 
 /// Recognise a launch notice: an async `Agent` ("Async agent launched successfully … agentId:
-/// X"), a background `Bash` ("Command running in background with ID: X."), a `Monitor`
-/// ("Monitor started (task X, …").
-pub(crate) fn launch_notice(text: &str) -> Option<Launch> {
+/// X"), a background `Bash` ("Command running in background with ID: X.", "Command was manually
+/// backgrounded by user with ID: X.", "Command did not complete within its 120s timeout and was
+/// moved to the background (ID: X)."), a `Monitor` ("Monitor started (task X, …"). A command
+/// moved to the background once it had printed something ends with the notice, after its
+/// output: a later line counts when it names the task the structured result names
+/// (`backgroundTaskId`).
+pub(crate) fn launch_notice(text: &str, background_task_id: Option<&str>) -> Option<Launch> {
     let t = text.trim_start();
-    let id_after = |marker: &str| {
-        t.find(marker).and_then(|i| {
-            t[i + marker.len()..]
+    if let Some(launch) = notice_at(t) {
+        return Some(launch);
+    }
+    let want = background_task_id?;
+    t.lines()
+        .skip(1)
+        .filter_map(|l| notice_at(l.trim_start()))
+        .find(|l| l.task_id.as_deref() == Some(want))
+}
+
+/// A launch notice at the start of `t`.
+fn notice_at(t: &str) -> Option<Launch> {
+    let first = t.lines().next().unwrap_or("");
+    let id_after = |within: &str, marker: &str| {
+        within.find(marker).and_then(|i| {
+            within[i + marker.len()..]
                 .split(|c: char| c.is_whitespace() || matches!(c, ',' | ')' | '('))
                 .next()
                 .map(|id| id.trim_end_matches('.'))
@@ -176,17 +193,24 @@ pub(crate) fn launch_notice(text: &str) -> Option<Launch> {
     };
     if t.starts_with("Async agent launched successfully") {
         return Some(Launch {
-            task_id: id_after("agentId: "),
+            task_id: id_after(t, "agentId: "),
         });
     }
-    if t.starts_with("Command running in background with ID: ") {
-        return Some(Launch {
-            task_id: id_after("with ID: "),
+    if t.starts_with("Command ") {
+        return [
+            "running in background with ID: ",
+            "backgrounded by user with ID: ",
+            "moved to the background (ID: ",
+        ]
+        .into_iter()
+        .find(|m| first.contains(m))
+        .map(|m| Launch {
+            task_id: id_after(first, m),
         });
     }
     if t.starts_with("Monitor started (task ") {
         return Some(Launch {
-            task_id: id_after("(task "),
+            task_id: id_after(first, "(task "),
         });
     }
     None
@@ -359,7 +383,8 @@ mod tests {
     fn launch_notices_of_the_current_release() {
         assert_eq!(
             launch_notice(
-                "Async agent launched successfully. (This tool result is internal metadata — never quote it.)\nagentId: a3cede48c24f2d1b5 (internal ID - do not mention to user.)\nThe agent is working in the background."
+                "Async agent launched successfully. (This tool result is internal metadata — never quote it.)\nagentId: a3cede48c24f2d1b5 (internal ID - do not mention to user.)\nThe agent is working in the background.",
+                None
             ),
             Some(Launch {
                 task_id: Some("a3cede48c24f2d1b5".into())
@@ -367,7 +392,8 @@ mod tests {
         );
         assert_eq!(
             launch_notice(
-                "Command running in background with ID: bbhx3zhl3. Output is being written to: ~/x/tasks/bbhx3zhl3.output."
+                "Command running in background with ID: bbhx3zhl3. Output is being written to: ~/x/tasks/bbhx3zhl3.output.",
+                None
             ),
             Some(Launch {
                 task_id: Some("bbhx3zhl3".into())
@@ -375,13 +401,37 @@ mod tests {
         );
         assert_eq!(
             launch_notice(
-                "Monitor started (task b1vp3psj4, expires in 5s unless the source ends first)"
+                "Monitor started (task b1vp3psj4, expires in 5s unless the source ends first)",
+                None
             ),
             Some(Launch {
                 task_id: Some("b1vp3psj4".into())
             })
         );
-        assert_eq!(launch_notice("Five states: Uttar Pradesh, Punjab."), None);
+        assert_eq!(
+            launch_notice("Five states: Uttar Pradesh, Punjab.", None),
+            None
+        );
+        // Moved to the background after some output: the notice is the last line, and counts
+        // when the structured result names the same task.
+        let moved = "compiling\nstill compiling\nCommand was manually backgrounded by user with ID: b2x. Output is being written to: /tmp/b2x.output";
+        assert_eq!(
+            launch_notice(moved, Some("b2x")),
+            Some(Launch {
+                task_id: Some("b2x".into())
+            })
+        );
+        assert_eq!(launch_notice(moved, None), None);
+        assert_eq!(launch_notice(moved, Some("other")), None);
+        assert_eq!(
+            launch_notice(
+                "Command did not complete within its 120s timeout and was moved to the background (ID: b7k). Output is being written to: /tmp/b7k.output.",
+                None
+            ),
+            Some(Launch {
+                task_id: Some("b7k".into())
+            })
+        );
         assert_eq!(
             summary_exit_code("Background command \"Build\" completed (exit code 0)"),
             Some(0)

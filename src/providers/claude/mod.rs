@@ -4,6 +4,7 @@
 //! names and titles calls through `tools`; each dialect file says which lines carry what.
 
 mod background;
+mod notification;
 pub(crate) mod stream_json;
 mod tools;
 mod tracker;

@@ -95,6 +95,7 @@ fn system(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartS
                 status,
                 error: patch.and_then(|p| p.error.get()),
                 summary: line.summary.get(),
+                report: None,
                 duration_ms: duration,
                 backgrounded: line.is_backgrounded.is_true(),
                 task_type: line.task_type.get(),
@@ -120,19 +121,22 @@ fn result(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartS
             tracker.permission_denied(number, id, denial.tool_name.get(), denial.tool_input, store);
         }
     }
+    // The turn's open calls end with it; background work goes on until its task ends.
     match line.subtype() {
         "error_during_execution" => {
-            store.abort_open(
+            tracker.end_turn(
                 number,
                 "The turn was interrupted before the tool finished",
                 "interrupted",
+                store,
             );
         }
         sub if sub.starts_with("error") => {
-            store.abort_open(
+            tracker.end_turn(
                 number,
                 &format!("The turn ended ({sub}) before the tool finished"),
                 "aborted",
+                store,
             );
         }
         _ => {}
@@ -146,4 +150,6 @@ pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
     super::is_line_type(&p.ty())
         && (p.has("session_id") || p.has("parent_tool_use_id") || p.has("message"))
         && !super::transcript::has_own_fields(p)
+        // Qwen Code's init line, in Claude's shape, names its own CLI.
+        && !p.has("qwen_code_version")
 }

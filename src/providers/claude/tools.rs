@@ -290,7 +290,11 @@ pub(crate) fn classify_error(kind: ToolKind, text: &str, structured: Option<&str
         code: Some(code.to_owned()),
         details: None,
     };
-    if t.starts_with("[Request interrupted by user") {
+    // An interrupt, or a rejection the text then corrects: "this call was stopped while running,
+    // not refused before it ran" (a host's interrupt, 2.1.3xx).
+    if t.starts_with("[Request interrupted by user")
+        || t.contains("this call was stopped while running")
+    {
         return coded(INTERRUPTED_BY_USER, "interrupted");
     }
     if t.starts_with("Permission prompt was aborted") {
@@ -772,6 +776,16 @@ mod tests {
             )
             .as_deref(),
             Some("declined")
+        );
+        // A host's interrupt (2.1.332 driven as the Agent SDK): the rejection's text corrects
+        // itself, the call was stopped while it ran.
+        assert_eq!(
+            code(
+                "The user doesn't want to proceed with this tool use. The tool use was rejected. Correction to the text above: this call was stopped while running, not refused before it ran.",
+                Some("User rejected tool use")
+            )
+            .as_deref(),
+            Some("interrupted")
         );
         assert_eq!(
             code(

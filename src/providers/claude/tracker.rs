@@ -8,7 +8,12 @@ use crate::hash::{HashMap, HashSet};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::background::{launch_notice, summary_exit_code, unwrap_hand_back};
+mod tasks;
+
+pub(crate) use tasks::TaskLine;
+
+use super::background::{launch_notice, unwrap_hand_back};
+use super::notification;
 use super::tools::{self, INTERRUPTED_BY_USER};
 use super::wire::{Block, Content, Message, StructuredResult};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
@@ -61,22 +66,9 @@ pub(crate) struct Tracker {
     /// `Bash`, a `Monitor`): their tool_result is a launch notice, their task's notification the
     /// outcome.
     background: HashSet<String>,
-}
-
-/// One `system` `task_*` line's fields.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct TaskLine<'a> {
-    pub subtype: &'a str,
-    pub task_id: Option<&'a str>,
-    pub tool_use_id: Option<&'a str>,
-    pub status: Option<&'a str>,
-    pub error: Option<&'a str>,
-    pub summary: Option<&'a str>,
-    pub duration_ms: Option<u64>,
-    /// `task_started` `is_backgrounded`: the call returned at once and the work goes on.
-    pub backgrounded: bool,
-    /// `local_agent`, `local_bash`, …
-    pub task_type: Option<&'a str>,
+    /// `<task-notification>`s waiting for the launch notice that names their task, by task id
+    /// (or call id).
+    notices: HashMap<String, tasks::PendingNotice>,
 }
 
 /// `TaskOutput`, `TaskStop` and their older names: follow-ups of a background task.
@@ -141,7 +133,8 @@ impl Tracker {
         }
     }
 
-    /// A user message: tool_result blocks close parts; an interrupt marker aborts open ones.
+    /// A user message: tool_result blocks close parts; `<task-notification>` text ends background
+    /// calls; an interrupt marker ends the turn's open calls ([`Self::end_turn`]).
     pub(crate) fn user(
         &mut self,
         origin: Origin<'_>,
@@ -153,7 +146,9 @@ impl Tracker {
         match content {
             Content::Text(t) => {
                 if t.trim_start().starts_with("[Request interrupted by user") {
-                    store.abort_open(origin.line, INTERRUPTED_BY_USER, "interrupted");
+                    self.end_turn(origin.line, INTERRUPTED_BY_USER, "interrupted", store);
+                } else if notification::is_carrier(t) {
+                    self.notifications(origin.line, t, store);
                 }
             }
             Content::Blocks(_) => {
@@ -165,15 +160,21 @@ impl Tracker {
                     match block.ty() {
                         "tool_result" => self.tool_result(origin, block, structured, store),
                         "text" => {
-                            interrupted |= block.text.is_some_and(|raw| {
-                                raw.get().starts_with("\"[Request interrupted by user")
-                            });
+                            let Some(raw) = block.text.map(RawValue::get) else {
+                                continue;
+                            };
+                            interrupted |= raw.starts_with("\"[Request interrupted by user");
+                            if raw.contains("task-notification>") {
+                                if let Ok(text) = serde_json::from_str::<String>(raw) {
+                                    self.notifications(origin.line, &text, store);
+                                }
+                            }
                         }
                         _ => {}
                     }
                 }
                 if interrupted {
-                    store.abort_open(origin.line, INTERRUPTED_BY_USER, "interrupted");
+                    self.end_turn(origin.line, INTERRUPTED_BY_USER, "interrupted", store);
                 }
             }
             Content::Other => {}
@@ -401,16 +402,19 @@ impl Tracker {
             .then(|| fields.message.get().and_then(first_line))
             .flatten();
         let failed = outcome.is_error || outcome.object_content || refused.is_some();
-        let launch = (!failed).then(|| launch_notice(&outcome.text)).flatten();
+        let launch = (!failed)
+            .then(|| launch_notice(&outcome.text, fields.background_task_id.get()))
+            .flatten();
         if launch.is_some() || (!failed && self.background.contains(id)) {
             // Only the launch: the part runs on until its task's notification; the notice is
             // internal and is never the output.
             self.background.insert(id.to_owned());
-            if let Some(task) = launch.and_then(|l| l.task_id) {
+            let task = launch.and_then(|l| l.task_id);
+            if let Some(task) = &task {
                 self.tasks
                     .entry(task.clone())
                     .or_insert_with(|| id.to_owned());
-                meta.task_id.get_or_insert(task);
+                meta.task_id.get_or_insert(task.clone());
             }
             meta.extra.insert("background".into(), Value::Bool(true));
             meta.extra.remove("agentId");
@@ -418,6 +422,8 @@ impl Tracker {
             u.state = Some(ToolState::Running);
             u.metadata = Some(meta);
             store.upsert(origin.line, u);
+            // Notifications that came before this notice end the call now.
+            self.resolve_notices(id, task.as_deref(), store);
             return;
         }
         if failed {
@@ -459,94 +465,6 @@ impl Tracker {
             u.metadata = Some(meta);
         }
         store.upsert(origin.line, u);
-    }
-
-    /// `system` `task_started` / `task_progress` / `task_updated` / `task_notification`. A
-    /// background call (`is_backgrounded`, or a launch notice as its result) ends with its task:
-    /// complete with the notification's summary as output (the subagent's report, a command's
-    /// exit), or an error.
-    pub(crate) fn task(&mut self, line: u32, t: &TaskLine<'_>, store: &mut PartStore) {
-        if let (Some(task), Some(tool)) = (t.task_id, t.tool_use_id) {
-            self.tasks
-                .entry(task.to_owned())
-                .or_insert_with(|| tool.to_owned());
-        }
-        let Some(id) = t
-            .tool_use_id
-            .map(str::to_owned)
-            .or_else(|| t.task_id.and_then(|task| self.tasks.get(task).cloned()))
-        else {
-            return;
-        };
-        if !store.contains(&id) {
-            return;
-        }
-        if t.subtype == "task_started" && t.backgrounded {
-            self.background.insert(id.clone());
-        }
-        let background = self.background.contains(&id);
-        let mut u = PartUpdate::new(&id);
-        let mut meta = ToolMetadata {
-            task_id: t.task_id.map(str::to_owned),
-            ..ToolMetadata::default()
-        };
-        if background {
-            meta.extra.insert("background".into(), Value::Bool(true));
-            if let Some(ty) = t.task_type {
-                meta.extra
-                    .insert("taskType".into(), Value::String(ty.to_owned()));
-            }
-        }
-        u.timing = t.duration_ms.map(|ms| Timing {
-            elapsed_ms: Some(ms),
-            ..Timing::default()
-        });
-        match (t.subtype, t.status) {
-            ("task_started", _) | ("task_progress", _) => u.state = Some(ToolState::Running),
-            (_, Some("failed")) => {
-                u.state = Some(ToolState::Error);
-                u.error = Some(ToolError {
-                    message: t.error.or(t.summary).map_or_else(
-                        || "The task failed".to_owned(),
-                        |e| first_line(e).unwrap_or_default(),
-                    ),
-                    code: Some("failed".to_owned()),
-                    details: None,
-                });
-            }
-            (_, Some("stopped" | "killed")) => {
-                u.state = Some(ToolState::Error);
-                u.error = Some(ToolError {
-                    message: "The task was stopped".to_owned(),
-                    code: Some("interrupted".to_owned()),
-                    details: None,
-                });
-            }
-            (sub, Some("completed")) if background => {
-                let summary = t.summary.filter(|_| sub == "task_notification");
-                match summary.and_then(summary_exit_code) {
-                    Some(code) if code != 0 => {
-                        meta.exit_code = Some(code);
-                        u.state = Some(ToolState::Error);
-                        u.error = Some(ToolError {
-                            message: format!("Exit code {code}"),
-                            code: Some(code.to_string()),
-                            details: summary.map(|s| Value::String(s.to_owned())),
-                        });
-                    }
-                    code => {
-                        meta.exit_code = code;
-                        u.state = Some(ToolState::Complete);
-                        u.output = summary.map(|s| Value::String(s.to_owned()));
-                    }
-                }
-            }
-            _ => {}
-        }
-        if !meta.is_empty() {
-            u.metadata = Some(meta);
-        }
-        store.upsert(line, u);
     }
 
     /// Streamed blocks (`--include-partial-messages`).
@@ -670,8 +588,10 @@ impl Tracker {
         store.upsert(line, u);
     }
 
-    /// End of stream: results that never found their call are reported.
+    /// End of stream: results that never found their call, and notifications that never found
+    /// theirs, are reported.
     pub(crate) fn finish(&mut self, store: &mut PartStore) {
+        self.finish_notices(store);
         let mut orphans: Vec<(u32, String)> =
             self.pending.drain().map(|(id, p)| (p.line, id)).collect();
         orphans.sort();

@@ -1,10 +1,13 @@
 //! Session transcripts (`~/.claude/projects/<project>/<session>.jsonl` and `subagents/agent-*.jsonl`):
 //! one line per content block (duplicates with new uuids), the line's own `cwd` and `timestamp`,
-//! `isSidechain` subagent lines, and `progress` lines whose `agent_progress` data embeds the
-//! subagent's messages.
+//! `isSidechain` subagent lines, `progress` lines whose `agent_progress` data embeds the
+//! subagent's messages, and what was queued for the model while it worked: a background task's
+//! `<task-notification>` is written as a `queue-operation` enqueue's `content`, a
+//! `queued_command` attachment's `prompt` (when it comes during a turn) and the user message
+//! that hands it to the model (when it starts one), in any of them or all.
 
 use super::tracker::{Origin, Tracker};
-use super::wire::Line;
+use super::wire::{Content, Line};
 use crate::model::ToolState;
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, PartUpdate};
 
@@ -44,6 +47,35 @@ fn line(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartSto
             }
         }
         "progress" => progress(tracker, number, line, store),
+        // What was queued for the model while it worked: a task's notification among it.
+        "queue-operation" if line.operation.get() == Some("enqueue") => {
+            if let Some(text) = line.content.get() {
+                tracker.notifications(number, text, store);
+            }
+        }
+        "attachment" => {
+            let Some(a) = line.attachment.get() else {
+                return;
+            };
+            if a.ty.get() != Some("queued_command") {
+                return;
+            }
+            match &a.prompt {
+                Some(Content::Text(text)) => tracker.notifications(number, text, store),
+                Some(blocks @ Content::Blocks(_)) => {
+                    for b in blocks.blocks().filter(|b| b.ty() == "text") {
+                        let text = b
+                            .text
+                            .filter(|r| r.get().contains("task-notification>"))
+                            .and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+                        if let Some(text) = text {
+                            tracker.notifications(number, &text, store);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
         _ => {}
     }
 }
@@ -98,7 +130,9 @@ pub(crate) fn has_own_fields(p: &crate::providers::Probe<'_>) -> bool {
 /// Recognises a transcript line: a Claude line type with a transcript's own fields or types.
 pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
     let ty = p.ty();
+    // Qwen Code's session records wear a transcript's envelope with a `provenance` of their own.
     super::is_line_type(&ty)
+        && !p.has("provenance")
         && (has_own_fields(p)
             || matches!(
                 ty.as_ref(),

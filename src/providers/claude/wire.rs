@@ -390,6 +390,14 @@ pub(crate) struct Line<'a> {
     // transcript progress lines
     #[serde(borrow, default)]
     pub data: Lenient<ProgressData<'a>>,
+    // transcript queue-operation lines: `enqueue` / `dequeue` / `remove` and the queued text
+    #[serde(borrow, default)]
+    pub operation: LStr<'a>,
+    #[serde(borrow, default)]
+    pub content: LStr<'a>,
+    // transcript attachment lines
+    #[serde(borrow, default)]
+    pub attachment: Lenient<Attachment<'a>>,
 }
 
 impl<'a> Line<'a> {
@@ -456,6 +464,16 @@ pub(crate) struct ProgressData<'a> {
     pub ty: LStr<'a>,
     #[serde(borrow, default)]
     pub message: Lenient<Embedded<'a>>,
+}
+
+/// `attachment` of a transcript's `attachment` line; a `queued_command` holds the queued text (a
+/// string, or blocks when images came with it).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Attachment<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: LStr<'a>,
+    #[serde(borrow, default)]
+    pub prompt: Option<Content<'a>>,
 }
 
 /// A subagent line embedded in a `progress` line.

@@ -25,6 +25,7 @@ pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod copilot;
 pub(crate) mod droid;
+pub(crate) mod gemini;
 pub(crate) mod opencode;
 mod pruned;
 
@@ -72,9 +73,12 @@ pub(crate) struct RawCall {
     /// OpenCode `task`: the child session id it spawned.
     pub child_session: Option<String>,
     /// Claude Code: the call's work went on as a background task (`task_started`
-    /// `is_backgrounded`); only its task's end (a [`TurnEnd`] of the call's scope) ends it, not
+    /// `is_backgrounded`, or a launch notice as its result); only its task's end (a [`TurnEnd`] of the call's scope) ends it, not
     /// the turn that launched it.
     pub background: bool,
+    /// Claude Code: the background task the call launched, and the line that first linked the
+    /// two (the launch notice or `task_started`). A task notification may name only the task.
+    pub task: Option<(String, u32)>,
 }
 
 /// A raw line saying the provider's turn is over.

@@ -4,7 +4,7 @@
 //! server in an `--mcp-config` file.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -92,17 +92,36 @@ impl Launcher for Claude {
 
 /// Claude Code as the Agent SDK drives it (`--input-format stream-json --permission-prompt-tool
 /// stdio`): an `initialize` control request, the prompt as a user message, an answer to every
-/// `can_use_tool` control request (allow; AskUserQuestion gets the scenario's answers), until the
-/// `result` line.
+/// `can_use_tool` control request (allow; AskUserQuestion gets the scenario's answers), the
+/// SDK's `interrupt` control request `interrupt_after_secs` after Claude Code answered
+/// `initialize` (its start, however long that took) when given, until a `result`
+/// line with no background task left running (the last `background_tasks_changed` list empty):
+/// a task that outlives its turn ends with a notification and a turn of its own, as in `-p`.
 fn drive_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<Driven> {
     channel.send(&json!({"type": "control_request", "request_id": "init-1", "request": {"subtype": "initialize", "hooks": null}}))?;
     channel.send(&json!({"type": "user", "session_id": "", "parent_tool_use_id": null, "message": {"role": "user", "content": [{"type": "text", "text": s.prompt}]}}))?;
     let mut user = ScriptedUser::new(&s.answers);
+    let mut interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
+    let mut interrupt_at = None;
+    let mut background_tasks = 0;
     loop {
-        let v = channel.next("the session's result")?;
+        let Some(v) = channel.next_before(interrupt_at, "the session's result")? else {
+            // What the SDK's `interrupt()` sends: the turn stops, the session goes on.
+            channel.send(&json!({"type": "control_request", "request_id": "interrupt-1", "request": {"subtype": "interrupt"}}))?;
+            interrupt_at = None;
+            continue;
+        };
         match v.get("type").and_then(Value::as_str) {
+            Some("control_response") if interrupt_at.is_none() => {
+                interrupt_at = interrupt_after.take().map(|after| Instant::now() + after);
+            }
+            Some("system")
+                if v.get("subtype").and_then(Value::as_str) == Some("background_tasks_changed") =>
+            {
+                background_tasks = v.get("tasks").and_then(Value::as_array).map_or(0, Vec::len);
+            }
             // A declined question does not end Claude's turn: the whole script still plays.
-            Some("result") => {
+            Some("result") if background_tasks == 0 => {
                 return Ok(Driven {
                     problems: user.problems(),
                     dismissed: false,

@@ -1,13 +1,15 @@
-//! One launcher per agent CLI (`claude.rs`, `codex.rs`, `copilot.rs`, `droid.rs`, `opencode.rs` for OpenCode and Kilo): its
-//! configuration files, its command line, and how it is driven and recorded. The ways of running an agent that several
-//! of them share — a one-shot run passed through (`wrapped`), a two-way conversation over its
-//! stdio (`proxied`) — are here.
+//! One launcher per agent CLI (`claude.rs`, `codex.rs`, `copilot.rs`, `droid.rs`, `opencode.rs`
+//! for OpenCode and Kilo, `gemini.rs` for Gemini CLI and Qwen Code): its configuration files, its
+//! command line, and how it is driven and recorded. The ways of running an agent that several of
+//! them share — a one-shot run passed through (`wrapped`), a two-way conversation over its stdio
+//! (`proxied`) — are here.
 
 mod acp;
 mod claude;
 mod codex;
 pub(crate) mod copilot;
 pub(crate) mod droid;
+mod gemini;
 mod opencode;
 
 use std::fs::{self, File};
@@ -20,9 +22,10 @@ use anyhow::{Context, bail};
 use super::driver::LineChannel;
 use super::launch::{AgentCommand, Launch, Setup};
 use super::process::RunningAgent;
-use super::spec::{Agent, Cli};
+use super::spec::{Agent, Cli, Scenario};
 use crate::corpus::record::memory::{self, Captured};
 use crate::corpus::record::{AgentEnds, StderrEnd, StdinEnd};
+use crate::stream::Dialect;
 
 /// How one agent CLI is set up, started and driven.
 pub trait Launcher: Sync {
@@ -32,6 +35,11 @@ pub trait Launcher: Sync {
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand);
     /// Start the agent, recorded, and drive it to the end of the session.
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven>;
+    /// The dialect the run writes, when the recorder cannot tell it from the first lines (a
+    /// whole document longer than its sniff window): written in the fixture's header.
+    fn dialect(&self, _: &Scenario) -> Option<Dialect> {
+        None
+    }
 }
 
 /// The launcher of `agent`.
@@ -53,6 +61,7 @@ pub fn launcher(cli: Cli) -> &'static dyn Launcher {
         Cli::Droid => &droid::Droid,
         Cli::Copilot => &copilot::Copilot,
         Cli::ClaudeAcp | Cli::CodexAcp => &acp::Acp,
+        Cli::Gemini | Cli::Qwen => &gemini::Gemini,
     }
 }
 

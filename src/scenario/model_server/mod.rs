@@ -1,11 +1,13 @@
-//! The scripted fake model on 127.0.0.1: speaks the Anthropic Messages, OpenAI Responses and
-//! OpenAI Chat Completions streaming APIs, answering each request from a scenario's turns.
+//! The scripted fake model on 127.0.0.1: speaks the Anthropic Messages, OpenAI Responses, OpenAI
+//! Chat Completions and Gemini (`gemini.rs`) streaming APIs, answering each request from a
+//! scenario's turns.
 //!
 //! The server keeps no conversation state: the turn to play is derived from the request itself
 //! (the scripted call ids already in its history, or else its count of assistant turns), so
 //! retries, subagents and concurrent requests all get the right reply. Every request is logged as
 //! one JSON line so a scenario can assert what the CLI sent.
 
+mod gemini;
 mod render;
 
 use std::fs::File;
@@ -204,6 +206,22 @@ fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Rou
         return (200, "text/plain", String::new(), None);
     }
     if method == "POST" {
+        if let Some(m) = gemini::method(path) {
+            let Some(body) = body else {
+                let err = json!({"error": {"code": 400, "message": "request body is not JSON", "status": "INVALID_ARGUMENT"}});
+                return (400, "application/json", err.to_string(), None);
+            };
+            if m == gemini::Method::CountTokens {
+                return (
+                    200,
+                    "application/json",
+                    json!({"totalTokens": 42}).to_string(),
+                    None,
+                );
+            }
+            let r = gemini::respond(body, script, m == gemini::Method::Stream);
+            return (200, r.content_type, r.body, Some((r.script, r.turn)));
+        }
         let api = match path {
             "/v1/messages" | "/messages" => Some(Api::Anthropic),
             "/v1/responses" | "/responses" => Some(Api::Responses),
@@ -234,6 +252,9 @@ fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Rou
 
 /// Answer one model request (pure: the request body in, the SSE body out).
 pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
+    if api == Api::Gemini {
+        return gemini::respond(body, script, true);
+    }
     let req = Request::parse(api, body);
     if api == Api::Anthropic && req.web_search_server_tool {
         let query = req
@@ -381,6 +402,8 @@ impl Request {
             .unwrap_or(&[]);
         let mut user_text = String::new();
         let mut seen_assistant = false;
+        // Assistant turns in the history: what a request without scripted ids has played, but for
+        // the answers a CLI seeds its history with before the prompt ([`SEEDED_ANSWERS`]).
         let mut assistant_turns = 0usize;
         let mut prev_model = false;
         for item in items {
@@ -404,7 +427,11 @@ impl Request {
             };
             if is_model {
                 // Responses: one turn spans several consecutive model items.
-                if !(api == Api::Responses && prev_model) {
+                let seeded = item
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| SEEDED_ANSWERS.contains(&t.trim()));
+                if !(seeded || api == Api::Responses && prev_model) {
                     assistant_turns += 1;
                 }
                 seen_assistant = true;
@@ -430,6 +457,10 @@ impl Request {
         }
     }
 }
+
+/// Answers a CLI writes into its own history, after the context it sends and before the prompt
+/// (Gemini CLI's forks do, Qwen Code 0.15 among them): no turn of the script.
+const SEEDED_ANSWERS: &[&str] = &["Got it. Thanks for the context!"];
 
 fn collect_text(content: Option<&Value>, out: &mut String) {
     match content {
@@ -609,6 +640,36 @@ mod tests {
         for s in ["{{match:wku_[0-9]+}}", "{{match:(}}", "{{match:bgp_"] {
             assert_eq!(expand_matches(&json!(s), history), json!(s));
         }
+    }
+
+    #[test]
+    fn an_answer_the_cli_seeded_before_the_prompt_is_no_scripted_turn() {
+        let script = Script {
+            turns: vec![
+                Turn {
+                    text: None,
+                    tools: vec![super::super::spec::ToolCall {
+                        name: "read_file".into(),
+                        input: json!({}),
+                        kind: Default::default(),
+                        namespace: None,
+                    }],
+                },
+                Turn {
+                    text: Some("done".into()),
+                    tools: vec![],
+                },
+            ],
+            ..Script::default()
+        };
+        let body = json!({"tools": [{"type": "function", "function": {"name": "read_file"}}], "messages": [
+            {"role": "system", "content": "rules"},
+            {"role": "user", "content": "context"},
+            {"role": "assistant", "content": "Got it. Thanks for the context!"},
+            {"role": "user", "content": "the prompt"}
+        ]});
+        let r = respond(Api::ChatCompletions, &body, &script);
+        assert_eq!(r.turn, Some(0));
     }
 
     #[test]

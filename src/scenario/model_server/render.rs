@@ -15,6 +15,7 @@ pub(super) fn render(api: Api, turn: &Turn, sid: &str, index: usize, protect: &[
         Api::Anthropic => anthropic(turn, sid, index, protect),
         Api::Responses => responses(turn, sid, index, protect),
         Api::ChatCompletions => chat(turn, sid, index, protect),
+        Api::Gemini => super::gemini::stream(turn, sid, index),
     }
 }
 

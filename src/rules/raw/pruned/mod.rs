@@ -2,7 +2,9 @@
 //! the scans look up is kept (its value pruned the same way); the argument containers are kept
 //! whole (their keys are the tool's own); everything else is skipped without being built (tool
 //! outputs, file contents, usage blocks, the duplicated `toolUseResult` of a transcript). A
-//! `content` string is dropped too: the scans only read `content` as a list of blocks.
+//! `content` string is dropped too (the scans read `content` as a list of blocks), and so is a
+//! block's `text`, unless the string is a notice the scans read ([`is_notice`]: Claude Code's
+//! background-task notices), which only its two ends decide.
 //!
 //! Skipping costs a scan of the bytes, building costs an allocation per array and object (and
 //! per string that holds an escape): on recorded streams most bytes are in the skipped parts. The
@@ -136,8 +138,10 @@ enum Keep {
     Pruned,
     /// Build it whole.
     Whole,
-    /// Build it pruned, but drop it if it is a string.
+    /// Build it pruned, but drop it if it is a string that is not a notice ([`is_notice`]).
     NoString,
+    /// Build it if it is a string that is a notice ([`is_notice`]); else leave it out.
+    Notice,
     /// Do not build it.
     Skip,
 }
@@ -146,22 +150,76 @@ fn keep(key: &str) -> Keep {
     // A match on the key compiles to a switch on its length, then a comparison or two.
     match key {
         "content" => Keep::NoString,
-        "Err" | "Ok" | "action" | "callID" | "call_id" | "content_block" | "data" | "error"
-        | "event" | "exit" | "exitCode" | "exit_code" | "id" | "isError" | "is_backgrounded"
-        | "is_error" | "item" | "itemId" | "kind" | "message" | "messages" | "metadata"
-        | "method" | "msg" | "name" | "namespace" | "optionId" | "options" | "outcome"
-        | "output" | "params" | "part" | "parts" | "payload" | "properties" | "reason"
-        | "result" | "server" | "sessionID" | "sessionId" | "sessionUpdate" | "state"
-        | "status" | "stopReason" | "subtype" | "success" | "threadId" | "tool" | "toolCall"
-        | "toolCallId" | "toolId" | "toolName" | "toolRequests" | "tool_use_id" | "turnId"
-        | "type" | "update" | "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution"
-        | "working_directory" => Keep::Pruned,
-        "_meta" | "arguments" | "changes" | "input" | "invocation" | "parameters" | "rawInput" => {
-            Keep::Whole
-        }
+        "text" => Keep::Notice,
+        "Err" | "Ok" | "action" | "attachment" | "callID" | "call_id" | "content_block"
+        | "data" | "error" | "event" | "exit" | "exitCode" | "exit_code" | "id" | "isError"
+        | "is_backgrounded" | "is_error" | "item" | "itemId" | "kind" | "message" | "messages"
+        | "metadata" | "method" | "msg" | "name" | "namespace" | "operation" | "optionId"
+        | "options" | "outcome" | "output" | "params" | "part" | "parts" | "payload"
+        | "properties" | "reason" | "result" | "server" | "sessionID" | "sessionId"
+        | "sessionUpdate" | "state" | "status" | "stopReason" | "subtype" | "success"
+        | "threadId" | "tool" | "toolCall" | "toolCallId" | "toolName" | "tool_use_id"
+        | "turnId" | "type" | "update" | "working_directory" => Keep::Pruned,
+        // Gemini CLI and Qwen Code.
+        "$set" | "functionCall" | "functionResponse" | "response" | "toolCallResult"
+        | "toolCalls" | "tool_id" | "tool_name" => Keep::Pruned,
+        // Copilot CLI and droid.
+        "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution" | "toolId"
+        | "toolRequests" => Keep::Pruned,
+        "_meta" | "arguments" | "args" | "changes" | "input" | "invocation" | "parameters"
+        | "rawInput" => Keep::Whole,
         k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
         _ => Keep::Skip,
     }
+}
+
+/// What opens a notice the scans read: a `<task-notification>` block (its `<` and `>` also as
+/// JSON escapes), a background command's, agent's or monitor's launch notice.
+const NOTICE_OPENINGS: &[&[u8]] = &[
+    b"<task-notification>",
+    b"\\u003ctask-notification\\u003e",
+    b"\\u003Ctask-notification\\u003E",
+    b"Command running in background with ID: ",
+    b"Command was manually backgrounded by user with ID: ",
+    b"Command did not complete within its ",
+    b"Command was moved to the background (ID: ",
+    b"Async agent launched successfully",
+    b"Monitor started (task ",
+];
+
+/// What ends a command moved to the background once it had printed something (each holds
+/// `background`).
+const NOTICE_ENDINGS: &[&[u8]] = &[
+    b"backgrounded by user with ID: ",
+    b"moved to the background (ID: ",
+];
+
+/// How much of a string's end is looked at for [`NOTICE_ENDINGS`].
+const NOTICE_TAIL: usize = 512;
+
+/// Whether the JSON string `raw` (quotes included) is a notice the scans read: it opens, past
+/// white space, with one of [`NOTICE_OPENINGS`], or its last [`NOTICE_TAIL`] bytes hold one of
+/// [`NOTICE_ENDINGS`]. Only the two ends are looked at: a long tool output costs no more.
+pub(super) fn is_notice(raw: &[u8]) -> bool {
+    let Some(mut body) = raw.strip_prefix(b"\"") else {
+        return false;
+    };
+    loop {
+        match body {
+            [b' ' | b'\n' | b'\t' | b'\r', rest @ ..] => body = rest,
+            [b'\\', b'n' | b't' | b'r', rest @ ..] => body = rest,
+            _ => break,
+        }
+    }
+    if NOTICE_OPENINGS.iter().any(|o| body.starts_with(o)) {
+        return true;
+    }
+    // One look for what every ending holds, the endings themselves only where it is.
+    let tail = &raw[raw.len().saturating_sub(NOTICE_TAIL)..];
+    memchr::memmem::find(tail, b"background").is_some()
+        && NOTICE_ENDINGS
+            .iter()
+            .any(|e| memchr::memmem::find(tail, e).is_some())
 }
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).

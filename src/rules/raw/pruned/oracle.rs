@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Number;
 use serde_json::value::RawValue;
 
-use super::{Keep, MAX_HOPS, Node, dedupe, keep};
+use super::{Keep, MAX_HOPS, Node, dedupe, is_notice, keep};
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
 pub(super) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
@@ -128,11 +128,29 @@ impl<'de> Visitor<'de> for Pruned {
                     ..self
                 })?,
                 Keep::Pruned => map.next_value_seed(self)?,
+                Keep::Notice => {
+                    let raw = map.next_value::<&'de RawValue>()?;
+                    if !(raw.get().starts_with('"') && is_notice(raw.get().as_bytes())) {
+                        continue;
+                    }
+                    Pruned {
+                        hops: 0,
+                        whole: false,
+                    }
+                    .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+                    .map_err(de::Error::custom)?
+                }
                 Keep::NoString => {
                     // Seen as raw text first: a long string is skipped, never unescaped.
                     let raw = map.next_value::<&'de RawValue>()?;
                     match raw.get().as_bytes().first() {
-                        Some(b'"') => Node::Null,
+                        Some(b'"') if !is_notice(raw.get().as_bytes()) => Node::Null,
+                        Some(b'"') => Pruned {
+                            hops: 0,
+                            whole: false,
+                        }
+                        .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+                        .map_err(de::Error::custom)?,
                         _ if self.hops >= MAX_HOPS => Node::Null,
                         _ => {
                             let mut inner = serde_json::Deserializer::from_str(raw.get());

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::Number;
 
-use super::{DEPTH, Keep, MAX_HOPS, Node, dedupe, keep};
+use super::{DEPTH, Keep, MAX_HOPS, Node, dedupe, is_notice, keep};
 use crate::stream::json_text;
 
 /// `bytes` as one JSON value (`text`: the same bytes, when they are known to be UTF-8), pruned
@@ -172,6 +172,12 @@ impl<'a> Parser<'a> {
                     let v = self.no_string(how)?;
                     out.push((key, v));
                 }
+                Keep::Notice => {
+                    let (raw, text) = self.raw_value()?;
+                    if raw[0] == b'"' && is_notice(raw) {
+                        out.push((key, Parser::new(raw, Some(text)).value(how, DEPTH)?));
+                    }
+                }
             }
             if !self.more(b'}')? {
                 break;
@@ -185,15 +191,14 @@ impl<'a> Parser<'a> {
     /// it is a string (or lies too many `content`s deep), parsed on its own with a nesting limit
     /// afresh. Its text must be UTF-8 even where it is skipped, as serde_json reads it as text.
     fn no_string(&mut self, how: How) -> Option<Node<'a>> {
-        self.ws()?;
-        let start = self.i;
-        self.skip()?;
-        let raw = &self.s[start..self.i];
-        let text = match self.text {
-            Some(text) => text.get(start..self.i)?,
-            None => std::str::from_utf8(raw).ok()?,
-        };
-        if raw[0] == b'"' || how.hops >= MAX_HOPS {
+        let (raw, text) = self.raw_value()?;
+        if raw[0] == b'"' {
+            if !is_notice(raw) {
+                return Some(Node::Null);
+            }
+            return Parser::new(raw, Some(text)).value(how, DEPTH);
+        }
+        if how.hops >= MAX_HOPS {
             return Some(Node::Null);
         }
         Parser::new(raw, Some(text)).value(
@@ -203,6 +208,20 @@ impl<'a> Parser<'a> {
             },
             DEPTH,
         )
+    }
+
+    /// The next value skipped, as its bytes and its text (which must be UTF-8 even where it is
+    /// skipped, as serde_json reads a raw value as text).
+    fn raw_value(&mut self) -> Option<(&'a [u8], &'a str)> {
+        self.ws()?;
+        let start = self.i;
+        self.skip()?;
+        let raw = &self.s[start..self.i];
+        let text = match self.text {
+            Some(text) => text.get(start..self.i)?,
+            None => std::str::from_utf8(raw).ok()?,
+        };
+        Some((raw, text))
     }
 
     /// A string after its opening quote: borrowed from the text when it holds no escape.

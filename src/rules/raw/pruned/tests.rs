@@ -16,6 +16,32 @@ fn keeps_what_scans_read_and_drops_the_rest() {
 }
 
 #[test]
+fn notices_are_kept_and_other_strings_dropped() {
+    let v = parse(
+        br#"{"type":"queue-operation","content":"<task-notification>\n<task-id>b1</task-id>\n</task-notification>","message":{"content":[{"type":"text","text":"Command running in background with ID: b1."},{"type":"text","text":"narration"},{"type":"tool_result","content":"long output\nCommand was manually backgrounded by user with ID: b2. Output is being written to: /t"}]},"attachment":{"type":"queued_command","prompt":"x"}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        v.to_value(),
+        serde_json::json!({"type":"queue-operation",
+            "content":"<task-notification>\n<task-id>b1</task-id>\n</task-notification>",
+            "message":{"content":[
+                {"type":"text","text":"Command running in background with ID: b1."},
+                {"type":"text"},
+                {"type":"tool_result","content":"long output\nCommand was manually backgrounded by user with ID: b2. Output is being written to: /t"}
+            ]},
+            "attachment":{"type":"queued_command","prompt":"x"}})
+    );
+    // A string that only quotes a notice in its middle is dropped.
+    let v = parse(br#"{"content":"see <task-notification> here"}"#).unwrap();
+    assert_eq!(v.to_value(), serde_json::json!({"content": null}));
+    // Escaped white space before the block, and escaped brackets.
+    assert!(is_notice(br#""\n <task-notification>""#));
+    assert!(is_notice(br#""\u003ctask-notification\u003e""#));
+    assert!(!is_notice(b"\"x\""));
+}
+
+#[test]
 fn nested_content_lists_end_at_a_fixed_depth() {
     // 100,000 `content` lists one inside another: no stack overflow, the line still reads,
     // with what lies deeper than MAX_HOPS dropped.
@@ -251,6 +277,7 @@ fn key() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
     prop_oneof![
         Just("content".to_owned()),
+        Just("text".to_owned()),
         Just("input".to_owned()),
         Just("arguments".to_owned()),
         Just("type".to_owned()),
@@ -264,11 +291,19 @@ fn key() -> impl proptest::strategy::Strategy<Value = String> {
 /// Values whose objects (arrays of `[key, value]` pairs, see [`text`]) use [`key`].
 fn keyed_json() -> impl proptest::strategy::Strategy<Value = Value> {
     use proptest::prelude::*;
+    let notices: &[&str] = &[
+        "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>",
+        " \n<task-notification><task-id>b1",
+        "Command running in background with ID: b1. Output is being written to: /t/b1.output",
+        "out\nCommand was manually backgrounded by user with ID: b1. Output",
+        "see <task-notification>",
+    ];
     let leaf = prop_oneof![
         3 => crate::compare::canonical::json_leaf(),
         1 => string_text(false).prop_map(|t| {
             Value::from(format!("{RAW}{}", String::from_utf8_lossy(&t)))
         }),
+        1 => proptest::sample::select(notices).prop_map(Value::from),
     ];
     leaf.prop_recursive(5, 48, 6, |inner| {
         prop_oneof![

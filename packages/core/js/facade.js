@@ -1,0 +1,170 @@
+// The API of @toolnorm/core over the WebAssembly module, written once for every entry point
+// (Node ESM and CommonJS, browsers): `bind` takes the module's generated bindings and returns the
+// API. Updates and documents come out of the module as JSON text, written by toolnorm's own
+// serializers, and are parsed here; nothing spells their shapes a second time.
+//
+// No import and no export other than `bind`: scripts/wasm-build.sh makes the CommonJS twin of this
+// file by turning that one `export` into `module.exports`.
+
+export function bind(wasm) {
+  const { RawNormalizer, normalizeBytes, normalizeLines, legacyParts } = wasm;
+  // A whole stream's text goes over as its UTF-8 bytes: TextEncoder makes them faster than the
+  // bindings' own copy of a string does.
+  const utf8 = new TextEncoder();
+
+  /** Why a stream or an argument could not be normalized (toolnorm's own message). */
+  class ToolnormError extends Error {
+    constructor(message, options) {
+      super(message, options);
+      this.name = "ToolnormError";
+    }
+  }
+
+  // The module throws plain `Error`s with toolnorm's message; they become ToolnormErrors.
+  function call(f) {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof Error && !(e instanceof ToolnormError) && e.constructor === Error) {
+        throw new ToolnormError(e.message, { cause: e });
+      }
+      throw e;
+    }
+  }
+
+  function text(value, what) {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string") throw new TypeError(`${what} must be a string`);
+    return value;
+  }
+
+  function options(o) {
+    if (o === undefined || o === null) return [undefined, undefined, undefined];
+    if (typeof o !== "object") throw new TypeError("options must be an object");
+    return [text(o.provider, "provider"), text(o.dialect, "dialect"), text(o.cwd, "cwd")];
+  }
+
+  /**
+   * A streaming normalizer for one raw stream, fed a line at a time. Its updates have the shapes
+   * `toolnorm normalize --follow --emit parts` prints; `finish()` gives the document `toolnorm
+   * normalize` prints.
+   */
+  class Normalizer {
+    #raw;
+    #finished = false;
+
+    constructor(opts) {
+      const keep = opts?.document !== false;
+      this.#raw = call(() => new RawNormalizer(...options(opts), keep));
+    }
+
+    #live() {
+      if (this.#finished) throw new ToolnormError("the stream has ended: no call can follow finish()");
+      return this.#raw;
+    }
+
+    /**
+     * Feed the next raw line (without its newline; a trailing `\r` and a leading BOM are dropped)
+     * and get the updates it caused. `from: "client"` marks a line the client wrote to the agent
+     * (two-way proxy records); `unterminated` a last line the stream cut short.
+     */
+    pushLine(line, lineOptions) {
+      const raw = this.#live();
+      const client = lineOptions?.from === "client";
+      const unterminated = lineOptions?.unterminated === true;
+      let json;
+      if (typeof line === "string") json = call(() => raw.pushLine(line, client, unterminated));
+      else if (line instanceof Uint8Array) json = call(() => raw.pushBytes(line, client, unterminated));
+      else throw new TypeError("a line is a string or a Uint8Array");
+      return JSON.parse(json);
+    }
+
+    /** The stream has ended: the updates only its end decides (later calls give none). */
+    end() {
+      return JSON.parse(call(() => this.#live().end()));
+    }
+
+    /**
+     * The document every update folds into, exactly what `normalize` gives for the same lines;
+     * ends the stream first. The normalizer is done afterwards (its memory is freed). Not with
+     * `document: false`, which keeps nothing for it.
+     */
+    finish() {
+      const raw = this.#live();
+      try {
+        return JSON.parse(call(() => raw.document()));
+      } finally {
+        this.#finished = true;
+        raw.free();
+      }
+    }
+
+    /** `{provider, dialect}` once the dialect is known, else `undefined`. */
+    get dialect() {
+      if (this.#finished) return undefined;
+      const d = this.#raw.dialect();
+      if (d === undefined) return undefined;
+      const slash = d.indexOf("/");
+      return { provider: d.slice(0, slash), dialect: d.slice(slash + 1) };
+    }
+
+    /** How many lines were pushed: the number of the last one. */
+    get lines() {
+      return this.#finished ? 0 : this.#raw.lines();
+    }
+
+    /** Every part so far, as they are now. */
+    parts() {
+      return JSON.parse(call(() => this.#live().parts()));
+    }
+
+    /** Free the normalizer's memory without finishing (also done when it is garbage-collected). */
+    free() {
+      if (!this.#finished) {
+        this.#finished = true;
+        this.#raw.free();
+      }
+    }
+  }
+  // `using n = new Normalizer()` where the engine has explicit resource management.
+  if (typeof Symbol.dispose === "symbol") {
+    Normalizer.prototype[Symbol.dispose] = function dispose() {
+      this.free();
+    };
+  }
+
+  /**
+   * Normalize a whole raw stream in one call: the document `toolnorm normalize` prints. The stream
+   * is its text (or bytes), or its lines — each a string (the agent's) or `{text, from}` with
+   * `from: "client"` for a line the client wrote (two-way proxy records); with lines,
+   * `unterminated: true` says the last one was cut short.
+   */
+  function normalize(input, opts) {
+    const [provider, dialect, cwd] = options(opts);
+    let json;
+    if (typeof input === "string") json = call(() => normalizeBytes(utf8.encode(input), provider, dialect, cwd));
+    else if (input instanceof Uint8Array) json = call(() => normalizeBytes(input, provider, dialect, cwd));
+    else if (Array.isArray(input)) {
+      const lines = new Array(input.length);
+      const clients = new Uint8Array(input.length);
+      input.forEach((line, i) => {
+        if (typeof line === "string") lines[i] = line;
+        else if (typeof line?.text === "string") {
+          lines[i] = line.text;
+          clients[i] = line.from === "client" ? 1 : 0;
+        } else throw new TypeError(`line ${i + 1} is neither a string nor {text, from}`);
+      });
+      const unterminated = opts?.unterminated === true;
+      json = call(() => normalizeLines(lines, clients, unterminated, provider, dialect, cwd));
+    } else throw new TypeError("a stream is a string, a Uint8Array or an array of lines");
+    return JSON.parse(json);
+  }
+
+  /** The legacy UI parts of a list of parts (`toolnorm normalize --emit legacy`). */
+  function toLegacy(parts) {
+    if (!Array.isArray(parts)) throw new TypeError("toLegacy takes an array of parts");
+    return JSON.parse(call(() => legacyParts(JSON.stringify(parts))));
+  }
+
+  return { Normalizer, normalize, toLegacy, ToolnormError };
+}
