@@ -300,6 +300,7 @@ mod tests {
                 Agent::KiloRun,
                 Agent::KiloAcp,
                 Agent::DroidExec,
+                Agent::DroidAcp,
                 Agent::Copilot,
                 Agent::CopilotAcp,
                 Agent::Gemini,

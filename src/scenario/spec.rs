@@ -52,6 +52,8 @@ pub enum Agent {
     KiloAcp,
     /// Factory's `droid exec --output-format stream-json`, recorded in wrap mode.
     DroidExec,
+    /// `droid exec --output-format acp`, driven as an ACP client through the proxy.
+    DroidAcp,
     /// GitHub Copilot CLI, `copilot -p PROMPT --output-format json`, recorded in wrap mode.
     Copilot,
     /// `copilot --acp`, driven as an ACP client through the proxy.
@@ -67,7 +69,7 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 18] {
+    pub fn all() -> [Agent; 19] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -81,6 +83,7 @@ impl Agent {
             Agent::KiloServe,
             Agent::KiloAcp,
             Agent::DroidExec,
+            Agent::DroidAcp,
             Agent::Copilot,
             Agent::CopilotAcp,
             Agent::Gemini,
@@ -98,6 +101,7 @@ impl Agent {
                 | Agent::CodexAcp
                 | Agent::OpencodeAcp
                 | Agent::KiloAcp
+                | Agent::DroidAcp
                 | Agent::CopilotAcp
                 | Agent::GeminiAcp
                 | Agent::QwenAcp
@@ -112,6 +116,7 @@ impl Agent {
             Agent::CodexAcp => Agent::CodexAppServer,
             Agent::OpencodeAcp => Agent::OpencodeRun,
             Agent::KiloAcp => Agent::KiloRun,
+            Agent::DroidAcp => Agent::DroidExec,
             Agent::CopilotAcp => Agent::Copilot,
             Agent::GeminiAcp => Agent::Gemini,
             Agent::QwenAcp => Agent::Qwen,
@@ -134,6 +139,7 @@ impl Agent {
             | Agent::CodexAcp
             | Agent::OpencodeAcp
             | Agent::KiloAcp
+            | Agent::DroidAcp
             | Agent::CopilotAcp
             | Agent::GeminiAcp
             | Agent::QwenAcp => "acp",
@@ -149,7 +155,7 @@ impl Agent {
             Agent::ClaudeAcp => Cli::ClaudeAcp,
             Agent::CodexAcp => Cli::CodexAcp,
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Cli::Kilo,
-            Agent::DroidExec => Cli::Droid,
+            Agent::DroidExec | Agent::DroidAcp => Cli::Droid,
             Agent::Copilot | Agent::CopilotAcp => Cli::Copilot,
             Agent::Gemini | Agent::GeminiAcp => Cli::Gemini,
             Agent::Qwen | Agent::QwenAcp => Cli::Qwen,
@@ -163,7 +169,8 @@ impl Agent {
             Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => Api::Responses,
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
             Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Api::ChatCompletions,
-            Agent::DroidExec | Agent::Copilot | Agent::CopilotAcp => Api::ChatCompletions,
+            Agent::DroidExec | Agent::DroidAcp => Api::ChatCompletions,
+            Agent::Copilot | Agent::CopilotAcp => Api::ChatCompletions,
             Agent::Gemini | Agent::GeminiAcp => Api::Gemini,
             Agent::Qwen | Agent::QwenAcp => Api::ChatCompletions,
         }
@@ -183,6 +190,7 @@ impl Agent {
             Agent::KiloServe => "kilo-serve",
             Agent::KiloAcp => "kilo-acp",
             Agent::DroidExec => "droid-exec",
+            Agent::DroidAcp => "droid-acp",
             Agent::Copilot => "copilot",
             Agent::CopilotAcp => "copilot-acp",
             Agent::Gemini => "gemini",
@@ -594,7 +602,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "amalgm_browser_tabs_new",
             "amalgm_artifacts_register",
         ],
-        Agent::DroidExec => crate::scenario::agents::droid::TOOLS,
+        Agent::DroidExec | Agent::DroidAcp => crate::scenario::agents::droid::TOOLS,
         Agent::Copilot | Agent::CopilotAcp => crate::scenario::agents::copilot::TOOLS,
         Agent::Gemini | Agent::GeminiAcp => GEMINI_TOOLS,
         Agent::Qwen | Agent::QwenAcp => QWEN_TOOLS,

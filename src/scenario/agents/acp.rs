@@ -1,5 +1,5 @@
 //! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`; `opencode acp`, `kilo acp`,
-//! `copilot --acp`, `gemini --acp` and `qwen --acp` — driven with toolnorm as the ACP client
+//! `droid exec --output-format acp`, `copilot --acp`, `gemini --acp` and `qwen --acp` — driven with toolnorm as the ACP client
 //! through the recording proxy: `initialize`, `session/new` (in the scratch workspace), one
 //! `session/prompt`, every `session/request_permission` answered with the first option that
 //! allows, until the prompt's response. Each adapter is configured as its native CLI is (the
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, claude, codex, copilot, gemini, opencode, proxied};
+use super::{Driven, Launcher, claude, codex, copilot, droid, gemini, opencode, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::SERVER_NAME;
@@ -28,6 +28,7 @@ impl Launcher for Acp {
             Agent::CodexAcp => codex::Codex.configure(setup, cmd),
             Agent::OpencodeAcp => opencode::OPENCODE.configure(setup, cmd),
             Agent::KiloAcp => opencode::KILO.configure(setup, cmd),
+            Agent::DroidAcp => droid::Droid.configure(setup, cmd),
             Agent::CopilotAcp => copilot::Copilot.configure(setup, cmd),
             Agent::GeminiAcp | Agent::QwenAcp => {
                 gemini::configure(setup, cmd, setup.scenario.agent.cli())
@@ -40,6 +41,12 @@ impl Launcher for Acp {
         match setup.scenario.agent {
             Agent::OpencodeAcp | Agent::KiloAcp => {
                 cmd.arg("acp");
+            }
+            // The model is the BYOK one `settings.json` names (ACP's `session/new` does not
+            // take `-m`). Its `Execute` wants `riskLevel` and `riskLevelReason` here, as under
+            // `--auto`, whatever the flags; permissions are asked with `session/request_permission`.
+            Agent::DroidAcp => {
+                cmd.arg("exec").arg("--output-format").arg("acp");
             }
             // `copilot --acp`, offline on the custom provider, the MCP server in its flags.
             Agent::CopilotAcp => return copilot::Copilot.command(setup, cmd),
@@ -73,6 +80,7 @@ fn who(agent: Agent) -> &'static str {
         Agent::CodexAcp => "codex-acp",
         Agent::OpencodeAcp => "opencode acp",
         Agent::KiloAcp => "kilo acp",
+        Agent::DroidAcp => "droid exec --output-format acp",
         Agent::CopilotAcp => "copilot --acp",
         Agent::GeminiAcp => "gemini --acp",
         Agent::QwenAcp => "qwen --acp",

@@ -1,7 +1,8 @@
-//! Factory's droid: `droid exec --output-format stream-json PROMPT` recorded in wrap mode. droid's
-//! exec runs on a custom model without a Factory account (its ACP mode, `--output-format acp`,
-//! does not: `session/new` asks for a login or `FACTORY_API_KEY`): `~/.factory/settings.json` declares the model server as a
-//! BYOK model (`customModels`, the Chat Completions API) and `-m custom:Scripted-0` selects it;
+//! Factory's droid: `droid exec --output-format stream-json PROMPT` recorded in wrap mode, and
+//! `droid exec --output-format acp` driven as an ACP client. droid runs on a custom model without
+//! a Factory account once `FACTORY_API_KEY` holds anything (a placeholder, never checked):
+//! `~/.factory/settings.json` declares the model server as a BYOK model (`customModels`, the Chat
+//! Completions API), `-m custom:Scripted-0` selects it for `exec` and the settings' `model` for ACP;
 //! `~/.factory/mcp.json` gives it the fixture MCP server. Its calls to Factory's own services
 //! (telemetry, feature flags, updates) go to a closed proxy port, so a run is the same with or
 //! without network.
@@ -15,8 +16,12 @@ use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
 use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::spec::Agent;
 
 pub struct Droid;
+
+/// What `FACTORY_API_KEY` is set to: a placeholder, never sent anywhere that could check it.
+const OFFLINE_KEY: &str = "fk-offline-placeholder";
 
 /// The id droid gives the first custom model of `settings.json` (its display name, `-`, index).
 pub const MODEL: &str = "custom:Scripted-0";
@@ -79,6 +84,10 @@ impl Launcher for Droid {
             }],
             "autoUpdateEnabled": false
         });
+        if setup.scenario.agent == Agent::DroidAcp {
+            // ACP mode starts on Factory's default model; this makes the custom one the default.
+            settings["model"] = json!(MODEL);
+        }
         merge_json(&mut settings, &config_overrides(setup.scenario)?);
         write(
             &factory.join("settings.json"),
@@ -97,6 +106,10 @@ impl Launcher for Droid {
         }
         cmd.env("FACTORY_DROID_AUTO_UPDATE_ENABLED", "false")
             .env("FACTORY_DISABLE_KEYRING", "1")
+            // Releases before 0.215.0 refuse to start without a login or a key, even on a BYOK
+            // model ("Authentication failed"); a key that is never checked (Factory's API is
+            // behind the closed port below) lets every release run on the custom model.
+            .env("FACTORY_API_KEY", OFFLINE_KEY)
             // Factory's services (telemetry, flags, updates) behind a closed port: offline or
             // not, they are unreachable; the model server is reached directly.
             .env("HTTPS_PROXY", "http://127.0.0.1:9")
