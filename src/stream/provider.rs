@@ -168,9 +168,9 @@ dialects! {
 
 impl Dialect {
     /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's). A name
-    /// several providers use (`run`: OpenCode's and Kilo's) is, without a provider, the first
-    /// provider's in [`Dialect::ALL`] order, so names given before a fork joined keep their
-    /// meaning.
+    /// several providers use (`stream-json`: Claude's, Gemini's, Qwen's and droid's; `run`:
+    /// OpenCode's and Kilo's) is the first of them in [`Dialect::ALL`] unless `provider` names
+    /// another, so names given before a provider joined keep their meaning.
     pub fn parse(name: &str, provider: Option<Provider>) -> Result<Dialect, String> {
         let first = Dialect::ALL
             .into_iter()
@@ -195,5 +195,28 @@ impl Dialect {
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_dialect_name_is_the_first_providers_unless_one_is_named() {
+        assert_eq!(
+            Dialect::parse("stream-json", None),
+            Ok(Dialect::ClaudeStreamJson)
+        );
+        assert_eq!(
+            Dialect::parse("stream-json", Some(Provider::Qwen)),
+            Ok(Dialect::QwenStreamJson)
+        );
+        assert_eq!(Dialect::parse("exec", None), Ok(Dialect::CodexExec));
+        let e = Dialect::parse("exec", Some(Provider::Gemini)).unwrap_err();
+        assert!(
+            e.contains("unknown dialect `exec`") && e.contains("session"),
+            "{e}"
+        );
     }
 }

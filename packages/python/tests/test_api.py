@@ -154,8 +154,8 @@ def test_streams_that_cannot_be_normalized_raise_normalize_error_with_the_reason
 
 
 def test_bad_arguments_say_what_is_wrong():
-    with pytest.raises(ValueError, match="gemini"):
-        toolnorm.Normalizer("gemini")
+    with pytest.raises(ValueError, match="nope-agent"):
+        toolnorm.Normalizer("nope-agent")
     with pytest.raises(ValueError, match="nope"):
         toolnorm.normalize("{}", dialect="nope")
     with pytest.raises(TypeError, match="str or bytes"):

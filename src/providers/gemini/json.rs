@@ -30,7 +30,35 @@ struct Stats {
 #[derive(Deserialize)]
 struct Tools {
     #[serde(rename = "byName", default)]
-    by_name: serde_json::Map<String, Value>,
+    by_name: InOrder,
+}
+
+/// An object's members in the order the agent wrote them, whatever serde_json's `Map` keeps (its
+/// order depends on a feature another crate of the build may turn on).
+#[derive(Default)]
+struct InOrder(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for InOrder {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = InOrder;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<InOrder, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = m.next_entry::<String, Value>()? {
+                    members.push(member);
+                }
+                Ok(InOrder(members))
+            }
+        }
+        d.deserialize_map(Members)
+    }
 }
 
 /// The document's lines, kept until the end.
@@ -88,7 +116,7 @@ impl LineNormalizer for Normalizer {
                 return;
             }
         };
-        let tools = doc.stats.and_then(|s| s.tools).map(|t| t.by_name);
+        let tools = doc.stats.and_then(|s| s.tools).map(|t| t.by_name.0);
         let summary: Vec<String> = tools
             .iter()
             .flatten()

@@ -5,7 +5,7 @@
 //! (`json`), and its saved sessions (`~/.qwen/projects/<project>/chats/<id>.jsonl`; `session`)
 //! wrap Gemini's `functionCall` / `functionResponse` parts in a Claude-transcript-like
 //! envelope. What they share with Gemini CLI — the tool names and their parameters, the call
-//! to part mapping — is [`super::gemini::tools`] and [`super::gemini::tracker`] with
+//! to part mapping — is `super::gemini::tools` and `super::gemini::tracker` with
 //! `Family::Qwen`; where the fork differs, the table says so.
 
 pub(crate) mod json;
