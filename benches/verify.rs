@@ -1,25 +1,63 @@
-//! Benchmark of `toolnorm verify` on a large corpus built from the shipped corpus's fixtures.
+//! Benchmark of `toolnorm verify` as a user runs it — the release binary, as a process, writing
+//! its reports — against its floor, measured in the same run.
 //!
-//! Run: `cargo bench --bench verify`.
-//! Size it with `TOOLNORM_BENCH_FIXTURES` (default 2000) and `TOOLNORM_BENCH_MB` (raw megabytes,
-//! default 500). The corpus is generated into a temp dir and deleted afterwards, never committed:
-//! each fixture is the text of one fixture of `corpus/` (as `toolnorm cat` prints it) repeated up to a size drawn (deterministically) between 0.2 and
-//! 1.8 times the average, zstd-compressed like `record` writes it.
+//! One command (the corpus goes under `TMPDIR`; a memory file system keeps the disk out of it):
 //!
-//! It prints, for `--jobs 1` and `--jobs 2`: wall time, raw MB/s per core, peak RSS (from
-//! `/usr/bin/time -v`), and the floor — zstd-decompressing and `serde_json::Value`-parsing every
-//! line of the same corpus on the same number of threads, measured in the same run — with verify's
-//! time as a ratio to it (the goal is <= 1.0). Expected files are accepted first, so verify does
-//! the full compare. Both sides use the system allocator (the binary sets none), so the ratio
-//! compares work, not allocators. Each side is timed `TOOLNORM_BENCH_RUNS`
-//! times (default 3), alternating, and the medians are compared; verify's CPU time (user + sys,
-//! from `/usr/bin/time`) is printed too, as the wall time of a busy machine is noisy.
+//! ```text
+//! TMPDIR=/dev/shm cargo bench --bench verify
+//! ```
+//!
+//! Knobs (environment):
+//!
+//! - `TOOLNORM_BENCH_CORPUS`: `real` (default) or `generated`.
+//!   - `real`: real sessions. Every shipped fixture that was imported from a public session file
+//!     (the corpus's third-party samples: every `corpus/*/*` not named `live-*`; `corpus/SOURCES.md`
+//!     has their origin and MIT / Apache-2.0 licences) is printed back with `toolnorm cat` and
+//!     written `TOOLNORM_BENCH_COPIES` times (default 90: 12 samples make 1,080 fixtures, 142 MB
+//!     of raw lines, 82 MB of zstd), each copy a session file of its own name. `toolnorm import`
+//!     brings them into the corpus, as a user brings in session files, and `toolnorm accept`
+//!     writes their expected files. The copies are plain copies: each fixture is normalized,
+//!     checked and compared on its own, with nothing carried from one fixture to the next, so ids
+//!     shared between fixtures change none of the work, and the streams stay the real ones byte
+//!     for byte.
+//!   - `generated`: `TOOLNORM_BENCH_FIXTURES` fixtures (default 1000) of `TOOLNORM_BENCH_MB` raw
+//!     megabytes in all (default 150), each the text of one fixture of `corpus/` (every provider
+//!     and dialect) repeated up to a size drawn (deterministically) between 0.2 and 1.8 times the
+//!     average, written as `record` writes fixtures. It measures the per-byte cost of every
+//!     dialect on large fixtures, which the real sessions (all but one Claude) do not. Its
+//!     `verify` exits 1 (repeated ids within a fixture break rules); the work is the same.
+//! - `TOOLNORM_BENCH_RUNS`: timed runs of each side (default 11), alternating (floor, verify,
+//!   verify, floor, …, so neither side always goes first), after one untimed run of each.
+//! - `TOOLNORM_BENCH_JOBS`: the `--jobs` values to time, comma-separated (default `1`; `1,2` adds
+//!   two jobs against the floor on two threads).
+//! - `TOOLNORM_BENCH_DIR`: build the corpus there and keep it; a later run with the same corpus
+//!   settings reuses it (the corpus and expected files are rebuilt when the settings differ).
+//!   Without it the corpus goes to a temporary folder, removed at the end.
+//! - `TOOLNORM_BENCH_BASELINE`: the path of another `toolnorm` binary (a build of an earlier
+//!   revision), timed as a third side in the same alternation, on the same corpus and expected
+//!   files: before and after in one run, under the same load.
+//!
+//! The two sides:
+//!
+//! - **verify**: `toolnorm verify --jobs N` run in the corpus's folder (default `corpus`,
+//!   `expected`, `reports`; no expectations file), with `CI` unset and stdout and stderr to
+//!   `/dev/null`: listing, reading, normalizing, the rules, comparing, report.json, junit.xml,
+//!   summary.md, index.html and the spool, from process start to exit.
+//! - **the floor**: this bench's own binary, started again as a process, reads every fixture
+//!   file from disk, decompresses it (a `zstd::Decoder` each, one thread per job) and parses
+//!   every line of it into a `serde_json::Value`: the least any reader of the same zstd frames
+//!   does. Both sides use the system allocator.
+//!
+//! Each run's wall time is taken around the process, its user and system CPU time and peak RSS
+//! from `wait4`. Printed per `--jobs`: the medians of each side (wall, user, system, CPU = user +
+//! system), the ratios to the floor (the goal is ≤ 1.0), verify's peak RSS, and the load average
+//! before and after (a busy machine makes wall times noisy: the CPU ratio then says more).
 
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 use rayon::prelude::*;
 use toolnorm::corpus::format::new_header;
@@ -27,11 +65,64 @@ use toolnorm::corpus::redact::{RedactOptions, Redactor};
 use toolnorm::corpus::{list_fixtures, load_stream, write_fixture};
 use toolnorm::stream::Direction;
 
+/// Set in the environment of this binary when it is started again as the floor:
+/// `<jobs>:<corpus folder>`.
+const FLOOR_ENV: &str = "TOOLNORM_BENCH_FLOOR_OF";
+
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_toolnorm")
+}
+
+/// Run `toolnorm` to completion in `dir`, failing the bench if it cannot run or exits above 1.
+fn toolnorm(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CI")
+        .output()
+        .expect("run toolnorm");
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "toolnorm {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The real-session corpus: every shipped fixture not named `live-*`, `copies` times, through
+/// `toolnorm cat`, `toolnorm import` and `toolnorm accept`.
+fn build_real(dir: &Path, copies: u64) {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let samples: Vec<_> = list_fixtures(&shipped)
+        .into_iter()
+        .filter(|e| !e.name.starts_with("live-"))
+        .collect();
+    assert!(!samples.is_empty(), "no sample under {}", shipped.display());
+    let raw = dir.join("sessions");
+    fs::create_dir_all(&raw).expect("sessions folder");
+    for e in &samples {
+        let out = toolnorm(dir, &["cat", &e.path.to_string_lossy()]);
+        for i in 1..=copies {
+            fs::write(raw.join(format!("{}-{i:03}.jsonl", e.name)), &out.stdout)
+                .expect("write a session file");
+        }
+    }
+    let started = Instant::now();
+    let out = toolnorm(dir, &["import", "--corpus", "corpus", "sessions"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    println!(
+        "import: {} ({:.1?})",
+        said.lines().last().unwrap_or(""),
+        started.elapsed()
+    );
+    fs::remove_dir_all(&raw).expect("remove the session files");
 }
 
 /// One fixture of the shipped corpus: its provider folder and its lines with their directions.
@@ -42,9 +133,10 @@ struct Sample {
     len: usize,
 }
 
-/// Every fixture of the corpus at `root`, as recorded (stderr lines are left out).
-fn samples(root: &Path) -> Vec<Sample> {
-    list_fixtures(root)
+/// The generated corpus (see the top of the file).
+fn build_generated(dir: &Path, count: u64, total: u64) {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let samples: Vec<Sample> = list_fixtures(&shipped)
         .into_iter()
         .map(|e| {
             let stream = load_stream(&e.path).expect("read a corpus fixture");
@@ -61,21 +153,16 @@ fn samples(root: &Path) -> Vec<Sample> {
                 len,
             }
         })
-        .collect()
-}
-
-/// Build the corpus; returns (fixture files, raw bytes).
-fn build_corpus(
-    corpus: &Path,
-    samples: &[Sample],
-    count: u64,
-    total: u64,
-    redactor: &Redactor,
-) -> (Vec<PathBuf>, u64) {
+        .collect();
+    assert!(
+        !samples.is_empty(),
+        "no fixture under {}",
+        shipped.display()
+    );
+    let redactor = Redactor::new(&RedactOptions::default()).expect("redactor");
+    let corpus = dir.join("corpus");
     let avg = total / count.max(1);
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut files = Vec::new();
-    let mut raw = 0u64;
     for i in 0..count {
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -84,10 +171,9 @@ fn build_corpus(
         let target = (avg as f64 * (0.2 + 1.6 * frac)) as usize;
         let sample = &samples[i as usize % samples.len()];
         let copies = (target / sample.len).max(1);
-        raw += (sample.len * copies) as u64;
         let name = format!("gen-{i:05}");
-        let path = toolnorm::corpus::fixture_path(corpus, &sample.provider, &name);
-        // The real fixture format (header, line records, trailer), as `record` and `import` write it.
+        let path = toolnorm::corpus::fixture_path(&corpus, &sample.provider, &name);
+        // The real fixture format (header, line records, trailer), as `record` writes it.
         let lines = std::iter::repeat_n(&sample.lines, copies)
             .flatten()
             .enumerate()
@@ -96,98 +182,113 @@ fn build_corpus(
             &path,
             new_header(&sample.provider, &name),
             lines,
-            redactor,
+            &redactor,
             true,
         )
-        .unwrap();
-        files.push(path);
+        .expect("write a fixture");
     }
-    (files, raw)
 }
 
-/// The floor: decompress and parse every line as a `serde_json::Value`, on `jobs` threads.
-fn floor(files: &[PathBuf], jobs: usize) -> Duration {
+/// Every fixture file under `corpus/<provider>/`.
+fn fixture_files(corpus: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for provider in fs::read_dir(corpus).expect("read the corpus") {
+        let provider = provider.expect("corpus entry").path();
+        if !provider.is_dir() {
+            continue;
+        }
+        for f in fs::read_dir(&provider).expect("read a provider folder") {
+            let f = f.expect("provider folder entry").path();
+            if f.to_string_lossy().ends_with(".jsonl.zst") {
+                files.push(f);
+            }
+        }
+    }
+    files
+}
+
+/// The floor, in its own process: read, decompress and parse every line of every fixture into a
+/// `serde_json::Value`, on `jobs` threads.
+fn floor_main(spec: &str) {
+    let (jobs, corpus) = spec.split_once(':').expect("<jobs>:<corpus>");
+    let jobs: usize = jobs.parse().expect("jobs");
+    let files = fixture_files(Path::new(corpus));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .unwrap();
-    let started = Instant::now();
-    let lines: usize = pool.install(|| {
+        .expect("thread pool");
+    let values: usize = pool.install(|| {
         files
             .par_iter()
             .map(|f| {
                 let mut bytes = Vec::new();
-                zstd::Decoder::new(fs::File::open(f).unwrap())
-                    .unwrap()
+                zstd::Decoder::new(fs::File::open(f).expect("open a fixture"))
+                    .expect("zstd decoder")
                     .read_to_end(&mut bytes)
-                    .unwrap();
-                // Every record of the fixture, and the raw provider line it carries: the least
-                // any normalizer has to do with it.
+                    .expect("decompress a fixture");
                 bytes
                     .split(|b| *b == b'\n')
                     .filter(|l| !l.is_empty())
-                    .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
-                    .filter(|rec| {
-                        rec.get("l")
-                            .and_then(serde_json::Value::as_str)
-                            .is_none_or(|raw| {
-                                serde_json::from_str::<serde_json::Value>(raw).is_ok()
-                            })
-                    })
+                    .filter(|l| serde_json::from_slice::<serde_json::Value>(l).is_ok())
                     .count()
             })
             .sum()
     });
-    std::hint::black_box(lines);
-    started.elapsed()
+    println!("{values}");
 }
 
+/// One process run: wall, user and system seconds, peak RSS in KiB, exit code.
 struct Run {
-    wall: Duration,
-    /// User + system CPU seconds.
-    cpu: Option<f64>,
-    peak_rss_kb: Option<u64>,
+    wall: f64,
+    user: f64,
+    sys: f64,
+    peak_rss_kb: u64,
     exit: Option<i32>,
 }
 
-fn toolnorm(dir: &Path, args: &[&str]) -> Run {
-    let bin = env!("CARGO_BIN_EXE_toolnorm");
-    let time = Path::new("/usr/bin/time");
-    let mut cmd = if time.exists() {
-        let mut c = Command::new(time);
-        c.arg("-v").arg(bin);
-        c
-    } else {
-        Command::new(bin)
-    };
+// The child is reaped by `wait4` (which also gives its CPU time and peak RSS), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn run(cmd: &mut Command) -> Run {
     let started = Instant::now();
-    let out = cmd
-        .args(args)
-        .current_dir(dir)
-        .env_remove("CI")
-        .output()
-        .expect("run toolnorm");
-    let wall = started.elapsed();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let field = |name: &str| {
-        stderr
-            .lines()
-            .find_map(|l| l.trim().strip_prefix(name))
-            .and_then(|v| v.trim().parse::<f64>().ok())
-    };
-    let peak_rss_kb = field("Maximum resident set size (kbytes):").map(|kb| kb as u64);
-    let cpu = field("User time (seconds):")
-        .zip(field("System time (seconds):"))
-        .map(|(u, s)| u + s);
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start a process");
+    let mut status = 0;
+    // SAFETY: wait4 fills the status and rusage it is given; the child is ours and reaped here
+    // (the `Child` is never waited on afterwards).
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
+    let wall = started.elapsed().as_secs_f64();
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Run {
         wall,
-        cpu,
-        peak_rss_kb,
-        exit: out.status.code(),
+        user: tv(ru.ru_utime),
+        sys: tv(ru.ru_stime),
+        peak_rss_kb: ru.ru_maxrss as u64,
+        exit: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
     }
 }
 
+fn load() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 fn main() {
+    if let Ok(spec) = std::env::var(FLOOR_ENV) {
+        floor_main(&spec);
+        return;
+    }
     // `cargo bench` passes `--bench`; a filter argument that is not ours means another bench runs.
     if std::env::args()
         .skip(1)
@@ -195,95 +296,144 @@ fn main() {
     {
         return;
     }
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let samples = samples(&shipped);
-    assert!(
-        !samples.is_empty(),
-        "no fixture under {}",
-        shipped.display()
-    );
-    let count = env_num("TOOLNORM_BENCH_FIXTURES", 2000);
-    let total = env_num("TOOLNORM_BENCH_MB", 500) * 1_000_000;
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let dir = tmp.path();
-    let started = Instant::now();
-    let (files, raw) = build_corpus(
-        &dir.join("corpus"),
-        &samples,
-        count,
-        total,
-        &Redactor::new(&RedactOptions::default()).expect("redactor"),
-    );
-    let compressed: u64 = files
-        .iter()
-        .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
-        .sum();
-    let largest = files
-        .iter()
-        .map(|f| fs::metadata(f).map(|m| m.len()).unwrap_or(0))
-        .max()
-        .unwrap_or(0);
+    let kind = std::env::var("TOOLNORM_BENCH_CORPUS").unwrap_or_else(|_| "real".to_owned());
+    let settings = match kind.as_str() {
+        "real" => format!("real {}", env_num("TOOLNORM_BENCH_COPIES", 90)),
+        "generated" => format!(
+            "generated {} {}",
+            env_num("TOOLNORM_BENCH_FIXTURES", 1000),
+            env_num("TOOLNORM_BENCH_MB", 150)
+        ),
+        other => panic!("TOOLNORM_BENCH_CORPUS is `real` or `generated`, not `{other}`"),
+    };
+    let (_tmp, dir) = match std::env::var_os("TOOLNORM_BENCH_DIR") {
+        Some(d) => (None, PathBuf::from(d)),
+        None => {
+            let t = tempfile::tempdir().expect("temp dir");
+            let p = t.path().to_owned();
+            (Some(t), p)
+        }
+    };
+    let stamp = dir.join("bench-corpus");
+    if fs::read_to_string(&stamp).ok().as_deref() != Some(settings.as_str()) {
+        for sub in ["corpus", "expected", "reports"] {
+            let _ = fs::remove_dir_all(dir.join(sub));
+        }
+        fs::create_dir_all(&dir).expect("bench folder");
+        let started = Instant::now();
+        match kind.as_str() {
+            "real" => build_real(&dir, env_num("TOOLNORM_BENCH_COPIES", 90)),
+            _ => build_generated(
+                &dir,
+                env_num("TOOLNORM_BENCH_FIXTURES", 1000),
+                env_num("TOOLNORM_BENCH_MB", 150) * 1_000_000,
+            ),
+        }
+        let accept = toolnorm(&dir, &["accept"]);
+        println!(
+            "accept: {} ({:.1?} to build)",
+            String::from_utf8_lossy(&accept.stdout)
+                .lines()
+                .last()
+                .unwrap_or(""),
+            started.elapsed()
+        );
+        fs::write(&stamp, &settings).expect("stamp");
+    }
+    let files = fixture_files(&dir.join("corpus"));
+    let (mut raw, mut compressed) = (0u64, 0u64);
+    for f in &files {
+        compressed += fs::metadata(f).map(|m| m.len()).unwrap_or(0);
+    }
+    for f in &files {
+        let mut d = zstd::Decoder::new(fs::File::open(f).expect("fixture")).expect("decoder");
+        let mut bytes = Vec::new();
+        d.read_to_end(&mut bytes).expect("decompress");
+        raw += bytes.len() as u64;
+    }
     println!(
-        "corpus: {} fixtures from {} samples, {:.1} MB raw, {:.1} MB zstd, largest file {:.1} MB zstd (built in {:.1?})",
+        "corpus ({settings}): {} fixtures in {}, {:.1} MB of fixture records, {:.1} MB zstd",
         files.len(),
-        samples.len(),
+        dir.display(),
         raw as f64 / 1e6,
-        compressed as f64 / 1e6,
-        largest as f64 / 1e6,
-        started.elapsed()
-    );
-    let accept = toolnorm(dir, &["accept", "--jobs", "2"]);
-    println!(
-        "accept --jobs 2: {:.2?} (exit {:?})",
-        accept.wall, accept.exit
+        compressed as f64 / 1e6
     );
 
-    let mb = raw as f64 / 1e6;
-    let runs = env_num("TOOLNORM_BENCH_RUNS", 3).max(1) as usize;
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let mut times = Vec::new();
-    for jobs in [1usize, 2] {
-        let (mut floors, mut walls, mut cpus) = (Vec::new(), Vec::new(), Vec::new());
-        let mut last = None;
-        for _ in 0..runs {
-            // Alternating, so both sides see the same page cache and the same neighbours.
-            floors.push(floor(&files, jobs).as_secs_f64());
-            let run = toolnorm(
-                dir,
-                &[
-                    "verify",
-                    "--jobs",
-                    &jobs.to_string(),
-                    "--reports",
-                    "reports",
-                ],
-            );
-            walls.push(run.wall.as_secs_f64());
-            cpus.extend(run.cpu);
-            last = Some(run);
-        }
-        let run = last.expect("at least one run");
-        let (floor_s, secs) = (median(floors), median(walls));
-        println!(
-            "verify --jobs {jobs}: {secs:.2} s median of {runs} (exit {:?}), CPU {}, {:.1} MB/s per core, peak RSS {}; floor {floor_s:.2} s ({:.1} MB/s per core); verify/floor = {:.2}",
-            run.exit,
-            if cpus.is_empty() {
-                "unknown".to_owned()
-            } else {
-                format!("{:.2} s", median(cpus))
-            },
-            mb / secs / jobs as f64,
-            run.peak_rss_kb.map_or_else(
-                || "unknown".to_owned(),
-                |kb| format!("{:.1} MB", kb as f64 / 1024.0)
+    let runs = env_num("TOOLNORM_BENCH_RUNS", 11).max(1) as usize;
+    let jobs_list: Vec<usize> = std::env::var("TOOLNORM_BENCH_JOBS")
+        .unwrap_or_else(|_| "1".to_owned())
+        .split(',')
+        .map(|j| j.trim().parse().expect("TOOLNORM_BENCH_JOBS: numbers"))
+        .collect();
+    let me = std::env::current_exe().expect("this bench's binary");
+    for jobs in jobs_list {
+        let corpus = dir.join("corpus");
+        let floor_cmd = || {
+            let mut c = Command::new(&me);
+            c.env(FLOOR_ENV, format!("{jobs}:{}", corpus.display()));
+            c
+        };
+        let toolnorm_cmd = |bin: &Path| {
+            let mut c = Command::new(bin);
+            c.args(["verify", "--jobs", &jobs.to_string()])
+                .current_dir(&dir)
+                .env_remove("CI");
+            c
+        };
+        // The sides, in the order of an even round (an odd one runs them backwards, so no side
+        // always goes first): the floor, this build's verify, and the baseline's when given.
+        let mut sides: Vec<(String, Box<dyn Fn() -> Command + '_>)> = vec![
+            ("floor".to_owned(), Box::new(floor_cmd)),
+            (
+                "verify".to_owned(),
+                Box::new(|| toolnorm_cmd(Path::new(bin()))),
             ),
-            mb / floor_s / jobs as f64,
-            secs / floor_s,
+        ];
+        if let Some(base) = std::env::var_os("TOOLNORM_BENCH_BASELINE") {
+            let base = PathBuf::from(base);
+            sides.push(("baseline".to_owned(), Box::new(move || toolnorm_cmd(&base))));
+        }
+        let load_before = load();
+        // One untimed run of each: the page cache and the binaries are warm for all timed runs.
+        let exits: Vec<Option<i32>> = sides.iter().map(|(_, cmd)| run(&mut cmd()).exit).collect();
+        let mut runs_of: Vec<Vec<Run>> = sides.iter().map(|_| Vec::new()).collect();
+        for i in 0..runs {
+            let mut order: Vec<usize> = (0..sides.len()).collect();
+            if i % 2 == 1 {
+                order.reverse();
+            }
+            for k in order {
+                runs_of[k].push(run(&mut (sides[k].1)()));
+            }
+        }
+        let stats = |v: &[Run]| {
+            (
+                median(v.iter().map(|r| r.wall).collect()),
+                median(v.iter().map(|r| r.user).collect()),
+                median(v.iter().map(|r| r.sys).collect()),
+                median(v.iter().map(|r| r.user + r.sys).collect()),
+            )
+        };
+        let (fw, _, _, fc) = stats(&runs_of[0]);
+        println!(
+            "--jobs {jobs}, medians of {runs} alternating runs (load {load_before} before, {} after):",
+            load()
         );
-        times.push(secs);
+        for (k, (name, _)) in sides.iter().enumerate() {
+            let (w, u, s, c) = stats(&runs_of[k]);
+            print!("  {name:8} {w:.3} s wall, {u:.3} s user, {s:.3} s sys, {c:.3} s CPU");
+            if k == 0 {
+                println!();
+                continue;
+            }
+            let peak = runs_of[k].iter().map(|r| r.peak_rss_kb).max().unwrap_or(0);
+            println!(
+                ", peak RSS {:.1} MB, exit {:?}; / floor = {:.2} (wall), {:.2} (CPU)",
+                peak as f64 / 1024.0,
+                exits[k],
+                w / fw,
+                c / fc
+            );
+        }
     }
-    println!("speedup with 2 jobs: {:.2}x", times[0] / times[1]);
 }

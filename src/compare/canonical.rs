@@ -127,7 +127,7 @@ impl<'a> Map<'a> {
         let from = self.w.out.len();
         let depth = self.w.depth;
         self.w.indent(depth + 1);
-        write_scalar(&mut self.w.out, &*key);
+        write_str(&mut self.w.out, &key);
         self.w.out.extend_from_slice(b": ");
         self.w.depth = depth + 1;
         let r = v.serialize(&mut *self.w);
@@ -212,11 +212,11 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
     fn serialize_char(self, v: char) -> Result<(), Error> {
         let mut buf = [0u8; 4];
-        write_scalar(&mut self.out, v.encode_utf8(&mut buf) as &str);
+        write_str(&mut self.out, v.encode_utf8(&mut buf));
         Ok(())
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        write_scalar(&mut self.out, v);
+        write_str(&mut self.out, v);
         Ok(())
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
@@ -437,6 +437,13 @@ fn key_must_be_a_string() -> Error {
 /// serde_json's own escaping, straight into the buffer (writing to a `Vec` cannot fail).
 fn write_scalar(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
     let _ = serde_json::to_writer(&mut *out, v);
+}
+
+/// A string as serde_json writes it, escaped sixteen bytes at a time (most of an output's bytes
+/// are in its strings: commands, file contents, tool outputs).
+fn write_str(out: &mut Vec<u8>, v: &str) {
+    let (end, _) = crate::stream::json_escape::escape_json_string_at(out, out.len(), v.as_bytes());
+    out.truncate(end);
 }
 
 fn indent(out: &mut Vec<u8>, depth: usize) {

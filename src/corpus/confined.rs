@@ -184,8 +184,14 @@ pub fn open(root: &Path, rel: &Path) -> io::Result<File> {
     let Some(dir) = open_dirs(root, &dirs, false)? else {
         return Err(not_found(&path));
     };
+    open_in(&dir, name, path).map(|(file, _)| file)
+}
+
+/// Open the regular file `name` in the folder `dir` (`path` names it in errors), through no
+/// link; with its length.
+fn open_in(dir: &OwnedFd, name: &OsStr, path: PathBuf) -> io::Result<(File, u64)> {
     let fd = match openat(
-        &dir,
+        dir,
         name,
         libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK,
         0,
@@ -196,19 +202,92 @@ pub fn open(root: &Path, rel: &Path) -> io::Result<File> {
         Err(e) => return Err(e),
     };
     let file = File::from(fd);
-    let t = file.metadata()?.file_type();
+    let meta = file.metadata()?;
+    let t = meta.file_type();
     if !t.is_file() {
         return Err(refuse(path, describe(t)));
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// Read the regular file `root/rel`, through no link (see [`open`]).
 pub fn read(root: &Path, rel: &Path) -> io::Result<Vec<u8>> {
-    let mut file = open(root, rel)?;
-    let mut out = Vec::new();
-    file.read_to_end(&mut out)?;
+    let (dirs, name) = split(rel)?;
+    let path = root.join(rel);
+    let Some(dir) = open_dirs(root, &dirs, false)? else {
+        return Err(not_found(&path));
+    };
+    let (file, len) = open_in(&dir, name, path)?;
+    read_open(file, len)
+}
+
+/// The rest of an open file, `len` its length when it was opened (a hint: it is read to its end
+/// whatever its length now). The length is known, so the read asks nothing more of the system
+/// than the bytes (std's `read_to_end` on a `File` asks for its length and position again).
+fn read_open(file: File, len: u64) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(len.min(READ_HINT_CAP) as usize + 1);
+    file.take(u64::MAX).read_to_end(&mut out)?;
     Ok(out)
+}
+
+/// Past this length, a file's buffer grows as it is read rather than all at once.
+const READ_HINT_CAP: u64 = 64 << 20;
+
+/// Files read in the folders below one root, each folder opened once (through no link, as
+/// [`open`] opens it) and kept open for the files read in it after: a run that reads thousands
+/// of files in a few folders walks each folder's path once. What is read is what [`open`] and
+/// [`read`] would read, but for a folder swapped for another while the run lasts, in which the
+/// folder first opened is read on. A folder that could not be opened is not kept: the next file
+/// in it tries again, and says why it cannot.
+#[derive(Debug)]
+pub struct Dirs {
+    root: PathBuf,
+    open: std::sync::Mutex<Vec<(PathBuf, std::sync::Arc<OwnedFd>)>>,
+}
+
+impl Dirs {
+    pub fn new(root: &Path) -> Self {
+        Dirs {
+            root: root.to_owned(),
+            open: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// [`open`] of `root/rel`, with its length.
+    pub fn open(&self, rel: &Path) -> io::Result<(File, u64)> {
+        let (dirs, name) = split(rel)?;
+        let path = self.root.join(rel);
+        let folder = rel.parent().unwrap_or(Path::new(""));
+        let kept = self.open.lock().ok().and_then(|open| {
+            open.iter()
+                .find(|(p, _)| p == folder)
+                .map(|(_, fd)| fd.clone())
+        });
+        let dir = match kept {
+            Some(fd) => fd,
+            None => {
+                let Some(fd) = open_dirs(&self.root, &dirs, false)? else {
+                    return Err(not_found(&path));
+                };
+                let fd = std::sync::Arc::new(fd);
+                if let Ok(mut open) = self.open.lock() {
+                    open.push((folder.to_owned(), fd.clone()));
+                }
+                fd
+            }
+        };
+        open_in(&dir, name, path)
+    }
+
+    /// [`read`] of `root/rel`.
+    pub fn read(&self, rel: &Path) -> io::Result<Vec<u8>> {
+        let (file, len) = self.open(rel)?;
+        read_open(file, len)
+    }
 }
 
 /// Write `bytes` to `root/rel` (created or replaced), creating its folders, through no link: a
@@ -310,6 +389,49 @@ mod tests {
         remove(&root, Path::new("b/secret")).unwrap_err();
         assert!(outside.join("secret").exists());
         remove(&root, Path::new("x/y")).unwrap();
+    }
+
+    #[test]
+    fn kept_folders_read_what_a_fresh_walk_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(root.join("a")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("secret"), "secret").unwrap();
+        symlink(outside.join("secret"), root.join("a/link")).unwrap();
+        symlink(&outside, root.join("b")).unwrap();
+        let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        fs::write(root.join("a/big"), &big).unwrap();
+        fs::write(root.join("a/empty"), "").unwrap();
+        let dirs = Dirs::new(&root);
+        for _ in 0..2 {
+            assert_eq!(dirs.read(Path::new("a/big")).unwrap(), big);
+            assert_eq!(dirs.read(Path::new("a/empty")).unwrap(), b"");
+            assert_eq!(dirs.open(Path::new("a/big")).unwrap().1, big.len() as u64);
+            for rel in ["a/link", "b/secret"] {
+                let e = dirs.read(Path::new(rel)).unwrap_err();
+                assert_eq!(
+                    refused(&e).map(|r| r.what.as_str()),
+                    Some("a symlink"),
+                    "{rel}"
+                );
+            }
+            let e = dirs.read(Path::new("a")).unwrap_err();
+            assert_eq!(refused(&e).map(|r| r.what.as_str()), Some("a directory"));
+            for rel in ["a/none", "c/none"] {
+                let e = dirs.read(Path::new(rel)).unwrap_err();
+                assert_eq!(e.kind(), io::ErrorKind::NotFound, "{rel}");
+            }
+        }
+        // A folder made after a first miss is found.
+        fs::create_dir_all(root.join("c")).unwrap();
+        fs::write(root.join("c/none"), "now").unwrap();
+        assert_eq!(dirs.read(Path::new("c/none")).unwrap(), b"now");
+        // A file grown since it was opened is read to its end.
+        let (file, len) = dirs.open(Path::new("a/empty")).unwrap();
+        fs::write(root.join("a/empty"), "grown").unwrap();
+        assert_eq!(read_open(file, len).unwrap(), b"grown");
     }
 
     #[test]

@@ -67,8 +67,8 @@ mod spare {
         })
     }
 
-    /// Run `f` on the thread's spare chunk for decoded data, as the last use left it (a chunk
-    /// of fixed size is not zeroed again for every frame).
+    /// Run `f` on the thread's spare window for decoded data, as the last use left it (its
+    /// bytes are not zeroed again for every fixture).
     pub(super) fn with_chunk<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
         with(&CHUNK, f)
     }
@@ -213,7 +213,9 @@ pub fn load_stream(path: &Path) -> anyhow::Result<LoadedStream> {
 pub fn load_file(file: fs::File, path: &Path) -> anyhow::Result<LoadedStream> {
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("failed to read {}", path.display()));
-    let mut r = io::BufReader::with_capacity(1 << 16, file);
+    // Read to its end as it is (`take`: std's `read_to_end` on a `File` would first ask the
+    // system for its length and position, two calls a fixture).
+    let mut r = io::BufReader::with_capacity(1 << 16, file.take(u64::MAX));
     let named_fixture = path
         .file_name()
         .is_some_and(|n| n.to_string_lossy().ends_with(format::FIXTURE_SUFFIX));

@@ -222,45 +222,22 @@ pub fn for_each_record(
     if !bytes.starts_with(&ZSTD_MAGIC) {
         return Err(not_zstd(bytes));
     }
-    let mut parser = Parser {
-        carry: Vec::new(),
-        line: Vec::new(),
-        record: 0,
-        header_seen: false,
-        header_error: None,
-    };
-    let mut rest = bytes;
-    let mut damage = None;
-    while !rest.is_empty() {
-        match zstd::zstd_safe::find_frame_compressed_size(rest) {
-            Ok(n) if n <= rest.len() => {
-                let frame = &rest[..n];
-                rest = &rest[n..];
-                if let Err(e) = with_decoder(frame, |d| feed_decoded(d, &mut parser, &mut f))? {
-                    damage = Some(format!("corrupt zstd frame: {e}"));
-                }
-                if damage.is_some() {
-                    break;
-                }
-            }
-            _ => {
-                // A frame cut short: decode the blocks that made it to disk.
-                let _ = with_decoder(rest, |d| feed_decoded(d, &mut parser, &mut f))?;
-                damage = Some("the last zstd frame is incomplete".to_owned());
-                break;
-            }
-        }
-    }
-    if let Some(e) = parser.header_error.take() {
-        return Err(e);
-    }
-    if !parser.header_seen {
-        return Err(FixtureErrorKind::NoHeader);
-    }
-    if !parser.carry.is_empty() && damage.is_none() {
-        damage = Some("the last record has no newline".to_owned());
-    }
-    Ok(End { damage })
+    // The decoded data go to this thread's spare window, kept from one fixture to the next.
+    super::spare::with_chunk(|window| {
+        let mut parser = Parser {
+            window: std::mem::take(window),
+            start: 0,
+            filled: 0,
+            searched: 0,
+            line: Vec::new(),
+            record: 0,
+            header_seen: false,
+            header_error: None,
+        };
+        let end = parser.frames(bytes, &mut f);
+        *window = parser.window;
+        end
+    })
 }
 
 thread_local! {
@@ -284,6 +261,9 @@ fn with_decoder<T>(frame: &[u8], f: impl FnOnce(&mut dyn Read) -> T) -> T {
     out
 }
 
+/// Decoded data are read this much at a time.
+const CHUNK: usize = 1 << 16;
+
 /// Decode `d` a chunk at a time into the parser, so a frame that decompresses to far more than
 /// its size is never held whole. The outer error is the parser's (a bad header), the inner one
 /// the decoder's.
@@ -292,22 +272,27 @@ fn feed_decoded(
     parser: &mut Parser,
     f: &mut impl FnMut(Record<'_>),
 ) -> Result<Result<(), std::io::Error>, FixtureErrorKind> {
-    super::spare::with_chunk(|chunk| {
-        chunk.resize(1 << 16, 0);
-        loop {
-            match d.read(chunk) {
-                Ok(0) => return Ok(Ok(())),
-                Ok(n) => parser.feed(&chunk[..n], f)?,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Ok(Err(e)),
-            }
+    loop {
+        match d.read(parser.room()) {
+            Ok(0) => return Ok(Ok(())),
+            Ok(n) => parser.feed(n, f)?,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Ok(Err(e)),
         }
-    })
+    }
 }
 
 struct Parser {
-    /// An incomplete JSONL line carried over to the next frame.
-    carry: Vec<u8>,
+    /// The decoded data: `window[start..filled]` is what has not been handed on yet (an
+    /// incomplete line, carried on to the next read and the next frame), and the room after it
+    /// is where the decoder writes next. Records are read where they were decoded (a line that
+    /// spans reads is never copied to a buffer of its own); the window is zeroed only where it
+    /// grows, never cleared.
+    window: Vec<u8>,
+    start: usize,
+    filled: usize,
+    /// Where the search for the next newline goes on: `window[start..searched]` holds none.
+    searched: usize,
     /// The current line's decoded bytes, reused from line to line.
     line: Vec<u8>,
     record: u64,
@@ -316,25 +301,86 @@ struct Parser {
 }
 
 impl Parser {
-    fn feed(
+    /// Every frame of `bytes` decoded into records for `f`; how the content ended.
+    fn frames(
         &mut self,
-        mut data: &[u8],
+        bytes: &[u8],
+        f: &mut impl FnMut(Record<'_>),
+    ) -> Result<End, FixtureErrorKind> {
+        let mut rest = bytes;
+        let mut damage = None;
+        while !rest.is_empty() {
+            match zstd::zstd_safe::find_frame_compressed_size(rest) {
+                Ok(n) if n <= rest.len() => {
+                    let frame = &rest[..n];
+                    rest = &rest[n..];
+                    if let Err(e) = with_decoder(frame, |d| feed_decoded(d, self, f))? {
+                        damage = Some(format!("corrupt zstd frame: {e}"));
+                    }
+                    if damage.is_some() {
+                        break;
+                    }
+                }
+                _ => {
+                    // A frame cut short: decode the blocks that made it to disk.
+                    let _ = with_decoder(rest, |d| feed_decoded(d, self, f))?;
+                    damage = Some("the last zstd frame is incomplete".to_owned());
+                    break;
+                }
+            }
+        }
+        if let Some(e) = self.header_error.take() {
+            return Err(e);
+        }
+        if !self.header_seen {
+            return Err(FixtureErrorKind::NoHeader);
+        }
+        if self.start < self.filled && damage.is_none() {
+            damage = Some("the last record has no newline".to_owned());
+        }
+        Ok(End { damage })
+    }
+
+    /// Room for the next read, after what is held: what is held moved to the front first when
+    /// the room is short, and the window grown when that is not enough either.
+    fn room(&mut self) -> &mut [u8] {
+        if self.filled + CHUNK > self.window.len() {
+            self.window.copy_within(self.start..self.filled, 0);
+            self.filled -= self.start;
+            self.searched -= self.start;
+            self.start = 0;
+            if self.filled + CHUNK > self.window.len() {
+                let len = (self.filled + CHUNK).max(2 * self.window.len());
+                self.window.resize(len, 0);
+            }
+        }
+        &mut self.window[self.filled..self.filled + CHUNK]
+    }
+
+    /// `n` bytes were read into the room: hand on every record they complete.
+    fn feed(&mut self, n: usize, f: &mut impl FnMut(Record<'_>)) -> Result<(), FixtureErrorKind> {
+        self.filled += n;
+        let window = std::mem::take(&mut self.window);
+        let fed = self.records(&window, f);
+        self.window = window;
+        fed
+    }
+
+    fn records(
+        &mut self,
+        window: &[u8],
         f: &mut impl FnMut(Record<'_>),
     ) -> Result<(), FixtureErrorKind> {
-        while let Some(i) = memchr::memchr(b'\n', data) {
-            if self.carry.is_empty() {
-                self.record(&data[..i], f);
-            } else {
-                let mut line = std::mem::take(&mut self.carry);
-                line.extend_from_slice(&data[..i]);
-                self.record(&line, f);
-            }
-            data = &data[i + 1..];
+        while let Some(i) = memchr::memchr(b'\n', &window[self.searched..self.filled]) {
+            let end = self.searched + i;
+            self.record(&window[self.start..end], f);
+            self.start = end + 1;
+            self.searched = self.start;
             if let Some(e) = self.header_error.take() {
                 return Err(e);
             }
         }
-        self.carry.extend_from_slice(data);
+        self.searched = self.filled;
         Ok(())
     }
 
@@ -433,6 +479,40 @@ mod tests {
         assert_eq!(fx.lines[1].dir, Direction::Client);
         assert!(!fx.lines[2].terminated);
         assert_eq!(fx.trailer.unwrap().lines, 3);
+    }
+
+    /// Lines longer than a read of the decoder (one spans several, and the window grows),
+    /// between short ones and across frames and flushes, come back whole; a fixture read next on
+    /// the same thread (the window kept, their bytes still in it) holds only its own lines.
+    #[test]
+    fn lines_longer_than_a_read_come_back_whole() {
+        let mut w = FixtureWriter::new(Vec::new(), &new_header("claude", "t")).unwrap();
+        let mut want = Vec::new();
+        for (k, n) in [CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 7]
+            .into_iter()
+            .enumerate()
+        {
+            let long: Vec<u8> = (0..n).map(|i| b'a' + ((i * 7 + k) % 26) as u8).collect();
+            w.push_line(k as u64, Direction::Agent, &long, true)
+                .unwrap();
+            w.push_line(k as u64, Direction::Agent, b"short", true)
+                .unwrap();
+            want.push(long);
+            want.push(b"short".to_vec());
+            if k % 2 == 0 {
+                w.end_frame().unwrap();
+            } else {
+                w.flush().unwrap();
+            }
+        }
+        let fx = read_fixture_bytes(&w.finish(Trailer::default()).unwrap()).unwrap();
+        assert!(fx.notes.is_empty(), "{:?}", fx.notes);
+        let got: Vec<Vec<u8>> = fx.lines.into_iter().map(|l| l.bytes).collect();
+        assert!(got == want, "lines differ");
+        let next = read_fixture_bytes(&sample()).unwrap();
+        assert_eq!(next.lines.len(), 3);
+        assert_eq!(next.lines[0].bytes, b"{\"a\":1}\r");
+        assert_eq!(next.lines[2].bytes, b"tail");
     }
 
     #[test]

@@ -152,6 +152,13 @@ pub fn words(identifier: &str) -> String {
     out.trim().to_owned()
 }
 
+/// Whether `title` only restates the tool name `name` (in any case, or as its words:
+/// `Browser navigate` for `browser_navigate`), so it says nothing the name did not.
+pub fn restates(title: &str, name: &str) -> bool {
+    let t = title.trim();
+    t.eq_ignore_ascii_case(name.trim()) || words(t) == words(name)
+}
+
 /// First letter upper-cased.
 pub fn capitalize(s: &str) -> String {
     let mut c = s.chars();

@@ -5,7 +5,8 @@ use super::{Finding, RuleContext, declare_rule};
 declare_rule! {
     /// ## What it checks
     /// A part the raw stream shows as an MCP call (Claude `mcp__<server>__<tool>`, Codex
-    /// `mcpToolCall` / `mcp_tool_call` / `mcp_tool_call_begin`), or that claims to be one with
+    /// `mcpToolCall` / `mcp_tool_call` / `mcp_tool_call_begin`, an ACP call named
+    /// `<server>_<tool>` after a server the client declared), or that claims to be one with
     /// `metadata.mcp`, has `metadata.mcp = {server, tool}` with both non-empty and equal to the
     /// raw server and tool, and its `name` is the bare tool (no `mcp__server__` prefix).
     ///

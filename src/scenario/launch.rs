@@ -164,6 +164,8 @@ pub struct Launch<'a> {
     pub limit: Duration,
     pub(super) cli: Cli,
     pub(super) version: &'a str,
+    /// How the agent starts the fixture MCP server (as [`Setup::mcp`]).
+    pub mcp: &'a ServerCommand,
     /// The dialect, when the launcher names it (see `Launcher::dialect`).
     pub(super) dialect: Option<crate::stream::Dialect>,
     /// The model server's port (also the page server's), folded to a fixed one in fixtures so

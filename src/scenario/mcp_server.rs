@@ -33,6 +33,64 @@ pub fn launch_command() -> anyhow::Result<ServerCommand> {
     })
 }
 
+impl ServerCommand {
+    /// Fail unless the program is there to be started. An agent CLI that cannot start an MCP
+    /// server goes on without its tools (OpenCode answers every call "unavailable tool"), so a
+    /// toolnorm rebuilt or removed while it runs — Linux then names the running executable
+    /// `<path> (deleted)` — would record a session without the server instead of failing.
+    pub fn ensure_present(&self) -> anyhow::Result<()> {
+        if std::path::Path::new(&self.program).is_file() {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "the fixture MCP server's program {} is not there (was toolnorm rebuilt or removed \
+             while it runs?): the agent could not start the server; run the scenario again",
+            self.program
+        )
+    }
+}
+
+/// Whether the model heard back from this server: `Some(true)` when `log` (the scripted model
+/// server's request log) holds the answer to one of `calls` (the scripted calls, as (name,
+/// input)), `Some(false)` when it holds none, `None` when no call names one of this server's
+/// tools. A call names a tool however the agent spells MCP tools: `mcp__amalgm__browser_navigate`,
+/// `amalgm_browser_navigate`, `mcp_amalgm_browser_navigate`, or the bare tool in a namespace. The
+/// first line of each answer is looked for, as written and JSON-escaped. An agent that could not
+/// start or connect the server never shows the model one, whether it declares MCP tools up
+/// front or defers them behind a tool search.
+pub fn answered<'a>(
+    calls: impl IntoIterator<Item = (&'a str, &'a Value)>,
+    log: &str,
+) -> Option<bool> {
+    let tools = tools();
+    let names: Vec<&str> = tools
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    let mut asked = false;
+    for (name, input) in calls {
+        let Some(tool) = names.iter().find(|t| {
+            name == **t
+                || name
+                    .strip_suffix(**t)
+                    .is_some_and(|prefix| prefix.ends_with('_'))
+        }) else {
+            continue;
+        };
+        asked = true;
+        let (text, _) = call(tool, input);
+        let first = text.lines().next().unwrap_or_default();
+        let escaped = Value::String(first.to_owned()).to_string();
+        let escaped = &escaped[1..escaped.len() - 1];
+        if !first.is_empty() && (log.contains(first) || log.contains(escaped)) {
+            return Some(true);
+        }
+    }
+    asked.then_some(false)
+}
+
 /// The tools this server lists.
 pub fn tools() -> Value {
     json!([
@@ -169,6 +227,52 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_program_is_refused() {
+        let here = ServerCommand {
+            program: std::env::current_exe().unwrap().display().to_string(),
+            args: vec![SUBCOMMAND.to_owned()],
+        };
+        here.ensure_present().unwrap();
+        let gone = ServerCommand {
+            program: format!("{} (deleted)", here.program),
+            args: here.args.clone(),
+        };
+        let err = gone.ensure_present().unwrap_err().to_string();
+        assert!(err.contains("(deleted) is not there"), "{err}");
+    }
+
+    #[test]
+    fn answers_are_found_in_any_spelling_of_the_tools() {
+        let nav = json!({"url": "https://example.com"});
+        let snap = json!({});
+        // OpenCode's request after its call, and after a call to a tool it did not have.
+        let served = r#"{"body":{"messages":[{"role":"tool","content":"Navigated to https://example.com\nPage title: Example Domain"}]}}"#;
+        let unserved = r#"{"body":{"messages":[{"role":"tool","content":"Model tried to call unavailable tool 'amalgm_browser_navigate'"}]}}"#;
+        for name in [
+            "amalgm_browser_navigate",
+            "mcp__amalgm__browser_navigate",
+            "mcp_amalgm_browser_navigate",
+            "browser_navigate",
+        ] {
+            assert_eq!(answered([(name, &nav)], served), Some(true), "{name}");
+            assert_eq!(answered([(name, &nav)], unserved), Some(false), "{name}");
+        }
+        // An answer with quotes is looked for JSON-escaped too.
+        let quoted = r#"{"content":"- document "Example Domain"
+  - heading"}"#;
+        assert_eq!(
+            answered([("mcp__amalgm__browser_snapshot", &snap)], quoted),
+            Some(true)
+        );
+        // No call to this server's tools: nothing to say.
+        assert_eq!(
+            answered([("Bash", &nav), ("xbrowser_navigate", &nav)], ""),
+            None
+        );
+        assert_eq!(answered([], served), None);
+    }
 
     #[test]
     fn failure_when_an_argument_says_fail() {

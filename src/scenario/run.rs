@@ -114,6 +114,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
 
     let launcher = agents::launcher_of(s.agent);
     let mcp = mcp_server::launch_command()?;
+    if s.mcp {
+        mcp.ensure_present()?;
+    }
     let setup = Setup {
         scenario: s,
         scratch: &scratch,
@@ -145,6 +148,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         limit: Duration::from_secs(s.timeout_secs),
         cli,
         version: &version,
+        mcp: &mcp,
         dialect: launcher.dialect(s),
         model_port: server.port(),
         https_port: tls_pages.as_ref().map(|p| p.port()),
@@ -189,6 +193,23 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     for want in &s.expect_sent {
         if !log.contains(want.as_str()) && !log.contains(&json_escaped(want)) {
             problems.push(format!("no request to the model contained {want:?}"));
+        }
+    }
+    // An agent that could not start or connect the fixture MCP server goes on without its tools:
+    // the recording would hold failed calls, not the server's.
+    if s.mcp {
+        let calls = s
+            .turns
+            .iter()
+            .chain(s.subagents.iter().flat_map(|a| &a.turns))
+            .flat_map(|t| &t.tools)
+            .map(|c| (c.name.as_str(), &c.input));
+        if mcp_server::answered(calls, &log) == Some(false) {
+            problems.push(format!(
+                "no answer of the fixture MCP server reached the model: the agent did not start \
+                 or connect {} (its log under the scratch HOME says why; --keep-scratch keeps it)",
+                mcp_server::SERVER_NAME
+            ));
         }
     }
     let played = log

@@ -4,6 +4,8 @@
 //! gate all import it from here.
 
 #[cfg(feature = "cli")]
+pub(crate) mod json_escape;
+#[cfg(feature = "cli")]
 pub(crate) mod json_text;
 mod line;
 mod provider;

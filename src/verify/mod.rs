@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use globset::GlobMatcher;
 
-use crate::corpus::confined::Skipped;
+use crate::corpus::confined::{Dirs, Skipped};
 use crate::corpus::{FixtureEntry, FixtureIndex};
 use crate::report::fixtures::Spooler;
 use crate::report::{FixtureResult, Orphan, OrphanKind, Report, RuleInfo, SkippedEntry};
@@ -297,8 +297,13 @@ pub fn verify_counted(
     skipped.extend(expected_skipped);
 
     let cx = CheckContext {
-        expected: &opts.expected,
+        corpus: Dirs::new(&opts.corpus),
+        expected: Dirs::new(&opts.expected),
         reports: opts.write_pending.then_some(opts.reports.as_path()),
+        pending_folder: !matches!(
+            fs::symlink_metadata(opts.reports.join("pending")),
+            Err(e) if e.kind() == io::ErrorKind::NotFound
+        ),
         expectations: &expectations,
         implementation: &opts.implementation,
         compare: opts.compare,

@@ -19,7 +19,7 @@ use super::implementation::Implementation;
 use crate::compare::{
     CompareMode, Comparison, canonical_json, canonical_of, compare, compare_with,
 };
-use crate::corpus::confined::{self, Skipped, describe};
+use crate::corpus::confined::{self, Dirs, Skipped, describe};
 use crate::corpus::{FixtureEntry, FixtureIndex, load_file};
 use crate::dialects::{detect, normalize};
 use crate::model::{
@@ -90,12 +90,16 @@ fn corpus_root(f: &FixtureEntry) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
-/// Open a listed fixture through no link below its corpus root, as the regular file it must
-/// still be: the file checked is the file read.
-fn open_fixture(f: &FixtureEntry) -> Result<std::fs::File, String> {
+/// Open a listed fixture through no link below its corpus root (in `corpus`, when the run keeps
+/// the corpus's folders open), as the regular file it must still be: the file checked is the
+/// file read.
+fn open_fixture(f: &FixtureEntry, corpus: Option<&Dirs>) -> Result<std::fs::File, String> {
     let root = corpus_root(f);
-    let rel = f.path.strip_prefix(root).unwrap_or(&f.path);
-    confined::open(root, rel).map_err(|e| format!("{}: {e}", f.rel))
+    let opened = match corpus {
+        Some(dirs) if dirs.root() == root => dirs.open(Path::new(&f.rel)).map(|(file, _)| file),
+        _ => confined::open(root, f.path.strip_prefix(root).unwrap_or(&f.path)),
+    };
+    opened.map_err(|e| format!("{}: {e}", f.rel))
 }
 
 /// An expected file: (provider, name, path relative to the expected folder).
@@ -217,7 +221,17 @@ pub fn normalize_with(
     imp: &Implementation,
     rules: bool,
 ) -> Result<Outcome, String> {
-    match panic::catch_unwind(AssertUnwindSafe(|| normalize_inner(f, imp, rules))) {
+    normalize_in(f, imp, rules, None)
+}
+
+/// [`normalize_with`], the fixture opened in `corpus` when given.
+fn normalize_in(
+    f: &FixtureEntry,
+    imp: &Implementation,
+    rules: bool,
+    corpus: Option<&Dirs>,
+) -> Result<Outcome, String> {
+    match panic::catch_unwind(AssertUnwindSafe(|| normalize_inner(f, imp, rules, corpus))) {
         Ok(r) => r,
         Err(payload) => {
             let what = payload
@@ -230,12 +244,17 @@ pub fn normalize_with(
     }
 }
 
-fn normalize_inner(f: &FixtureEntry, imp: &Implementation, rules: bool) -> Result<Outcome, String> {
+fn normalize_inner(
+    f: &FixtureEntry,
+    imp: &Implementation,
+    rules: bool,
+    corpus: Option<&Dirs>,
+) -> Result<Outcome, String> {
     let provider: Provider = f
         .provider
         .parse()
         .map_err(|e| format!("{}: provider folder: {e}", f.rel))?;
-    let stream = load_file(open_fixture(f)?, &f.path).map_err(|e| format!("{e:#}"))?;
+    let stream = load_file(open_fixture(f, corpus)?, &f.path).map_err(|e| format!("{e:#}"))?;
     let input = stream.input();
     // The folder names the provider; the header (or, failing that, the content) the dialect.
     let dialect = match stream
@@ -374,9 +393,15 @@ fn derived_events(
 
 /// What one run checks fixtures against.
 pub struct CheckContext<'a> {
-    pub expected: &'a Path,
+    /// The corpus's folders, each opened once for the run.
+    pub corpus: Dirs,
+    /// The expected files' folders, each opened once for the run.
+    pub expected: Dirs,
     /// Where pending outputs go (`None`: do not write them).
     pub reports: Option<&'a Path>,
+    /// Whether `<reports>/pending` was there (as anything) when the run started. When it was
+    /// not, no pending output of an earlier run is left to remove, and none is looked for.
+    pub pending_folder: bool,
     pub expectations: &'a Expectations,
     /// Who normalizes the fixtures.
     pub implementation: &'a Implementation,
@@ -414,7 +439,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         raw_bytes: f.size,
         duration_ms: 0,
     };
-    let checked = normalize_with(f, cx.implementation, true);
+    let checked = normalize_in(f, cx.implementation, true, Some(&cx.corpus));
     let mut normalized = match checked {
         Ok(Outcome::Normalized(n)) => *n,
         Ok(Outcome::Unsupported(dialect)) => {
@@ -451,7 +476,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
 
     let expected_rel = f.output_rel();
     let mut expected_missing = false;
-    let differs = match confined::read(cx.expected, &expected_rel) {
+    let differs = match cx.expected.read(&expected_rel) {
         Ok(bytes) => {
             let actual = with_unsent_from_expected(&normalized, &bytes);
             match compare_with(cx.compare, &bytes, &actual) {
@@ -491,7 +516,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         }
         Err(e) => {
             return Err(VerifyError::Expected {
-                path: cx.expected.join(expected_rel),
+                path: cx.expected.root().join(expected_rel),
                 source: e,
             });
         }
@@ -531,7 +556,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
             if let Some(s) = write_pending(f, reports, normalized.canonical.as_bytes())? {
                 skipped.push(s);
             }
-        } else {
+        } else if cx.pending_folder {
             // A pending output from an earlier run is stale once the fixture matches.
             skipped.extend(remove_pending(f, reports)?);
         }
@@ -632,9 +657,10 @@ pub fn write_file(root: &Path, rel: &Path, bytes: &[u8]) -> Result<(), VerifyErr
 const WINDOW: usize = 256;
 
 /// Check the `selected` fixtures of `index` (positions, in report order) on a pool of `jobs`
-/// threads (0: one per core), calling `tick` after each and handing every result to `sink` on
-/// the calling thread, in order. With `fail_fast`, fixtures not yet started when one fails are
-/// skipped (the results handed on are then the first ones, in order).
+/// threads (0: one per core; one job works on the calling thread), calling `tick` after each
+/// and handing every result to `sink` on the calling thread, in order. With `fail_fast`,
+/// fixtures not yet started when one fails are skipped (the results handed on are then the
+/// first ones, in order).
 ///
 /// Memory: a worker holds one fixture at a time, and starts fixture `i` only once every fixture
 /// before `i - WINDOW` has been handed on, so at most `WINDOW` results wait, whatever the size of
@@ -650,6 +676,21 @@ pub fn run_ordered(
     tick: &(dyn Fn(&FixtureResult) + Sync),
     sink: &mut dyn FnMut(Checked) -> Result<(), VerifyError>,
 ) -> Result<(), VerifyError> {
+    if jobs == 1 {
+        // One job: the fixtures are checked on the calling thread, in order, each handed on as
+        // soon as it is checked. No pool, channel or window: a hand-over between two threads per
+        // fixture (a wake-up, a switch, a spinning receiver) would cost more than it overlaps.
+        for &at in selected {
+            let checked = check_fixture(&index.entry(at), cx)?;
+            let stop = fail_fast && matches!(checked.result.status, Status::Fail | Status::Error);
+            tick(&checked.result);
+            sink(checked)?;
+            if stop {
+                break;
+            }
+        }
+        return Ok(());
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .thread_name(|i| format!("verify-{i}"))

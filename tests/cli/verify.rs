@@ -595,3 +595,34 @@ fn review_needs_a_terminal() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_stale_pending_output_is_removed_once_its_fixture_passes() {
+    for jobs in ["1", "2"] {
+        let dir = tempdir();
+        let d = dir.path();
+        accepted_corpus(d);
+        // A passing run with no pending folder makes none.
+        assert_eq!(
+            run_in(d, &["verify", "--jobs", jobs]).status.code(),
+            Some(0)
+        );
+        assert!(!d.join("reports/pending").exists(), "--jobs {jobs}");
+        let expected = d.join("expected/claude/basic.json");
+        let good = read(&expected);
+        fs::write(&expected, good.replace("List files", "Something else")).unwrap();
+        assert_eq!(
+            run_in(d, &["verify", "--jobs", jobs]).status.code(),
+            Some(1)
+        );
+        let pending = d.join("reports/pending/claude/basic.json");
+        assert!(pending.is_file(), "--jobs {jobs}");
+        // Another output left by hand beside it, for a fixture that passes too.
+        write(&d.join("reports/pending/codex/exec.json"), b"{}\n");
+        fs::write(&expected, &good).unwrap();
+        let o = run_in(d, &["verify", "--jobs", jobs]);
+        assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+        assert!(!pending.exists(), "--jobs {jobs}");
+        assert!(!d.join("reports/pending/codex/exec.json").exists());
+    }
+}

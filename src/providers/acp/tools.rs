@@ -1,9 +1,13 @@
 //! An ACP tool call → the part's fields, for agents that do not send `_meta.toolnorm`: the name
 //! from ACP's `name` or an adapter's own `_meta` (`_meta.claudeCode.toolName`), the kind from the
-//! name where it says more (`mcp__server__tool`, a todo or subagent tool), else from ACP's `kind`;
+//! name where it says more (an MCP tool, a todo or subagent tool), else from ACP's `kind`;
 //! the output from `rawOutput` or the text of `content`; the error of a failed call from its
-//! content or `rawOutput`. What ACP does not carry (timing, the contract's error code, a subagent's
-//! link) stays absent, for the rules to name.
+//! content or `rawOutput`. An MCP call — `mcp__server__tool` (Claude's adapter), an invocation
+//! input `{server, tool, arguments}` (codex-acp), or `<server>_<tool>` after a server the client
+//! declared (OpenCode) — is named by its tool, with its server in `metadata.mcp`, and gets the
+//! kind and, when the agent's title only restates the tool's name, the title the native
+//! normalizers give it ([`titles::mcp_kind`], [`titles::mcp`]). What ACP does not carry (timing,
+//! the contract's error code, a subagent's link) stays absent, for the rules to name.
 
 use serde_json::{Map, Value, json};
 
@@ -25,6 +29,9 @@ pub(crate) struct CallView {
     pub raw_output: Option<Value>,
     /// Adapter `_meta` keys other than ours, merged key by key.
     pub meta: Map<String, Value>,
+    /// The MCP identity of a `<server>_<tool>` name after a server the client declared, once
+    /// found (the tracker splits it: it knows the declared servers).
+    pub declared_mcp: Option<McpRef>,
 }
 
 impl CallView {
@@ -164,13 +171,22 @@ fn mcp_invocation(input: Option<&Value>) -> Option<(String, String, Value)> {
         .then(|| (server.to_owned(), tool.to_owned(), args.clone()))
 }
 
-/// The contract kind of a call: from its name where that says more than ACP's kind.
-fn kind(view: &CallView, name: Option<&str>) -> ToolKind {
+/// An MCP call's identity and its own arguments (`None`: the call's `rawInput` as it is): from an
+/// `mcp__server__tool` name, an invocation input, or a declared server's `<server>_<tool>`.
+fn mcp_identity(view: &CallView, name: Option<&str>) -> Option<(McpRef, Option<Value>)> {
     if let Some((server, tool)) = name.and_then(mcp_parts) {
-        return titles::mcp_kind(&server, &tool);
+        return Some((McpRef { server, tool }, None));
     }
-    if let Some((server, tool, _)) = mcp_invocation(view.raw_input.as_ref()) {
-        return titles::mcp_kind(&server, &tool);
+    if let Some((server, tool, args)) = mcp_invocation(view.raw_input.as_ref()) {
+        return Some((McpRef { server, tool }, Some(args)));
+    }
+    view.declared_mcp.clone().map(|m| (m, None))
+}
+
+/// The contract kind of a call: from its name where that says more than ACP's kind.
+fn kind(view: &CallView, name: Option<&str>, mcp: Option<&McpRef>) -> ToolKind {
+    if let Some(m) = mcp {
+        return titles::mcp_kind(&m.server, &m.tool);
     }
     match name.map(str::to_ascii_lowercase).as_deref() {
         Some("todowrite" | "todo_write" | "todowrite_tool" | "update_plan") => ToolKind::Todo,
@@ -223,7 +239,8 @@ pub(crate) struct Derived {
 pub(crate) fn derive(view: &CallView, declined: Option<&str>) -> Derived {
     let name = view.tool_name();
     let acp_kind = view.kind.clone().unwrap_or_else(|| "other".to_owned());
-    let kind = kind(view, name.as_deref());
+    let mcp = mcp_identity(view, name.as_deref());
+    let kind = kind(view, name.as_deref(), mcp.as_ref().map(|(m, _)| m));
     let mut state = view.state();
     if declined.is_some() {
         state = ToolState::Error;
@@ -271,27 +288,34 @@ pub(crate) fn derive(view: &CallView, declined: Option<&str>) -> Derived {
         ..ToolMetadata::default()
     };
     metadata.parent_tool_use_id = view.parent();
-    // An MCP tool's name is the tool's own, its server in `metadata.mcp`.
+    // An MCP tool's name is the tool's own, its server in `metadata.mcp`; its own arguments (of
+    // an invocation input) are the call's input.
+    let raw_name = name.clone();
     let mut name = name;
     let mut input = view.raw_input.clone().unwrap_or_else(|| json!({}));
-    if let Some((server, tool)) = name.as_deref().and_then(mcp_parts) {
-        name = Some(tool.clone());
-        metadata.mcp = Some(McpRef { server, tool });
-    } else if let Some((server, tool, args)) = mcp_invocation(view.raw_input.as_ref()) {
-        // The MCP tool's own arguments are the call's input.
-        name.get_or_insert_with(|| tool.clone());
-        input = args;
-        metadata.mcp = Some(McpRef { server, tool });
+    if let Some((m, args)) = &mcp {
+        name = Some(m.tool.clone());
+        if let Some(args) = args {
+            input = args.clone();
+        }
+        metadata.mcp = Some(m.clone());
     }
     metadata
         .extra
         .insert("acpKind".to_owned(), Value::String(acp_kind.clone()));
     let name = name.unwrap_or(acp_kind);
-    let title = view
-        .title
-        .clone()
-        .filter(|t| !t.trim().is_empty())
-        .unwrap_or_else(|| name.clone());
+    let sent = view.title.clone().filter(|t| !t.trim().is_empty());
+    let title = match (&mcp, sent) {
+        // An MCP call titled with nothing but its tool's name reads as the native ones do.
+        (Some((m, _)), sent) => sent
+            .filter(|t| {
+                let names = [raw_name.as_deref(), Some(&m.tool)];
+                !names.into_iter().flatten().any(|n| titles::restates(t, n))
+                    && !titles::restates(t, &format!("{}_{}", m.server, m.tool))
+            })
+            .unwrap_or_else(|| titles::mcp(&m.server, &m.tool, &input)),
+        (None, sent) => sent.unwrap_or_else(|| name.clone()),
+    };
     Derived {
         name,
         kind,

@@ -15,15 +15,20 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::model::acp_meta::{apply_toolnorm_meta, kind_of_acp_kind, toolnorm_meta};
-use crate::model::{NormalizedToolPart, ToolState};
+use crate::model::{McpRef, NormalizedToolPart, ToolState};
+use crate::providers::opencode::tools::split_declared_mcp;
 use crate::providers::{PartStore, PartUpdate, first_line, line_text, parse_json};
 use crate::stream::RawLine;
 
 use super::tools::{CallView, derive};
 use super::wire::{
     InitializeResult, Message, PermissionOption, PermissionOutcome, PermissionRequest, RpcError,
-    SessionNotification, ToolCallFields, session_update_kind,
+    SESSION_SETUP_METHODS, SessionNotification, SessionSetup, ToolCallFields, session_update_kind,
 };
+
+/// At most this many MCP server names are kept from the client's session requests; a stream
+/// declaring more is told once, and the rest do not name calls.
+const MAX_DECLARED_SERVERS: usize = 256;
 
 #[derive(Default)]
 struct Call {
@@ -53,6 +58,11 @@ pub(crate) struct Tracker {
     prompts: usize,
     /// The plan part of the current prompt turn, once a `plan` update came.
     plan: Option<String>,
+    /// The names of the MCP servers the client declared (`session/new` & co., `mcpServers`),
+    /// each once: the only servers an agent's `<server>_<tool>` name is split against.
+    mcp_servers: Vec<String>,
+    /// More were declared than are kept (said once).
+    servers_capped: bool,
 }
 
 impl Tracker {
@@ -86,11 +96,40 @@ impl Tracker {
                 if method == "session/prompt" {
                     self.prompts += 1;
                 }
+                if SESSION_SETUP_METHODS.contains(&method) {
+                    self.declare_servers(n, msg.params, store);
+                }
                 self.requests.insert(id, method.to_owned());
             }
             (Some(_), None) => {}
             (None, Some(id)) if msg.is_response() => self.response(n, &id, &msg, store),
             (None, _) => {}
+        }
+    }
+
+    /// Keep the MCP server names a session request declares.
+    fn declare_servers(&mut self, n: u32, params: Option<&RawValue>, store: &mut PartStore) {
+        let Some(setup) = params.and_then(|p| serde_json::from_str::<SessionSetup>(p.get()).ok())
+        else {
+            return;
+        };
+        for name in setup.server_names() {
+            if self.mcp_servers.iter().any(|s| s == name) {
+                continue;
+            }
+            if self.mcp_servers.len() == MAX_DECLARED_SERVERS {
+                if !self.servers_capped {
+                    self.servers_capped = true;
+                    store.warn(
+                        n,
+                        format!(
+                            "more than {MAX_DECLARED_SERVERS} MCP servers declared; the others do not name calls"
+                        ),
+                    );
+                }
+                return;
+            }
+            self.mcp_servers.push(name.to_owned());
         }
     }
 
@@ -146,6 +185,9 @@ impl Tracker {
             call.ours = None;
         }
         call.view.apply(f);
+        if call.view.declared_mcp.is_none() {
+            call.view.declared_mcp = declared_mcp(&call.view, &self.mcp_servers);
+        }
         let meta = f.meta.as_ref().map(|m| Value::Object(m.clone()));
         if let Some(ours) = toolnorm_meta(meta.as_ref()) {
             let mut part = match call.ours.take() {
@@ -339,6 +381,21 @@ impl Tracker {
             _ => {}
         }
     }
+}
+
+/// The MCP identity of a call named `<server>_<tool>` (OpenCode's spelling) after a server the
+/// client declared: its stated name, or its title when it states none (OpenCode titles an MCP
+/// call with the tool id). A name with another prefix is left alone.
+fn declared_mcp(view: &CallView, servers: &[String]) -> Option<McpRef> {
+    if servers.is_empty() {
+        return None;
+    }
+    let name = view.tool_name().or_else(|| view.title.clone())?;
+    let (server, tool) = split_declared_mcp(name.trim(), servers.iter().map(String::as_str))?;
+    Some(McpRef {
+        server: server.to_owned(),
+        tool: tool.to_owned(),
+    })
 }
 
 /// ACP's own fields of a frame onto an exact (toolnorm-speaking) part, as `model::acp::Fold` does.

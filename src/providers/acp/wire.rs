@@ -158,6 +158,30 @@ pub(crate) struct PermissionOutcome {
     pub option_id: Option<String>,
 }
 
+/// `params` of the client's `session/new`, `session/load` and `session/resume`: the MCP servers
+/// it hands the agent (`mcpServers`, each a stdio, HTTP or SSE server with a `name`). An entry
+/// that is not an object with a string `name` is skipped, as ACP's schema skips invalid items.
+#[derive(Deserialize, Debug, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionSetup {
+    #[serde(default, deserialize_with = "lenient")]
+    pub mcp_servers: Option<Vec<Value>>,
+}
+
+impl SessionSetup {
+    /// The declared servers' names, as given.
+    pub fn server_names(&self) -> impl Iterator<Item = &str> {
+        self.mcp_servers
+            .iter()
+            .flatten()
+            .filter_map(|s| s.get("name").and_then(Value::as_str))
+    }
+}
+
+/// The client's requests whose `params` declare MCP servers ([`SessionSetup`]).
+pub(crate) const SESSION_SETUP_METHODS: [&str; 3] =
+    ["session/new", "session/load", "session/resume"];
+
 /// `result` of `initialize`: who the agent is.
 #[derive(Deserialize, Debug, Default)]
 #[serde(rename_all = "camelCase")]

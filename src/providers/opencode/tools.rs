@@ -101,6 +101,45 @@ pub(super) fn classify(fork: &Fork, tool: &str, input: &Value) -> Class {
     }
 }
 
+/// OpenCode's name for an MCP server in its tool ids: every character other than an ASCII letter,
+/// digit, `_` or `-` becomes `_` (`my.server` → `my_server`).
+pub(crate) fn sanitized_server(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// An MCP tool id `<server>_<tool>` split against the MCP servers the client declared (their
+/// names as declared), never on a guess: `tool` must start with a declared server's
+/// [`sanitized_server`] name and `_`, followed by a tool name as OpenCode writes one (ASCII
+/// letters, digits, `_`, `-`). The longest declared name wins (`my_server_x` with `my` and
+/// `my_server` declared is `my_server`'s `x`). Returns (the declared server, the tool).
+pub(crate) fn split_declared_mcp<'s, 't>(
+    tool: &'t str,
+    servers: impl IntoIterator<Item = &'s str>,
+) -> Option<(&'s str, &'t str)> {
+    let is_tool = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    servers
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| {
+            let rest = tool.strip_prefix(sanitized_server(s).as_str())?;
+            let rest = rest.strip_prefix('_')?;
+            is_tool(rest).then_some((s, rest))
+        })
+        .min_by_key(|(_, rest)| rest.len())
+}
+
 /// `batch` runs several tools: their kind when they all share one.
 fn batch_kind(input: &Value) -> ToolKind {
     let mut kinds = batch_tools(input).map(|t| builtin_kind(t).unwrap_or(ToolKind::Unknown));
@@ -150,10 +189,7 @@ const GENERIC_TITLES: &[&str] = &["invalid tool", "tool", "mcp", "untitled"];
 fn specific<'a>(title: Option<&'a str>, ctx: &TitleCtx<'_>) -> Option<&'a str> {
     let t = title?.trim();
     let lower = t.to_ascii_lowercase();
-    let same_as_name = t.eq_ignore_ascii_case(ctx.tool)
-        || t.eq_ignore_ascii_case(&ctx.class.name)
-        || titles::words(t) == titles::words(ctx.tool)
-        || titles::words(t) == titles::words(&ctx.class.name);
+    let same_as_name = titles::restates(t, ctx.tool) || titles::restates(t, &ctx.class.name);
     (!t.is_empty() && !same_as_name && !GENERIC_TITLES.contains(&lower.as_str())).then_some(t)
 }
 
@@ -627,6 +663,34 @@ mod tests {
                 tool: "server_do_thing".into()
             })
         );
+    }
+
+    #[test]
+    fn mcp_ids_split_only_against_declared_servers() {
+        let declared = ["amalgm", "my", "my_server", "docs.site"];
+        let split = |t| split_declared_mcp(t, declared);
+        assert_eq!(
+            split("amalgm_browser_navigate"),
+            Some(("amalgm", "browser_navigate"))
+        );
+        // The longest declared server wins; a name is matched in OpenCode's sanitized spelling.
+        assert_eq!(split("my_server_do_thing"), Some(("my_server", "do_thing")));
+        assert_eq!(split("my_do_thing"), Some(("my", "do_thing")));
+        assert_eq!(split("docs_site_search"), Some(("docs.site", "search")));
+        // An undeclared prefix, a bare server, a title that is no tool id: no split.
+        for t in [
+            "github_create_issue",
+            "amalgm",
+            "amalgm_",
+            "amalgmx_browser_navigate",
+            "amalgm_open page.html",
+            "Amalgm_browser_navigate",
+            "read",
+        ] {
+            assert_eq!(split(t), None, "{t}");
+        }
+        assert_eq!(split_declared_mcp("amalgm_browser_navigate", []), None);
+        assert_eq!(split_declared_mcp("_x", [""]), None);
     }
 
     #[test]

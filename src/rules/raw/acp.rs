@@ -2,7 +2,10 @@
 //! `tool_call_update`) and of the agent's permission requests, by `toolCallId`; the name an agent
 //! states (ACP's `name`, `_meta.toolnorm.name`, or an adapter's `_meta.<agent>.toolName`); a
 //! `failed` status, or a permission request the client answered with a `reject_*` option, as the
-//! failure marker; a `plan` update as the turn's todo list (`plan-<turn>`, turns counted by the
+//! failure marker; the MCP server and tool of `mcp__<server>__<tool>`, or of `<server>_<tool>`
+//! (OpenCode's spelling, in the stated name or else the title) after a server the client declared
+//! in `session/new`, `session/load` or `session/resume` (`mcpServers[].name`, in OpenCode's
+//! spelling: characters other than ASCII letters, digits, `_` and `-` as `_`); a `plan` update as the turn's todo list (`plan-<turn>`, turns counted by the
 //! client's `session/prompt` requests); and a `session/prompt` response (`stopReason`) as the end
 //! of the turn.
 
@@ -17,6 +20,7 @@ static MARKERS: Markers = Markers::new(&[
     "outcome",
     "\"plan\"",
     "session/prompt",
+    "mcpServers",
 ]);
 
 /// ACP over stdio, both directions.
@@ -26,11 +30,33 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
     let mut asked: HashMap<String, (String, Vec<String>)> = HashMap::default();
     // A `plan` update is the todo list of its prompt turn: one call per turn, `plan-<turn>`.
     let mut prompts = 0usize;
+    // The MCP servers the client declared: (name as declared, as OpenCode writes it in tool ids).
+    let mut servers: Vec<(String, String)> = Vec::new();
     for_marked_lines(input, &MARKERS, |line, v| {
         let method = str_of(&v, "method");
         let params = v.get("params");
         match method {
             Some("session/prompt") => prompts += 1,
+            Some("session/new" | "session/load" | "session/resume") => {
+                let declared = params
+                    .and_then(|p| p.get("mcpServers"))
+                    .and_then(Node::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|m| str_of(m, "name"));
+                for name in declared {
+                    if servers.len() < MAX_SERVERS && !servers.iter().any(|(n, _)| n == name) {
+                        let written = name
+                            .chars()
+                            .map(|c| match c {
+                                'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' => c,
+                                _ => '_',
+                            })
+                            .collect();
+                        servers.push((name.to_owned(), written));
+                    }
+                }
+            }
             Some("session/update") => {
                 let Some(u) = params.and_then(|p| p.get("update")) else {
                     return;
@@ -44,14 +70,14 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
                     str_of(u, "sessionUpdate"),
                     Some("tool_call" | "tool_call_update")
                 ) {
-                    call_fields(&mut s, line, u);
+                    call_fields(&mut s, line, u, &servers);
                 }
             }
             Some("session/request_permission") => {
                 let Some(tc) = params.and_then(|p| p.get("toolCall")) else {
                     return;
                 };
-                call_fields(&mut s, line, tc);
+                call_fields(&mut s, line, tc, &servers);
                 let (Some(id), Some(call)) = (v.get("id"), str_of(tc, "toolCallId")) else {
                     return;
                 };
@@ -92,7 +118,10 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
     s
 }
 
-fn call_fields(s: &mut RawScan, line: u32, u: &Node<'_>) {
+/// At most this many declared MCP servers are kept.
+const MAX_SERVERS: usize = 256;
+
+fn call_fields(s: &mut RawScan, line: u32, u: &Node<'_>, servers: &[(String, String)]) {
     let Some(id) = str_of(u, "toolCallId") else {
         return;
     };
@@ -119,12 +148,41 @@ fn call_fields(s: &mut RawScan, line: u32, u: &Node<'_>) {
             call.mcp = Some((server.to_owned(), tool.to_owned()));
         }
     }
+    if call.mcp.is_none() {
+        if let Some(m) = name
+            .or_else(|| str_of(u, "title"))
+            .and_then(|n| declared_tool(n.trim(), servers))
+        {
+            call.mcp = Some(m);
+        }
+    }
     if let Some(input) = u.get("rawInput") {
         merge_args(&mut call.args, input);
     }
     if failed {
         call.failed_line.get_or_insert(line);
     }
+}
+
+/// `<server>_<tool>` after a declared server (the longest that fits), the tool an identifier.
+fn declared_tool(name: &str, servers: &[(String, String)]) -> Option<(String, String)> {
+    let mut best: Option<(&str, &str)> = None;
+    for (declared, written) in servers {
+        let Some(tool) = name
+            .strip_prefix(written.as_str())
+            .and_then(|r| r.strip_prefix('_'))
+        else {
+            continue;
+        };
+        let ident = !tool.is_empty()
+            && tool
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if ident && best.is_none_or(|(_, t)| tool.len() < t.len()) {
+            best = Some((declared, tool));
+        }
+    }
+    best.map(|(s, t)| (s.to_owned(), t.to_owned()))
 }
 
 #[cfg(test)]
@@ -167,5 +225,33 @@ mod tests {
             }]
         );
         assert_eq!(s.get("plan-2").unwrap().line, 8);
+    }
+
+    #[test]
+    fn mcp_calls_named_after_declared_servers() {
+        let s = stdio(&Input::from_bytes(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[{"name":"amalgm","command":"/s","args":[],"env":[]},{"name":"my.docs","command":"/d","args":[],"env":[]},{"name":"my","command":"/m","args":[],"env":[]}]}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"a","title":"amalgm_browser_navigate","kind":"other","status":"pending","rawInput":{}}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"b","title":"my_docs_search","kind":"other"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"github_create_issue","kind":"other"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"d","title":"amalgm_open a page","kind":"other"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"e","title":"x","kind":"other","_meta":{"claudeCode":{"toolName":"mcp__jira__search"}}}}}"#,
+                "\n",
+            )
+            .as_bytes(),
+        ));
+        let mcp = |id: &str| s.get(id).unwrap().mcp.clone();
+        let pair = |a: &str, b: &str| Some((a.to_owned(), b.to_owned()));
+        assert_eq!(mcp("a"), pair("amalgm", "browser_navigate"));
+        assert_eq!(mcp("b"), pair("my.docs", "search"));
+        assert_eq!(mcp("c"), None, "undeclared");
+        assert_eq!(mcp("d"), None, "not a tool id");
+        assert_eq!(mcp("e"), pair("jira", "search"));
     }
 }

@@ -1,20 +1,21 @@
 //! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`; `opencode acp`, `kilo acp`,
-//! `droid exec --output-format acp`, `copilot --acp`, `gemini --acp` and `qwen --acp` — driven with toolnorm as the ACP client
-//! through the recording proxy: `initialize`, `session/new` (in the scratch workspace), one
-//! `session/prompt`, every `session/request_permission` answered with the first option that
-//! allows, until the prompt's response. Each adapter is configured as its native CLI is (the
-//! model server, the fixture MCP server); Claude's adapter gets the MCP server in `session/new`,
-//! as an editor passes it, the others read it from their configuration.
+//! `droid exec --output-format acp`, `copilot --acp`, `gemini --acp` and `qwen --acp` — driven
+//! with toolnorm as the ACP client through the recording proxy: `initialize`, `session/new` (in
+//! the scratch workspace), one `session/prompt`, every `session/request_permission` answered with
+//! the first option that allows, until the prompt's response. Each adapter is configured as its
+//! native CLI is (the model server, the fixture MCP server); Claude's adapter and `opencode acp`
+//! get the MCP server in `session/new`, as an editor passes it (so the recording names the
+//! servers the client declared, which OpenCode's `<server>_<tool>` names are split against), the
+//! others read it from their configuration.
 
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, claude, codex, copilot, droid, gemini, opencode, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
-use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::mcp_server::{SERVER_NAME, ServerCommand};
 use crate::scenario::spec::{Agent, Scenario};
 
 pub struct Acp;
@@ -63,8 +64,8 @@ impl Launcher for Acp {
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
-        let mcp = if s.mcp && s.agent == Agent::ClaudeAcp {
-            acp_mcp_servers(&claude::mcp_config_path(&launch.scratch.root))?
+        let mcp = if s.mcp && passes_mcp_in_session(s.agent) {
+            acp_mcp_servers(launch.mcp)
         } else {
             json!([])
         };
@@ -88,17 +89,15 @@ fn who(agent: Agent) -> &'static str {
     }
 }
 
-/// The fixture MCP server as ACP's `session/new` takes it (`[{name, command, args, env}]`),
-/// from the `--mcp-config` file the Claude configuration wrote.
-fn acp_mcp_servers(config: &std::path::Path) -> anyhow::Result<Value> {
-    let text = std::fs::read_to_string(config)
-        .with_context(|| format!("failed to read {}", config.display()))?;
-    let v: Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", config.display()))?;
-    let server = &v["mcpServers"][SERVER_NAME];
-    Ok(
-        json!([{"name": SERVER_NAME, "command": server["command"], "args": server["args"], "env": []}]),
-    )
+/// The adapters given the fixture MCP server in `session/new` rather than in their configuration.
+pub(super) fn passes_mcp_in_session(agent: Agent) -> bool {
+    matches!(agent, Agent::ClaudeAcp | Agent::OpencodeAcp)
+}
+
+/// The fixture MCP server as ACP's `session/new` takes it: one stdio server,
+/// `[{name, command, args, env}]`.
+fn acp_mcp_servers(server: &ServerCommand) -> Value {
+    json!([{"name": SERVER_NAME, "command": server.program, "args": server.args, "env": []}])
 }
 
 /// Wait for the response to request `id`, answering the agent's own requests meanwhile.
@@ -246,6 +245,21 @@ fn drive_acp(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mcp_server_is_declared_as_a_stdio_server() {
+        let server = ServerCommand {
+            program: "/bin/toolnorm".to_owned(),
+            args: vec!["mcp-fixture-server".to_owned()],
+        };
+        assert_eq!(
+            acp_mcp_servers(&server),
+            json!([{"name": "amalgm", "command": "/bin/toolnorm",
+                "args": ["mcp-fixture-server"], "env": []}])
+        );
+        assert!(passes_mcp_in_session(Agent::OpencodeAcp));
+        assert!(!passes_mcp_in_session(Agent::CodexAcp));
+    }
 
     #[test]
     fn permission_requests_get_the_first_allowing_option() {

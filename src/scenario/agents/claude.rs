@@ -18,12 +18,7 @@ pub struct Claude;
 
 /// The `--mcp-config` file.
 fn mcp_config(setup: &Setup<'_>) -> PathBuf {
-    mcp_config_path(&setup.scratch.root)
-}
-
-/// The `--mcp-config` file in a scratch folder (the ACP adapter passes it on in `session/new`).
-pub(super) fn mcp_config_path(scratch_root: &std::path::Path) -> PathBuf {
-    scratch_root.join("mcp.json")
+    setup.scratch.root.join("mcp.json")
 }
 
 impl Launcher for Claude {

@@ -72,7 +72,8 @@ impl Launcher for Opencode {
             "share": "disabled",
             "permission": {"edit": "allow", "bash": "allow", "webfetch": "allow", "external_directory": "allow"}
         });
-        if setup.scenario.mcp {
+        // `opencode acp` gets the server from the client, in `session/new`.
+        if setup.scenario.mcp && !super::acp::passes_mcp_in_session(setup.scenario.agent) {
             let mut command = vec![setup.mcp.program.clone()];
             command.extend(setup.mcp.args.iter().cloned());
             cfg["mcp"] =

@@ -160,6 +160,9 @@ fn keep(key: &str) -> Keep {
         | "sessionUpdate" | "state" | "status" | "stopReason" | "subtype" | "success"
         | "threadId" | "tool" | "toolCall" | "toolCallId" | "toolName" | "tool_use_id"
         | "turnId" | "type" | "update" | "working_directory" => Keep::Pruned,
+        // ACP: the MCP servers a client declares, and a call's title (OpenCode names an MCP call
+        // in it).
+        "mcpServers" | "title" => Keep::Pruned,
         // Gemini CLI and Qwen Code.
         "$set" | "functionCall" | "functionResponse" | "response" | "toolCallResult"
         | "toolCalls" | "tool_id" | "tool_name" => Keep::Pruned,
