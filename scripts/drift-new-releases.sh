@@ -1,13 +1,12 @@
 #!/bin/sh
-# Drift of every release newer than the pinned ones: for Claude Code, Codex, OpenCode, Gemini CLI
-# and Qwen Code, ask the
-# npm registry for the published versions newer than the version the scenarios pin
-# (`cli_version` in scenarios/<cli>-*.toml), and run `toolnorm scenario drift` on each (the
+# Drift of every release newer than the pinned ones: for Claude Code, Codex, OpenCode, Gemini CLI,
+# Qwen Code, Kilo, droid and Copilot CLI, ask the npm registry for the published versions newer
+# than the version the scenarios pin (`cli_version` in scenarios/<cli>-*.toml), and run `toolnorm scenario drift` on each (the
 # newest MAX_PER_CLI of them, 3 by default), so a release that changes the stream is known the
 # day it ships. Reports go to $REPORTS/<cli>-<version>/ (drift.md beside verify's full report);
 # a summary table goes to stdout and, on GitHub Actions, to the job summary.
 #
-#   scripts/drift-new-releases.sh [--dry-run] [claude] [codex] [opencode] [gemini] [qwen]
+#   scripts/drift-new-releases.sh [--dry-run] [claude] [codex] [opencode] [gemini] [qwen] [kilo] [droid] [copilot]
 #
 # Environment: TOOLNORM (the command to run, default `cargo run --release --quiet --`), REPORTS
 # (default reports/drift), MAX_PER_CLI (default 3), NPM (default npm).
@@ -25,11 +24,11 @@ clis=""
 for arg in "$@"; do
     case "$arg" in
         --dry-run) dry_run=1 ;;
-        claude | codex | opencode | gemini | qwen) clis="$clis $arg" ;;
-        *) echo "usage: $0 [--dry-run] [claude] [codex] [opencode] [gemini] [qwen]" >&2; exit 2 ;;
+        claude | codex | opencode | gemini | qwen | kilo | droid | copilot) clis="$clis $arg" ;;
+        *) echo "usage: $0 [--dry-run] [claude] [codex] [opencode] [gemini] [qwen] [kilo] [droid] [copilot]" >&2; exit 2 ;;
     esac
 done
-[ -n "$clis" ] || clis="claude codex opencode gemini qwen"
+[ -n "$clis" ] || clis="claude codex opencode gemini qwen kilo droid copilot"
 
 package_of() {
     case "$1" in
@@ -38,6 +37,9 @@ package_of() {
         opencode) echo "opencode-ai" ;;
         gemini) echo "@google/gemini-cli" ;;
         qwen) echo "@qwen-code/qwen-code" ;;
+        kilo) echo "@kilocode/cli" ;;
+        droid) echo "droid" ;;
+        copilot) echo "@github/copilot" ;;
     esac
 }
 

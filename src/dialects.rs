@@ -9,7 +9,8 @@ use std::fmt;
 use crate::model::NormalizedDocument;
 use crate::normalizer::Normalizer;
 use crate::providers::{
-    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, gemini, opencode, qwen,
+    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, copilot, droid, gemini, kilo,
+    opencode, qwen,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -62,6 +63,32 @@ pub static DIALECTS: &[DialectEntry] = &[
         sniff: opencode::export::sniff,
         sniff_document: Some(opencode::export::sniff_document),
         new: opencode::export::new,
+        #[cfg(feature = "cli")]
+        scan: raw::opencode::export,
+    },
+    // Kilo writes OpenCode's formats (see `FORKS`): its rows are read only when Kilo is asked for
+    // (a fixture in `kilo/`, `--provider kilo`).
+    DialectEntry {
+        dialect: Dialect::KiloEvents,
+        sniff: kilo::events::sniff,
+        sniff_document: None,
+        new: kilo::events::new,
+        #[cfg(feature = "cli")]
+        scan: raw::opencode::events,
+    },
+    DialectEntry {
+        dialect: Dialect::KiloRun,
+        sniff: kilo::run::sniff,
+        sniff_document: None,
+        new: kilo::run::new,
+        #[cfg(feature = "cli")]
+        scan: raw::opencode::run,
+    },
+    DialectEntry {
+        dialect: Dialect::KiloExport,
+        sniff: kilo::export::sniff,
+        sniff_document: Some(kilo::export::sniff_document),
+        new: kilo::export::new,
         #[cfg(feature = "cli")]
         scan: raw::opencode::export,
     },
@@ -145,6 +172,39 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: codex::exec::new,
         #[cfg(feature = "cli")]
         scan: raw::codex::exec,
+    },
+    DialectEntry {
+        dialect: Dialect::CopilotJson,
+        sniff: copilot::json::sniff,
+        sniff_document: None,
+        new: copilot::json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::copilot::events,
+    },
+    DialectEntry {
+        dialect: Dialect::CopilotSession,
+        sniff: copilot::session::sniff,
+        sniff_document: None,
+        new: copilot::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::copilot::events,
+    },
+    // Above Claude's rows: droid's `init` line is Claude's shape, told apart by its own keys.
+    DialectEntry {
+        dialect: Dialect::DroidStreamJson,
+        sniff: droid::stream_json::sniff,
+        sniff_document: None,
+        new: droid::stream_json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::droid::stream_json,
+    },
+    DialectEntry {
+        dialect: Dialect::DroidSession,
+        sniff: droid::session::sniff,
+        sniff_document: None,
+        new: droid::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::droid::session,
     },
     DialectEntry {
         dialect: Dialect::ClaudeTranscript,
@@ -248,6 +308,27 @@ pub(crate) fn normalize_text(text: &str, dialect: Dialect) -> NormalizedDocument
         },
     )
     .expect("a forced dialect always normalizes")
+}
+
+/// Dialects that are another dialect's format byte for byte, written by a CLI built on the other
+/// one's (Kilo on OpenCode): (the fork's dialect, the dialect whose format it is). From content
+/// alone their lines are the other's, so detection never names the fork unless its provider is
+/// asked for (a fixture's folder, `--provider kilo`); then the fork's rows read lines with the
+/// other's sniffers. Their rows' own sniffers are the same functions, kept for that case.
+pub static FORKS: &[(Dialect, Dialect)] = &[
+    (Dialect::KiloEvents, Dialect::OpencodeEvents),
+    (Dialect::KiloRun, Dialect::OpencodeRun),
+    (Dialect::KiloExport, Dialect::OpencodeExport),
+];
+
+/// Whether `e` is a fork's dialect ([`FORKS`]) that only its own provider may detect.
+fn fork_hidden(e: &DialectEntry, provider: Option<Provider>) -> bool {
+    provider != Some(e.dialect.provider()) && FORKS.iter().any(|(fork, _)| *fork == e.dialect)
+}
+
+/// Whether row `e` accepts the line, given the provider asked for.
+fn sniffs(e: &DialectEntry, provider: Option<Provider>, probe: &Probe<'_>) -> bool {
+    !fork_hidden(e, provider) && (e.sniff)(probe)
 }
 
 /// How many non-blank lines detection looks at, at most.
@@ -372,13 +453,18 @@ impl DocShape {
 /// stream:
 ///
 /// - a whole-document dialect (`opencode export`) when the stream is one such JSON document;
-/// - otherwise the dialect of the first line that only one dialect's sniffer accepts — provided
+/// - otherwise the dialect of the first line that only one dialect's sniffer accepts (among the
+///   provider's, when one is asked for) — provided
 ///   every line before it that some sniffer accepted was accepted by that dialect too (foreign
 ///   lines, which no sniffer accepts, say nothing);
 /// - failing that (every line so far was accepted by several dialects, or two lines contradict
 ///   each other), the dialect most of the first [`SNIFF_LINES`] non-blank lines look like (a line
-///   counts for the first row whose sniffer accepts it), decided as soon as [`UNANIMOUS`] lines
-///   agree and none disagrees.
+///   counts for the first row, among the provider's, whose sniffer accepts it), decided as soon
+///   as [`UNANIMOUS`] lines agree and none disagrees.
+///
+/// A fork's dialect that writes another's format byte for byte ([`FORKS`]: Kilo's, OpenCode's)
+/// is never detected from content alone (its lines are the other's); when its provider is asked
+/// for, its rows read lines with the other's sniffers.
 ///
 /// So a stream is decided at its first line that names its dialect beyond doubt (Claude's
 /// `system`/`init`, Codex's `thread.started`, OpenCode's `server.connected`), and only what is
@@ -418,7 +504,7 @@ impl Sniffer {
             votes: Vec::new(),
             candidates: DIALECTS
                 .iter()
-                .filter(|e| Self::allows(provider, e))
+                .filter(|e| Self::allows(provider, e) && !fork_hidden(e, provider))
                 .map(|e| e.dialect)
                 .collect(),
             decisive: None,
@@ -465,14 +551,15 @@ impl Sniffer {
         self.looked += 1;
         let text = line.text();
         if let Some(probe) = Probe::parse(&text) {
-            let mut accepted = DIALECTS.iter().filter(|e| (e.sniff)(&probe));
+            let provider = self.provider;
+            let mut accepted = DIALECTS
+                .iter()
+                .filter(|e| Self::allows(provider, e) && sniffs(e, provider, &probe));
             if let Some(first) = accepted.next() {
                 let others: Vec<&DialectEntry> = accepted.collect();
-                if Self::allows(self.provider, first) {
-                    match self.votes.iter_mut().find(|(x, _)| *x == first.dialect) {
-                        Some((_, n)) => *n += 1,
-                        None => self.votes.push((first.dialect, 1)),
-                    }
+                match self.votes.iter_mut().find(|(x, _)| *x == first.dialect) {
+                    Some((_, n)) => *n += 1,
+                    None => self.votes.push((first.dialect, 1)),
                 }
                 self.narrow(first, &others);
             }
@@ -483,17 +570,12 @@ impl Sniffer {
         self.voted = self.decisive.is_some() || unanimous || self.looked >= SNIFF_LINES;
     }
 
-    /// Keep the candidates the line's sniffers (`first`, then `others`) accept; a line only one
-    /// dialect accepts decides, if that dialect is still a candidate. A line only other
-    /// providers' dialects accept says nothing, as a foreign line.
+    /// Keep the candidates the line's sniffers (`first`, then `others`: the provider's, when
+    /// one is asked for) accept; a line only one dialect accepts decides, if that dialect is
+    /// still a candidate. A line only other providers' dialects accept never gets here: it says
+    /// nothing, as a foreign line.
     fn narrow(&mut self, first: &DialectEntry, others: &[&DialectEntry]) {
         let accepts = |d: Dialect| first.dialect == d || others.iter().any(|e| e.dialect == d);
-        if !std::iter::once(first)
-            .chain(others.iter().copied())
-            .any(|e| Self::allows(self.provider, e))
-        {
-            return;
-        }
         self.candidates.retain(|&d| accepts(d));
         if others.is_empty() && self.candidates == [first.dialect] {
             self.decisive = Some(first.dialect);
@@ -528,7 +610,7 @@ impl Sniffer {
         let provider = self.provider;
         let d = DIALECTS
             .iter()
-            .filter(|e| Self::allows(provider, e))
+            .filter(|e| Self::allows(provider, e) && !fork_hidden(e, provider))
             .find(|e| e.sniff_document.is_some_and(|sniff| sniff(&bytes)))
             .map(|e| e.dialect);
         self.document = Some(d);
@@ -549,7 +631,7 @@ impl Sniffer {
         best.map(|(d, _)| d).ok_or_else(|| {
             NormalizeError::Undetectable(match self.provider {
                 Some(p) => format!("no line looks like any {p} dialect"),
-                None => "no line looks like Claude, Codex or OpenCode output".to_owned(),
+                None => "no line looks like the output of any known agent".to_owned(),
             })
         })
     }

@@ -4,9 +4,10 @@
 //! without `--force`, and nothing is written through a link even then.
 //!
 //! The starter fixture is one of the shipped corpus's own recordings, embedded in the binary with
-//! its expected output (Claude Code's unless `--agent` names another agent): `verify` refuses a gate that checks nothing, and a real fixture proves the
-//! whole chain (record format, normalizer, expected file, CI) works from the first commit, where
-//! `--allow-empty` in the workflow would keep passing silently if the corpus were never filled.
+//! its expected output (Claude Code's unless `--agent` names another agent): `verify` refuses a
+//! gate that checks nothing, and a real fixture proves the whole chain (record format,
+//! normalizer, expected file, CI) works from the first commit, where `--allow-empty` in the
+//! workflow would keep passing silently if the corpus were never filled.
 
 use std::fs;
 use std::io::{self, Write};
@@ -51,6 +52,9 @@ pub enum Agent {
     Opencode,
     Gemini,
     Qwen,
+    Kilo,
+    Droid,
+    Copilot,
 }
 
 static STARTERS: &[Starter] = &[
@@ -83,6 +87,24 @@ static STARTERS: &[Starter] = &[
         "qwen/live-qwen-shell",
         "a Qwen Code session running three shell commands",
         "qwen -p \"…\" --output-format stream-json"
+    ),
+    starter!(
+        Kilo,
+        "kilo/live-kilo-run-bash",
+        "a `kilo run --format json` session running two shell commands",
+        "kilo run --format json \"…\""
+    ),
+    starter!(
+        Droid,
+        "droid/live-droid-exec-bash",
+        "a `droid exec --output-format stream-json` session running two shell commands",
+        "droid exec --output-format stream-json \"…\""
+    ),
+    starter!(
+        Copilot,
+        "copilot/live-copilot-bash",
+        "a GitHub Copilot CLI session running two shell commands",
+        "copilot -p \"…\" --output-format json"
     ),
 ];
 

@@ -17,7 +17,10 @@
 //!   (`duration_ms: 877`), the names of the files
 //!   Claude spills long outputs into, Claude's scheduled-job ids and the name it gives the session
 //!   for peer messages, when a scheduled job runs next (`next run Dec 4 3:25am`), OpenCode
-//!   session ids inside text (`ses_…`);
+//!   session ids inside text (`ses_…`), Kilo's background process and wakeup ids (`bgp_…`,
+//!   `wku_…`), wall-clock times and process ids quoted in text (ISO-8601, epoch milliseconds,
+//!   `pid: 14771`, an `ls -l` listing's times) and a scratch folder's name an agent cut short in a
+//!   title (`...lot-acp-files-19916-645878938/`);
 //! - JSON objects quoted inside text written with their keys sorted (Claude quotes an MCP tool's
 //!   input schema in a failed call's result with its keys in the order of the run).
 //!
@@ -68,6 +71,19 @@ struct Masks {
     peer_name: Regex,
     /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`).
     opencode_session: Regex,
+    /// Kilo's background process and wakeup ids inside text (`bgp_…`, `wku_…`).
+    kilo_id: Regex,
+    /// Wall-clock times written into outputs: ISO-8601 (`due 2026-12-05T09:26:00.117Z`) and epoch
+    /// milliseconds (`"observedAt":1796458961666`).
+    clock: Regex,
+    millis: Regex,
+    /// A process id quoted in text (`pid: 14771`, `(PID: 11329)`).
+    pid_in_text: Regex,
+    /// The modification times of an `ls -l` listing (`Dec  5 09:08`).
+    ls_time: Regex,
+    /// A scratch folder's name cut short by an agent's own title (`...lot-acp-files-19916-645878938/`,
+    /// too mangled to fold): its run-drawn process id and nanoseconds.
+    scratch_tail: Regex,
     /// An id drawn per run, named in text (`agentId: aeb5fbb2929d67da2`).
     id_in_text: Regex,
     /// A duration quoted in text (Claude's `<usage>… duration_ms: 877</usage>`).
@@ -85,6 +101,12 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         cron_job: re(r"(?m)(job |^)[0-9a-f]{8}( \(| —)"),
         peer_name: re(r"This session is \S+ \[[0-9a-f]{6}\]"),
         opencode_session: re(r"\bses_[0-9A-Za-z]{20,}"),
+        kilo_id: re(r"\b(bgp|wku)_[0-9A-Za-z]{20,}"),
+        clock: re(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z"),
+        millis: re(r"\b1[6-9]\d{11}\b"),
+        pid_in_text: re(r"(?i)\b(pid):? \d+"),
+        ls_time: re(r"\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}\b"),
+        scratch_tail: re(r"\.\.\.[A-Za-z0-9._-]*-\d+-\d{5,}/"),
         id_in_text: re(
             r#"\b(agentId|agent_id|taskId|task_id)(\\?["']?\s*[:=]\s*\\?["']?)([A-Za-z0-9_-]{6,})"#,
         ),
@@ -154,6 +176,12 @@ fn mask(v: &mut Value, drawn: &[String]) {
                 .peer_name
                 .replace_all(&masked, "This session is <peer-name>");
             let masked = m.opencode_session.replace_all(&masked, "<session>");
+            let masked = m.kilo_id.replace_all(&masked, "<$1>");
+            let masked = m.clock.replace_all(&masked, "<time>");
+            let masked = m.millis.replace_all(&masked, "<millis>");
+            let masked = m.pid_in_text.replace_all(&masked, "$1: <pid>");
+            let masked = m.ls_time.replace_all(&masked, "<mtime>");
+            let masked = m.scratch_tail.replace_all(&masked, ".../<scratch>/");
             let masked = m.duration.replace_all(&masked, "${1}${2}<ms>");
             let masked = m.next_run.replace_all(&masked, "${1}<time>");
             let masked = sort_quoted_json(&masked);
@@ -522,6 +550,11 @@ mod tests {
                 "9c0c2af7 — Every day at 3:00 AM", "This session is work-ea [dfea2f] — the name",
                 "commit 9c0c2af7 is fine", "<task id=\"ses_dc18213f7ffeFKObezShcJblcV\" state",
                 "Next run: Dec 4 3:30am", "next run Nov 30 3:30am: check",
+                "id: bgp_2454f02ca0018zOHg1qPV1DQeT\npid: 14771", "due 2026-12-05T09:26:00.117Z (in 60m)",
+                "Background process started (PID: 11329)",
+                "drwxr-xr-x 2 root root 4096 Dec  5 09:08 .",
+                "Viewing ...lot-acp-files-19916-645878938/work/CHANGELOG.md",
+                "{\"observedAt\":1796458961666,\"n\":1234567}",
                 "schema: {\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}} and {\"x\" not JSON {\"b\":1,\"a\":[{\"d\":1,\"c\":2}]}"]
         }]);
         mask_run_specific(&mut v);
@@ -535,6 +568,11 @@ mod tests {
                     "<job> — Every day at 3:00 AM", "This session is <peer-name> — the name",
                     "commit 9c0c2af7 is fine", "<task id=\"<session>\" state",
                     "Next run: <time>", "next run <time>: check",
+                    "id: <bgp>\npid: <pid>", "due <time> (in 60m)",
+                    "Background process started (PID: <pid>)",
+                    "drwxr-xr-x 2 root root 4096 <mtime> .",
+                    "Viewing .../<scratch>/work/CHANGELOG.md",
+                    "{\"observedAt\":<millis>,\"n\":1234567}",
                     "schema: {\"properties\":{\"url\":{\"type\":\"string\"}},\"type\":\"object\"} and {\"x\" not JSON {\"a\":[{\"c\":2,\"d\":1}],\"b\":1}"]
             }])
         );

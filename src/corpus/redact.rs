@@ -506,7 +506,22 @@ fn continues_a_path(before: &[u8]) -> bool {
             None => break,
         }
     }
-    named && matches!(rest.last(), Some(&(b'/' | b'\\')))
+    named && ends_in_separator(rest)
+}
+
+/// Whether `text` ends with a path separator: `/`, or a backslash that is not a JSON escape. In
+/// JSON text (what a recorded line is) a backslash in a path is written `\\`; a lone `\` before a
+/// name starts an escape (`\n` before `/tmp/…` is a line break before a path, not a Windows
+/// folder called `n`), so only an even run of backslashes is a separator.
+fn ends_in_separator(text: &[u8]) -> bool {
+    match text.last() {
+        Some(b'/') => true,
+        Some(b'\\') => {
+            let run = text.iter().rev().take_while(|b| **b == b'\\').count();
+            run % 2 == 0
+        }
+        _ => false,
+    }
 }
 
 /// Where a redaction token (`[REDACTED:kind]`) that `text` ends with starts.

@@ -10,7 +10,10 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
+pub mod droid;
 pub mod gemini;
+pub mod kilo;
 pub mod opencode;
 pub mod probe;
 pub mod qwen;

@@ -344,6 +344,34 @@ pub fn view_image(path: &str) -> String {
     finish(&format!("Viewing image {path}"), "Viewing an image")
 }
 
+/// An apply_patch text by its `*** Add File: a`, `*** Update File: b`, `*** Delete File: c`
+/// headers (OpenCode's `apply_patch`, droid's `ApplyPatch`, Copilot's `apply_patch`).
+pub fn patch(patch: Option<&str>, cwd: Option<&str>) -> String {
+    let Some(patch) = patch else {
+        return "Editing files".to_owned();
+    };
+    let mut paths = Vec::new();
+    let mut ops = Vec::new();
+    for line in patch.lines() {
+        let line = line.trim();
+        for (prefix, op) in [
+            ("*** Add File:", 'A'),
+            ("*** Update File:", 'M'),
+            ("*** Delete File:", 'D'),
+        ] {
+            if let Some(p) = line.strip_prefix(prefix) {
+                paths.push(display_path(p.trim(), cwd));
+                ops.push(op);
+            }
+        }
+    }
+    match (paths.as_slice(), ops.as_slice()) {
+        ([p], ['A']) => create(p),
+        ([p], ['D']) => delete(p),
+        _ => edit_files(&paths),
+    }
+}
+
 /// A tool no table knows yet: a title from the call's own descriptive fields, tried in this order:
 /// `description` (as it is), `command` (as a shell command), a path, a URL, a query, a pattern
 /// (each after the tool's name in words: `Enter worktree: feature-x`). A call with none of them

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::{RawScan, RuleContext, by_code, check_all, raw, registry, render};
 
 mod background;
+mod lost_calls;
 use crate::model::NormalizedDocument;
 use crate::stream::{Dialect, Input};
 
@@ -775,27 +776,13 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// The rules' own scan of a stream in `dialect` (the one its registry row names).
+/// The rules' own scan of a stream in `dialect`: the one its row in the dialect registry names.
 fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
-    let of_dialect: fn(&Input<'_>) -> RawScan = match dialect {
-        Dialect::ClaudeStreamJson => raw::claude::stream_json,
-        Dialect::ClaudeTranscript => raw::claude::transcript,
-        Dialect::CodexAppServer => raw::codex::app_server,
-        Dialect::CodexExec => raw::codex::exec,
-        Dialect::CodexRollout => raw::codex::rollout,
-        Dialect::CodexLegacy => raw::codex::legacy,
-        Dialect::OpencodeEvents => raw::opencode::events,
-        Dialect::OpencodeRun => raw::opencode::run,
-        Dialect::OpencodeExport => raw::opencode::export,
-        Dialect::GeminiStreamJson => raw::gemini::gemini_stream_json,
-        Dialect::GeminiJson => raw::gemini::gemini_json,
-        Dialect::GeminiSession => raw::gemini::gemini_session,
-        Dialect::QwenStreamJson => raw::gemini::qwen_stream_json,
-        Dialect::QwenJson => raw::gemini::qwen_json,
-        Dialect::QwenSession => raw::gemini::qwen_session,
-        Dialect::Acp => raw::acp::stdio,
-    };
-    of_dialect(input)
+    let entry = crate::dialects::DIALECTS
+        .iter()
+        .find(|e| e.dialect == dialect)
+        .expect("every dialect has a registry row");
+    (entry.scan)(input)
 }
 
 fn run_case(c: &Case) -> Vec<String> {

@@ -1,11 +1,13 @@
 //! The tools a CLI declares to the model, as its own requests list them: the scripted model
 //! server logs every request, and each API names the offered tools in its own place (Anthropic
 //! and Responses `tools[].name`, Chat Completions `tools[].function.name`, Gemini
-//! `tools[].functionDeclarations[].name`). `scenario run --declared-tools DIR` keeps their union
-//! per CLI release in `DIR/<cli>-<version>.json` (committed under `scenarios/tools/`), and a test
-//! holds every declared built-in tool of Gemini CLI and Qwen Code to a specific title and a kind
-//! other than `unknown`; `scenario drift` names a declared tool that has none, so a tool a new
-//! release adds is seen the day it ships.
+//! `tools[].functionDeclarations[].name`; droid also names the tools it defers, loaded with
+//! `ToolSearch`, under "Deferred tools:" in a system reminder). `scenario run --declared-tools
+//! DIR` keeps their union per CLI release in `DIR/<cli>-<version>.json` (committed under
+//! `scenarios/tools/`), and a test holds every declared built-in tool of Gemini CLI, Qwen Code,
+//! Kilo, droid and Copilot CLI to a specific title and a kind other than `unknown`; `scenario
+//! drift` names a declared tool that has none, so a tool a new release adds is seen the day it
+//! ships.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -16,7 +18,13 @@ use serde_json::{Value, json};
 
 use super::spec::Cli;
 use crate::model::ToolKind;
+use crate::providers::NormalizeOptions;
 use crate::providers::gemini::tools::{Family, builtin, split_mcp};
+use crate::stream::{Dialect, Input};
+
+/// The fixture MCP server the scenarios give the agents: its tools are declared too, and are
+/// not built-in.
+const FIXTURE_MCP_SERVER: &str = "amalgm";
 
 /// The tool names every request of a request log (one JSON line per request, `body` the request)
 /// declared, as a set.
@@ -47,30 +55,125 @@ pub fn from_log(log: &str) -> BTreeSet<String> {
                 names.insert(n.to_owned());
             }
         }
+        if let Some(body) = entry.get("body") {
+            deferred(body, &mut names);
+        }
     }
     names
 }
 
-/// The family of a CLI whose tool table this module knows.
-fn family(cli: Cli) -> Option<Family> {
-    match cli {
-        Cli::Gemini => Some(Family::Gemini),
-        Cli::Qwen => Some(Family::Qwen),
-        _ => None,
+/// The tools droid names under "Deferred tools:" (one a line, up to a blank line or a tag) in
+/// any text of a request.
+fn deferred(v: &Value, names: &mut BTreeSet<String>) {
+    match v {
+        Value::String(text) => {
+            for block in text.split("Deferred tools:\n").skip(1) {
+                names.extend(
+                    block
+                        .lines()
+                        .take_while(|l| !l.trim().is_empty() && !l.contains('<'))
+                        .map(|l| l.trim().to_owned()),
+                );
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| deferred(x, names)),
+        Value::Object(o) => o.values().for_each(|x| deferred(x, names)),
+        _ => {}
     }
 }
 
-/// The declared built-in tools of `cli` (MCP tools left out) that have no specific title and
-/// kind in its table; `None` for a CLI this check does not cover.
+/// How `cli`'s normalizer reads a call of `name` with empty input: its kind, its title and the
+/// MCP server it names; `None` for a CLI this check does not cover. Gemini CLI and Qwen Code are
+/// asked their shared table directly; Kilo, droid and Copilot CLI are sent a one-line stream of
+/// their dialect that calls the tool.
+fn probe(cli: Cli, name: &str) -> Option<(ToolKind, String, Option<String>)> {
+    let family = match cli {
+        Cli::Gemini => Some(Family::Gemini),
+        Cli::Qwen => Some(Family::Qwen),
+        _ => None,
+    };
+    if let Some(family) = family {
+        let server = split_mcp(family, name).map(|(server, _)| server.to_owned());
+        let (kind, title) = builtin(family, name, &Value::Object(Default::default()), None)
+            .unwrap_or((ToolKind::Unknown, String::new()));
+        return Some((kind, title, server));
+    }
+    let (dialect, line) = call_line(cli, name)?;
+    let opts = NormalizeOptions {
+        dialect: Some(dialect),
+        ..NormalizeOptions::default()
+    };
+    let doc = crate::dialects::normalize(&Input::from_bytes(line.as_bytes()), opts).ok()?;
+    let part = doc.parts.into_iter().next()?;
+    let server = part.metadata.and_then(|m| m.mcp).map(|m| m.server);
+    Some((part.kind, part.title, server))
+}
+
+/// The dialect a CLI's declared tools are probed through, and the one-line stream that calls
+/// `tool` with empty input in it.
+fn call_line(cli: Cli, tool: &str) -> Option<(Dialect, String)> {
+    Some(match cli {
+        Cli::Kilo => (
+            Dialect::KiloRun,
+            json!({"type": "tool_use", "timestamp": 1, "sessionID": "ses_a", "part": {
+                "id": "prt_1", "sessionID": "ses_a", "messageID": "msg_1", "type": "tool",
+                "callID": "c1", "tool": tool,
+                "state": {"status": "running", "input": {}, "time": {"start": 1}}}})
+            .to_string(),
+        ),
+        Cli::Droid => (
+            Dialect::DroidStreamJson,
+            json!({"type": "tool_call", "id": "c1", "toolId": tool, "toolName": tool,
+                "parameters": {}, "timestamp": 1, "session_id": "s"})
+            .to_string(),
+        ),
+        Cli::Copilot => (
+            Dialect::CopilotJson,
+            json!({"type": "tool.execution_start", "data": {"toolCallId": "c1",
+                "toolName": tool, "arguments": {}}, "id": "e1",
+                "timestamp": "2026-01-01T00:00:00.000Z"})
+            .to_string(),
+        ),
+        _ => return None,
+    })
+}
+
+/// What a normalizer titles a tool no table knows: its name in words, "(no arguments)".
+fn generic_title(tool: &str) -> String {
+    let words = tool.replace(['_', '-'], " ");
+    let mut chars = words.chars();
+    let capitalized = match chars.next() {
+        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    };
+    format!("{capitalized} (no arguments)")
+}
+
+/// The declared built-in tools of `cli` (the fixture MCP server's left out) that have no
+/// specific title and kind: a kind `unknown`, an MCP identity (a name the table does not know,
+/// read as some server's tool), or a title that is empty, the bare name, "Using X" or the
+/// generic title of an unknown tool. `None` for a CLI this check does not cover.
 pub fn untitled(cli: Cli, names: &BTreeSet<String>) -> Option<Vec<String>> {
-    let family = family(cli)?;
+    if !matches!(
+        cli,
+        Cli::Gemini | Cli::Qwen | Cli::Kilo | Cli::Droid | Cli::Copilot
+    ) {
+        return None;
+    }
     Some(
         names
             .iter()
-            .filter(|n| split_mcp(family, n).is_none())
-            .filter(|n| {
-                builtin(family, n, &Value::Object(Default::default()), None)
-                    .is_none_or(|(kind, _)| kind == ToolKind::Unknown)
+            .filter(|n| match probe(cli, n) {
+                Some((_, _, Some(server))) if server == FIXTURE_MCP_SERVER => false,
+                Some((kind, title, server)) => {
+                    kind == ToolKind::Unknown
+                        || server.is_some()
+                        || title.is_empty()
+                        || title == **n
+                        || title.starts_with("Using ")
+                        || title == generic_title(n)
+                }
+                None => true,
             })
             .cloned()
             .collect(),
@@ -120,24 +223,37 @@ mod tests {
         .join("\n");
         let names: Vec<String> = from_log(&log).into_iter().collect();
         assert_eq!(names, ["Bash", "edit", "glob", "read_file"]);
+        // droid's deferred tools, named in a system reminder.
+        let log = r#"{"body":{"messages":[{"role":"user","content":"<system-reminder>\nDeferred tools:\nWebSearch\nFetchUrl\n</system-reminder>"}],"tools":[{"type":"function","function":{"name":"Read"}}]}}"#;
+        let names: Vec<String> = from_log(log).into_iter().collect();
+        assert_eq!(names, ["FetchUrl", "Read", "WebSearch"]);
     }
 
     #[test]
     fn a_tool_the_table_does_not_know_is_untitled() {
-        let names: BTreeSet<String> =
-            ["read_file", "mcp_amalgm_browser_snapshot", "brand_new_tool"]
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-        assert_eq!(
-            untitled(Cli::Gemini, &names),
-            Some(vec!["brand_new_tool".to_owned()])
-        );
-        assert_eq!(untitled(Cli::Claude, &names), None);
+        let set = |names: &[&str]| -> BTreeSet<String> {
+            names.iter().map(|n| (*n).to_owned()).collect()
+        };
+        for (cli, known, fixture_mcp) in [
+            (Cli::Gemini, "read_file", "mcp_amalgm_browser_snapshot"),
+            (Cli::Qwen, "read_file", "mcp__amalgm__browser_snapshot"),
+            (Cli::Kilo, "background_process", "amalgm_browser_snapshot"),
+            (Cli::Droid, "Execute", "amalgm___browser_snapshot"),
+            (Cli::Copilot, "bash", "amalgm-browser_snapshot"),
+        ] {
+            // Kilo (OpenCode) reads an unknown `<a>_<b>` as some MCP server's tool, the others
+            // as an unknown tool: both are untitled.
+            assert_eq!(
+                untitled(cli, &set(&[known, fixture_mcp, "brand_new_tool"])),
+                Some(vec!["brand_new_tool".to_owned()]),
+                "{cli:?}"
+            );
+        }
+        assert_eq!(untitled(Cli::Claude, &set(&["Bash"])), None);
     }
 
-    /// The tools a release lists in its own stream-json `init` line (Qwen Code names there the
-    /// deferred tools too, which it declares to the model only once `tool_search` found them),
+    /// The tools a release lists in its own stream-json `init` line (Qwen Code and droid name
+    /// there the deferred tools too, which they declare to the model only once searched for),
     /// from the live fixtures recorded with it.
     fn init_tools(cli: Cli, version: &str) -> BTreeSet<String> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -171,9 +287,10 @@ mod tests {
         names
     }
 
-    /// Every built-in tool the pinned releases of Gemini CLI and Qwen Code declared to the model
-    /// in their recorded sessions (`scenarios/tools/*.json`, written by `scenario run
-    /// --declared-tools`), and every tool a release's `init` line lists, has a specific title and a kind other than `unknown`: a tool a later
+    /// Every built-in tool the pinned releases of Gemini CLI, Qwen Code, Kilo, droid and Copilot
+    /// CLI declared to the model in their recorded sessions (`scenarios/tools/*.json`, written by
+    /// `scenario run --declared-tools`), and every tool a release's `init` line lists (Qwen
+    /// Code's and droid's), has a specific title and a kind other than `unknown`: a tool a later
     /// release adds fails here once its list is recorded.
     #[test]
     fn every_declared_built_in_tool_has_a_title_and_a_kind() {
@@ -192,24 +309,18 @@ mod tests {
                 .collect();
             names.extend(init_tools(cli, version));
             assert!(!names.is_empty(), "{}", path.display());
+            assert!(names.len() >= 10, "{}: too few tools", path.display());
             let missing = untitled(cli, &names).expect("a CLI whose table is checked");
             assert!(
                 missing.is_empty(),
-                "{}: declared tools without a title and kind: {missing:?}",
+                "{}: declared tools without a specific title and kind: {missing:?}",
                 path.display()
             );
-            // The titles are action text, never the bare name or "Using X".
-            let family = family(cli).unwrap();
-            for n in names.iter().filter(|n| split_mcp(family, n).is_none()) {
-                let (_, title) =
-                    builtin(family, n, &Value::Object(Default::default()), None).unwrap();
-                assert!(
-                    !title.starts_with("Using ") && title != *n && !title.is_empty(),
-                    "{n}: {title:?}"
-                );
-            }
             checked.insert(cli.bin());
         }
-        assert_eq!(checked.into_iter().collect::<Vec<_>>(), ["gemini", "qwen"]);
+        assert_eq!(
+            checked.into_iter().collect::<Vec<_>>(),
+            ["copilot", "droid", "gemini", "kilo", "qwen"]
+        );
     }
 }

@@ -123,6 +123,26 @@ pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     fs::write(path, text).with_context(|| format!("failed to write {}", path.display()))
 }
 
+/// `over` merged into `base` key by key: objects merge, anything else replaces.
+pub fn merge_json(base: &mut serde_json::Value, over: &serde_json::Value) {
+    match (base, over) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+            for (k, v) in o {
+                merge_json(b.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+/// The scenario's `config` overrides as JSON (none: an empty object).
+pub fn config_overrides(s: &Scenario) -> anyhow::Result<serde_json::Value> {
+    Ok(match &s.config {
+        Some(t) => serde_json::to_value(t).context("the scenario's config is not JSON")?,
+        None => serde_json::Value::Object(Default::default()),
+    })
+}
+
 /// The API key the agents are given for the scripted model.
 pub const API_KEY: &str = "sk-scripted-model-key";
 
@@ -289,6 +309,20 @@ fn exe_fold(exe: &Path, shared: &[&Path]) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overrides_merge_key_by_key() {
+        let mut base =
+            serde_json::json!({"permission": {"bash": "allow", "edit": "allow"}, "model": "a"});
+        merge_json(
+            &mut base,
+            &serde_json::json!({"permission": {"bash": {"rm *": "deny"}}, "small_model": "b"}),
+        );
+        assert_eq!(
+            base,
+            serde_json::json!({"permission": {"bash": {"rm *": "deny"}, "edit": "allow"}, "model": "a", "small_model": "b"})
+        );
+    }
 
     #[test]
     fn the_binary_in_the_temporary_folder_folds_alone() {

@@ -271,7 +271,8 @@ mod tests {
     fn launchers_build_the_recorded_command_lines() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mcp = ServerCommand {
-            program: "/bin/toolnorm".to_owned(),
+            // The folded spelling of the binary a recording names (an MCP server in the args).
+            program: "~/toolnorm-bin/toolnorm".to_owned(),
             args: vec![mcp_server::SUBCOMMAND.to_owned()],
         };
         let mut checked = std::collections::BTreeSet::new();
@@ -317,6 +318,12 @@ mod tests {
                 Agent::ClaudeAcp,
                 Agent::CodexAcp,
                 Agent::OpencodeAcp,
+                Agent::KiloRun,
+                Agent::KiloAcp,
+                Agent::DroidExec,
+                Agent::DroidAcp,
+                Agent::Copilot,
+                Agent::CopilotAcp,
                 Agent::Gemini,
                 Agent::GeminiAcp,
                 Agent::Qwen,

@@ -44,6 +44,20 @@ pub enum Agent {
     CodexAcp,
     /// `opencode acp`, driven as an ACP client through the proxy.
     OpencodeAcp,
+    /// `kilo run --format json` (Kilo CLI, built on OpenCode), recorded in wrap mode.
+    KiloRun,
+    /// `kilo serve`, its `/event` SSE stream recorded while we post the session.
+    KiloServe,
+    /// `kilo acp`, driven as an ACP client through the proxy.
+    KiloAcp,
+    /// Factory's `droid exec --output-format stream-json`, recorded in wrap mode.
+    DroidExec,
+    /// `droid exec --output-format acp`, driven as an ACP client through the proxy.
+    DroidAcp,
+    /// GitHub Copilot CLI, `copilot -p PROMPT --output-format json`, recorded in wrap mode.
+    Copilot,
+    /// `copilot --acp`, driven as an ACP client through the proxy.
+    CopilotAcp,
     /// `gemini -p --output-format stream-json` (or `json`), recorded in wrap mode.
     Gemini,
     /// `gemini --acp`, driven as an ACP client through the proxy.
@@ -55,7 +69,7 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 12] {
+    pub fn all() -> [Agent; 19] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -65,6 +79,13 @@ impl Agent {
             Agent::ClaudeAcp,
             Agent::CodexAcp,
             Agent::OpencodeAcp,
+            Agent::KiloRun,
+            Agent::KiloServe,
+            Agent::KiloAcp,
+            Agent::DroidExec,
+            Agent::DroidAcp,
+            Agent::Copilot,
+            Agent::CopilotAcp,
             Agent::Gemini,
             Agent::GeminiAcp,
             Agent::Qwen,
@@ -79,6 +100,9 @@ impl Agent {
             Agent::ClaudeAcp
                 | Agent::CodexAcp
                 | Agent::OpencodeAcp
+                | Agent::KiloAcp
+                | Agent::DroidAcp
+                | Agent::CopilotAcp
                 | Agent::GeminiAcp
                 | Agent::QwenAcp
         )
@@ -91,6 +115,9 @@ impl Agent {
             Agent::ClaudeAcp => Agent::Claude,
             Agent::CodexAcp => Agent::CodexAppServer,
             Agent::OpencodeAcp => Agent::OpencodeRun,
+            Agent::KiloAcp => Agent::KiloRun,
+            Agent::DroidAcp => Agent::DroidExec,
+            Agent::CopilotAcp => Agent::Copilot,
             Agent::GeminiAcp => Agent::Gemini,
             Agent::QwenAcp => Agent::Qwen,
             other => other,
@@ -103,11 +130,17 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::CodexExec | Agent::CodexAppServer => "codex",
             Agent::OpencodeRun | Agent::OpencodeServe => "opencode",
+            Agent::KiloRun | Agent::KiloServe => "kilo",
+            Agent::DroidExec => "droid",
+            Agent::Copilot => "copilot",
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
             Agent::ClaudeAcp
             | Agent::CodexAcp
             | Agent::OpencodeAcp
+            | Agent::KiloAcp
+            | Agent::DroidAcp
+            | Agent::CopilotAcp
             | Agent::GeminiAcp
             | Agent::QwenAcp => "acp",
         }
@@ -121,6 +154,9 @@ impl Agent {
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Cli::Opencode,
             Agent::ClaudeAcp => Cli::ClaudeAcp,
             Agent::CodexAcp => Cli::CodexAcp,
+            Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Cli::Kilo,
+            Agent::DroidExec | Agent::DroidAcp => Cli::Droid,
+            Agent::Copilot | Agent::CopilotAcp => Cli::Copilot,
             Agent::Gemini | Agent::GeminiAcp => Cli::Gemini,
             Agent::Qwen | Agent::QwenAcp => Cli::Qwen,
         }
@@ -132,6 +168,9 @@ impl Agent {
             Agent::Claude | Agent::ClaudeAcp => Api::Anthropic,
             Agent::CodexExec | Agent::CodexAppServer | Agent::CodexAcp => Api::Responses,
             Agent::OpencodeRun | Agent::OpencodeServe | Agent::OpencodeAcp => Api::ChatCompletions,
+            Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => Api::ChatCompletions,
+            Agent::DroidExec | Agent::DroidAcp => Api::ChatCompletions,
+            Agent::Copilot | Agent::CopilotAcp => Api::ChatCompletions,
             Agent::Gemini | Agent::GeminiAcp => Api::Gemini,
             Agent::Qwen | Agent::QwenAcp => Api::ChatCompletions,
         }
@@ -147,6 +186,13 @@ impl Agent {
             Agent::ClaudeAcp => "claude-acp",
             Agent::CodexAcp => "codex-acp",
             Agent::OpencodeAcp => "opencode-acp",
+            Agent::KiloRun => "kilo-run",
+            Agent::KiloServe => "kilo-serve",
+            Agent::KiloAcp => "kilo-acp",
+            Agent::DroidExec => "droid-exec",
+            Agent::DroidAcp => "droid-acp",
+            Agent::Copilot => "copilot",
+            Agent::CopilotAcp => "copilot-acp",
             Agent::Gemini => "gemini",
             Agent::GeminiAcp => "gemini-acp",
             Agent::Qwen => "qwen",
@@ -165,6 +211,12 @@ pub enum Cli {
     ClaudeAcp,
     /// Zed's Codex ACP adapter.
     CodexAcp,
+    /// Kilo CLI (`@kilocode/cli`), built on OpenCode.
+    Kilo,
+    /// Factory's droid (`droid`; `@factory/cli` is the same CLI under a scope).
+    Droid,
+    /// GitHub Copilot CLI (`@github/copilot`).
+    Copilot,
     /// Google's Gemini CLI.
     Gemini,
     /// Qwen Code (a fork of Gemini CLI).
@@ -179,6 +231,9 @@ impl Cli {
             "opencode" | "opencode-ai" => Some(Cli::Opencode),
             "claude-agent-acp" | "@zed-industries/claude-agent-acp" => Some(Cli::ClaudeAcp),
             "codex-acp" | "@zed-industries/codex-acp" => Some(Cli::CodexAcp),
+            "kilo" | "kilocode" | "@kilocode/cli" => Some(Cli::Kilo),
+            "droid" | "factory" | "@factory/cli" => Some(Cli::Droid),
+            "copilot" | "copilot-cli" | "@github/copilot" => Some(Cli::Copilot),
             "gemini" | "gemini-cli" | "@google/gemini-cli" => Some(Cli::Gemini),
             "qwen" | "qwen-code" | "@qwen-code/qwen-code" => Some(Cli::Qwen),
             _ => None,
@@ -193,6 +248,9 @@ impl Cli {
             Cli::Opencode => "opencode-ai",
             Cli::ClaudeAcp => "@zed-industries/claude-agent-acp",
             Cli::CodexAcp => "@zed-industries/codex-acp",
+            Cli::Kilo => "@kilocode/cli",
+            Cli::Droid => "droid",
+            Cli::Copilot => "@github/copilot",
             Cli::Gemini => "@google/gemini-cli",
             Cli::Qwen => "@qwen-code/qwen-code",
         }
@@ -206,6 +264,9 @@ impl Cli {
             Cli::Opencode => "opencode",
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
+            Cli::Kilo => "kilo",
+            Cli::Droid => "droid",
+            Cli::Copilot => "copilot",
             Cli::Gemini => "gemini",
             Cli::Qwen => "qwen",
         }
@@ -219,6 +280,9 @@ impl Cli {
             Cli::Opencode => "opencode",
             Cli::ClaudeAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
+            Cli::Kilo => "kilo",
+            Cli::Droid => "droid",
+            Cli::Copilot => "copilot",
             Cli::Gemini => "gemini-cli",
             Cli::Qwen => "qwen-code",
         }
@@ -260,13 +324,16 @@ pub struct Scenario {
     /// Claude only: `--include-partial-messages`.
     #[serde(default)]
     pub partial_messages: bool,
-    /// Claude only: run under this `--permission-mode` instead of skipping permissions (to
-    /// record refusals).
+    /// Claude: run under this `--permission-mode` instead of skipping permissions (to record
+    /// refusals); droid: under `--auto <level>` (`low`, `medium`, `high`; `read-only` for no
+    /// flag) instead of `--skip-permissions-unsafe`.
     #[serde(default)]
     pub permission_mode: Option<String>,
     /// Interrupt the agent this many seconds after it starts: an interrupted turn. Agents
-    /// recorded in wrap mode (claude, codex-exec, opencode-run) get SIGINT, as Ctrl-C; Claude
-    /// driven as the Agent SDK drives it gets the SDK's `interrupt` control request.
+    /// recorded in wrap mode (claude, codex-exec, opencode-run, kilo-run, …) get SIGINT, as
+    /// Ctrl-C; Claude driven as the Agent SDK drives it gets the SDK's `interrupt` control
+    /// request, `opencode serve` and `kilo serve` the session's abort call, ACP adapters a
+    /// `session/cancel`.
     #[serde(default)]
     pub interrupt_after_secs: Option<u64>,
     /// Claude only: drive Claude Code over stdin as the Agent SDK drives it (recorded in proxy
@@ -281,11 +348,11 @@ pub struct Scenario {
     /// Configure the `amalgm` fixture MCP server for the agent.
     #[serde(default)]
     pub mcp: bool,
-    /// Gemini CLI and Qwen Code only (native and ACP): keys merged into the `settings.json` the
-    /// launcher writes, table by table, the scenario's value winning (a tool that is off by
-    /// default: `settings = { tools = { todoWrite = { enabled = true } } }`).
+    /// Settings merged over the agent's own configuration file, key by key, the scenario's values
+    /// winning (OpenCode and Kilo: `opencode.json` / `kilo.json`, e.g. `permission`; droid, Gemini
+    /// CLI and Qwen Code: `settings.json`, e.g. a tool that is off by default).
     #[serde(default)]
-    pub settings: serde_json::Map<String, serde_json::Value>,
+    pub config: Option<toml::Table>,
     /// Seconds before the agent run is abandoned.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
@@ -508,6 +575,36 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
             "amalgm_browser_tabs_new",
             "amalgm_artifacts_register",
         ],
+        Agent::KiloRun | Agent::KiloServe | Agent::KiloAcp => &[
+            "bash",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "webfetch",
+            "websearch",
+            "todowrite",
+            "task",
+            "question",
+            "skill",
+            "lsp",
+            "apply_patch",
+            "background_process",
+            "board_post",
+            "board_read",
+            "schedule_wakeup",
+            "cancel_wakeup",
+            "kilo_local_recall",
+            "suggest",
+            "list",
+            "amalgm_browser_navigate",
+            "amalgm_browser_snapshot",
+            "amalgm_browser_tabs_new",
+            "amalgm_artifacts_register",
+        ],
+        Agent::DroidExec | Agent::DroidAcp => crate::scenario::agents::droid::TOOLS,
+        Agent::Copilot | Agent::CopilotAcp => crate::scenario::agents::copilot::TOOLS,
         Agent::Gemini | Agent::GeminiAcp => GEMINI_TOOLS,
         Agent::Qwen | Agent::QwenAcp => QWEN_TOOLS,
     }
@@ -695,24 +792,34 @@ impl Scenario {
                 }
             }
         }
-        if self.interrupt_after_secs.is_some()
-            && (matches!(self.agent, Agent::CodexAppServer | Agent::OpencodeServe)
-                || self.agent.is_acp())
-        {
+        if self.interrupt_after_secs.is_some() && self.agent == Agent::CodexAppServer {
             return Some(
-                "interrupt_after_secs only works for wrapped agents and for claude".to_owned(),
+                "interrupt_after_secs works for wrapped agents, claude (also as the Agent SDK), \
+                 the opencode and kilo servers and ACP adapters"
+                    .to_owned(),
             );
         }
         if (self.sdk || self.transcript) && self.agent != Agent::Claude {
             return Some("sdk and transcript are options of claude scenarios".to_owned());
         }
-        if !self.settings.is_empty() && !matches!(self.agent.cli(), Cli::Gemini | Cli::Qwen) {
+        if self.config.is_some()
+            && !matches!(
+                self.agent.cli(),
+                Cli::Opencode | Cli::Kilo | Cli::Droid | Cli::Gemini | Cli::Qwen
+            )
+        {
             return Some(format!(
-                "settings are merged into Gemini CLI's and Qwen Code's settings.json, not {}'s",
+                "config is merged into OpenCode's, Kilo's, droid's, Gemini CLI's and Qwen Code's \
+                 configuration files, not {}'s",
                 self.agent.as_str()
             ));
         }
-        if !self.answers.is_empty() && matches!(self.agent, Agent::CodexExec | Agent::OpencodeRun) {
+        if !self.answers.is_empty()
+            && matches!(
+                self.agent,
+                Agent::CodexExec | Agent::OpencodeRun | Agent::KiloRun
+            )
+        {
             return Some(format!(
                 "answers only reach agents that wait for the user (claude, codex-app-server, \
                  opencode-serve), not {}",

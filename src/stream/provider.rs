@@ -18,16 +18,25 @@ pub enum Provider {
     Qwen,
     /// Any ACP (Agent Client Protocol) agent, read from its JSON-RPC traffic.
     Acp,
+    /// Kilo CLI: OpenCode's formats, with tools of its own.
+    Kilo,
+    /// Factory's droid.
+    Droid,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 9] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
         Provider::Gemini,
         Provider::Qwen,
         Provider::Acp,
+        Provider::Kilo,
+        Provider::Droid,
+        Provider::Copilot,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +47,9 @@ impl Provider {
             Provider::Gemini => "gemini",
             Provider::Qwen => "qwen",
             Provider::Acp => "acp",
+            Provider::Kilo => "kilo",
+            Provider::Droid => "droid",
+            Provider::Copilot => "copilot",
         }
     }
 
@@ -65,8 +77,12 @@ impl FromStr for Provider {
             "gemini" | "gemini-cli" => Ok(Provider::Gemini),
             "qwen" | "qwen-code" => Ok(Provider::Qwen),
             "acp" => Ok(Provider::Acp),
+            "kilo" | "kilocode" | "kilo-code" => Ok(Provider::Kilo),
+            "droid" | "factory" => Ok(Provider::Droid),
+            "copilot" | "copilot-cli" | "github-copilot" => Ok(Provider::Copilot),
             other => Err(format!(
-                "unknown provider `{other}` (expected claude, codex, opencode, gemini, qwen or acp)"
+                "unknown provider `{other}` (expected one of: {})",
+                Provider::ALL.map(Provider::as_str).join(", ")
             )),
         }
     }
@@ -134,12 +150,27 @@ dialects! {
     QwenSession => (Qwen, "session"),
     /// ACP (Agent Client Protocol) JSON-RPC traffic over stdio, both directions.
     Acp => (Acp, "acp"),
+    /// `kilo run --format json`: OpenCode's `run` format, Kilo's tools.
+    KiloRun => (Kilo, "run"),
+    /// The `kilo serve` event stream: OpenCode's `events` format, Kilo's tools.
+    KiloEvents => (Kilo, "events"),
+    /// `kilo export` session JSON: OpenCode's `export` format, Kilo's tools.
+    KiloExport => (Kilo, "export"),
+    /// `droid exec --output-format stream-json`.
+    DroidStreamJson => (Droid, "stream-json"),
+    /// `~/.factory/sessions/**/<id>.jsonl` session files.
+    DroidSession => (Droid, "session"),
+    /// `copilot -p PROMPT --output-format json`.
+    CopilotJson => (Copilot, "json"),
+    /// `~/.copilot/session-state/<id>/events.jsonl` session files.
+    CopilotSession => (Copilot, "session"),
 }
 
 impl Dialect {
-    /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's). A name several
-    /// providers use is the first of them in [`Dialect::ALL`] (`stream-json` alone is Claude's) unless
-    /// `provider` names another.
+    /// Parse a dialect name, optionally within a provider (`exec` alone is Codex's). A name
+    /// several providers use (`stream-json`: Claude's, Gemini's, Qwen's and droid's; `run`:
+    /// OpenCode's and Kilo's) is the first of them in [`Dialect::ALL`] unless `provider` names
+    /// another, so names given before a provider joined keep their meaning.
     pub fn parse(name: &str, provider: Option<Provider>) -> Result<Dialect, String> {
         let first = Dialect::ALL
             .into_iter()

@@ -99,6 +99,13 @@ fn each_agent_has_a_starter_whose_gate_passes() {
     for (agent, fixture, command) in [
         ("gemini", "gemini/live-gemini-shell", "gemini -p"),
         ("qwen", "qwen/live-qwen-shell", "qwen -p"),
+        ("kilo", "kilo/live-kilo-run-bash", "kilo run --format json"),
+        (
+            "droid",
+            "droid/live-droid-exec-bash",
+            "droid exec --output-format stream-json",
+        ),
+        ("copilot", "copilot/live-copilot-bash", "copilot -p"),
         ("codex", "codex/live-codex-exec-shell", "codex exec --json"),
         (
             "opencode",

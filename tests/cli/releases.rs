@@ -100,7 +100,7 @@ fn the_drift_script_plans_one_drift_per_newer_release() {
     let npm = bin.path().join("npm");
     std::fs::write(
         &npm,
-        "#!/bin/sh\ncase \"$2\" in\n  @openai/codex) echo '[\"0.170.0\",\"0.171.0\",\"0.172.0-alpha.1\",\"0.172.0\",\"0.173.0\",\"0.175.0\"]' ;;\n  opencode-ai) echo '[\"1.18.32\",\"1.18.33\"]' ;;\n  @google/gemini-cli) echo '[\"0.60.0\",\"0.61.0\",\"0.62.0-preview.1\",\"0.62.0\"]' ;;\n  @qwen-code/qwen-code) echo '[\"0.24.4\"]' ;;\n  *) echo '[\"2.1.9\",\"2.1.332\",\"2.1.1000\"]' ;;\nesac\n",
+        "#!/bin/sh\ncase \"$2\" in\n  @openai/codex) echo '[\"0.170.0\",\"0.171.0\",\"0.172.0-alpha.1\",\"0.172.0\",\"0.173.0\",\"0.175.0\"]' ;;\n  opencode-ai) echo '[\"1.18.32\",\"1.18.33\"]' ;;\n  @google/gemini-cli) echo '[\"0.60.0\",\"0.61.0\",\"0.62.0-preview.1\",\"0.62.0\"]' ;;\n  @qwen-code/qwen-code) echo '[\"0.24.4\"]' ;;\n  @kilocode/cli) echo '[\"7.7.7\",\"7.8.1\"]' ;;\n  droid) echo '[\"0.117.0\",\"0.215.0\"]' ;;\n  @github/copilot) echo '[\"1.0.102\",\"1.0.103\"]' ;;\n  *) echo '[\"2.1.9\",\"2.1.332\",\"2.1.1000\"]' ;;\nesac\n",
     )
     .unwrap();
     std::fs::set_permissions(&npm, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -129,6 +129,9 @@ fn the_drift_script_plans_one_drift_per_newer_release() {
             "opencode: no release newer than 1.18.33",
             "toolnorm scenario drift --cli gemini@0.62.0 --reports reports/drift/gemini-0.62.0",
             "qwen: no release newer than 0.24.4",
+            "toolnorm scenario drift --cli kilo@7.8.1 --reports reports/drift/kilo-7.8.1",
+            "droid: no release newer than 0.215.0",
+            "toolnorm scenario drift --cli copilot@1.0.103 --reports reports/drift/copilot-1.0.103",
         ]
     );
 }

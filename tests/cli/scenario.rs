@@ -579,7 +579,7 @@ fn scenario_problems_are_reported_with_the_file() {
     std::fs::write(dir.path().join("wrong-name.toml"), "name = \"other\"\ndescription = \"d\"\nagent = \"claude\"\ncli_version = \"1\"\nprompt = \"p\"\n[[turns]]\ntext = \"x\"\n").unwrap();
     std::fs::write(dir.path().join("broken.toml"), "name = ").unwrap();
     std::fs::write(dir.path().join("no-ear.toml"), "name = \"no-ear\"\ndescription = \"d\"\nagent = \"codex-exec\"\ncli_version = \"1\"\nprompt = \"p\"\nanswers = [[\"Bar\"]]\n[[turns]]\ntext = \"x\"\n").unwrap();
-    std::fs::write(dir.path().join("no-settings.toml"), "name = \"no-settings\"\ndescription = \"d\"\nagent = \"claude\"\ncli_version = \"1\"\nprompt = \"p\"\nsettings = { tools = { todoWrite = { enabled = true } } }\n[[turns]]\ntext = \"x\"\n").unwrap();
+    std::fs::write(dir.path().join("no-settings.toml"), "name = \"no-settings\"\ndescription = \"d\"\nagent = \"claude\"\ncli_version = \"1\"\nprompt = \"p\"\nconfig = { tools = { todoWrite = { enabled = true } } }\n[[turns]]\ntext = \"x\"\n").unwrap();
     let out = run_in(dir.path(), &["scenario", "--scenarios", ".", "list"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
@@ -597,7 +597,7 @@ fn scenario_problems_are_reported_with_the_file() {
         "{err}"
     );
     assert!(
-        err.contains("no-settings.toml") && err.contains("settings are merged into"),
+        err.contains("no-settings.toml") && err.contains("config is merged into"),
         "{err}"
     );
 }

@@ -225,19 +225,41 @@ fn the_webassembly_normalizer_passes_every_fixture_through_the_protocol() {
         .env_remove("CI")
         .output()
         .unwrap();
-    ok(&o, "verify --impl js-wasm");
+    // One fixture fails, for the reason below: the gate says so with its exit code.
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let report: serde_json::Value =
         serde_json::from_slice(&fs::read(reports.path().join("report.json")).unwrap()).unwrap();
     assert_eq!(report["implementation"]["name"], "toolnorm-wasm");
     let fixtures = report["fixtures"].as_array().unwrap();
     assert_eq!(fixtures.len(), list_fixtures(&root().join("corpus")).len());
+    let mut float_spelling = 0;
     for f in fixtures {
         // The known failures of expectations.toml are the adapters' (the same as the built-in
         // run's); everything else passes, its legacy view included.
         let status = f["status"].as_str().unwrap();
+        // Except where the agent wrote a whole number as a float (`"since_turn": 1.0`):
+        // JavaScript's numbers cannot keep the `.0`, so that value, and only it, differs.
+        if status == "fail" && f["provider"] == "acp" && f["name"] == "live-copilot-acp-task" {
+            let paths = f["diff"]["changedPaths"].as_array().unwrap();
+            assert!(
+                !paths.is_empty()
+                    && paths
+                        .iter()
+                        .all(|p| p.as_str().unwrap().ends_with("/since_turn")),
+                "{f}"
+            );
+            float_spelling += 1;
+            continue;
+        }
         assert!(status == "pass" || status == "xfail", "{f}");
         assert!(f.get("legacyDiff").is_none_or(|d| d.is_null()), "{f}");
     }
+    assert_eq!(float_spelling, 1);
 }
 
 /// The fenced code blocks of a `### heading` subsection of the README's "Use it from your engine":

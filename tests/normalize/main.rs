@@ -4,6 +4,7 @@
 //! streams pin the edge cases of each wire format.
 
 mod acp;
+mod agents;
 mod claude;
 mod codex;
 mod corpus;

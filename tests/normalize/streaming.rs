@@ -49,8 +49,13 @@ fn every_fixture_streams_to_the_batch_document() {
 
 #[test]
 fn detection_line_by_line_agrees_with_the_batch_path() {
+    // A whole-document dialect (an export) is read at the end of its document, by design.
     let samples = load_all();
-    for s in &samples {
+    for s in samples.iter().filter(|s| {
+        toolnorm::dialects::entry(s.dialect)
+            .sniff_document
+            .is_none()
+    }) {
         let opts = NormalizeOptions {
             provider: None,
             dialect: None,
@@ -98,8 +103,13 @@ fn detection_holds_no_tool_line_of_the_corpus() {
     // are handed out by the push of that very line. The dialect is named by a line before the
     // first tool call (a `system`/`init`, a `thread.started`, a `server.connected`, …); only
     // blank, foreign and ambiguous lines are ever held.
+    // A whole-document dialect (an export) is read at the end of its document, by design.
     let samples = load_all();
-    for s in &samples {
+    for s in samples.iter().filter(|s| {
+        toolnorm::dialects::entry(s.dialect)
+            .sniff_document
+            .is_none()
+    }) {
         let opts = NormalizeOptions {
             provider: None,
             dialect: None,

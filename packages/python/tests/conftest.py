@@ -26,6 +26,10 @@ class Line:
     terminated: bool
 
 
+# The CLIs that write another's formats byte for byte.
+FORKS = {"kilo"}
+
+
 @dataclass
 class Fixture:
     name: str  # provider/name
@@ -33,6 +37,13 @@ class Fixture:
     dialect: str
     cwd: str | None
     lines: list[Line] = field(default_factory=list)
+
+    @property
+    def hint(self) -> str | None:
+        """The provider a reader must name to read this fixture as its own: none, but for a CLI
+        that writes another's formats byte for byte (Kilo writes OpenCode's), whose streams
+        content alone reads as that other CLI's, by design."""
+        return self.provider if self.provider in FORKS else None
 
     @property
     def text(self) -> bytes:

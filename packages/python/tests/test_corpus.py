@@ -1,6 +1,7 @@
 """Every fixture of the shipped corpus gives exactly its reviewed expected document through the
 package: line by line (with each line's recorded direction and number), line by line as plain
-text, folded from the updates, and in one call."""
+text, folded from the updates, and in one call; with the dialect named, and detected (Kilo's with
+its provider named, see `Fixture.hint`)."""
 
 import pytest
 import toolnorm
@@ -37,7 +38,7 @@ def test_line_by_line_with_directions(fx):
 
 
 def test_line_by_line_with_the_dialect_detected(fx):
-    n = toolnorm.Normalizer(cwd=fx.cwd)
+    n = toolnorm.Normalizer(fx.hint, cwd=fx.cwd)
     for line in fx.lines:
         n.push(line.data, direction=line.direction, terminated=line.terminated)
     same_json(n.finish(), fx.expected())
@@ -46,7 +47,7 @@ def test_line_by_line_with_the_dialect_detected(fx):
 
 @pytest.mark.parametrize("fx", ONE_WAY, ids=[fx.name for fx in ONE_WAY])
 def test_line_by_line_as_text(fx):
-    n = toolnorm.Normalizer(cwd=fx.cwd)
+    n = toolnorm.Normalizer(fx.hint, cwd=fx.cwd)
     for line in fx.lines:
         n.push_line(line.data.decode("utf-8") + ("\n" if line.terminated else ""))
     same_json(n.finish(), fx.expected())
@@ -57,11 +58,11 @@ def test_in_one_call(fx):
     lines = [(l.direction, l.data) for l in fx.lines]
     cut = not fx.lines[-1].terminated
     same_json(toolnorm.normalize(lines, fx.provider, fx.dialect, cwd=fx.cwd, unterminated=cut), expected)
-    same_json(toolnorm.normalize(lines, cwd=fx.cwd, unterminated=cut), expected)
+    same_json(toolnorm.normalize(lines, fx.hint, cwd=fx.cwd, unterminated=cut), expected)
 
 
 @pytest.mark.parametrize("fx", ONE_WAY, ids=[fx.name for fx in ONE_WAY])
 def test_in_one_call_as_text(fx):
     expected = fx.expected()
     same_json(toolnorm.normalize(fx.text, fx.provider, fx.dialect, cwd=fx.cwd), expected)
-    same_json(toolnorm.normalize(fx.text.decode("utf-8"), cwd=fx.cwd), expected)
+    same_json(toolnorm.normalize(fx.text.decode("utf-8"), fx.hint, cwd=fx.cwd), expected)

@@ -393,6 +393,15 @@ fn a_fold_never_applies_inside_a_path_and_the_longest_that_fits_wins() {
         fold("cd /tmp/toolnorm-scenario-1/workspace /tmp/toolnorm-scenario-1/work/a"),
         "cd ~/scratch/workspace ~/work/a"
     );
+    // A path after an escaped line break in JSON text (`Found 2 matches\n/tmp/…`, OpenCode's
+    // grep output) starts a path: the `\n` is no Windows folder. An escaped backslash is one.
+    assert_eq!(
+        fold(
+            r#"{"o":"Found 2 matches\n/tmp/toolnorm-scenario-1/work/a.js:\n\n/tmp/toolnorm-scenario-1/work/b.js"}"#
+        ),
+        r#"{"o":"Found 2 matches\n~/work/a.js:\n\n~/work/b.js"}"#
+    );
+    assert_eq!(fold(r#"{"p":"C:\\n\\tmp/x"}"#), r#"{"p":"C:\\n\\tmp/x"}"#);
     // A name that is not the prefix is left alone, and a path begins after `//` or a flag.
     assert_eq!(
         fold("/tmpfoo file:///tmp/a -I/home/alice/inc"),

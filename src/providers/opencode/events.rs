@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::tools::{Fork, OPENCODE};
 use super::tracker::Tracker;
 use super::wire::{ErrorWire, PartWire};
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, line_text, parse_json};
@@ -91,9 +92,14 @@ pub(crate) struct Normalizer {
 }
 
 /// The normalizer of one stream.
-pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    new_for(&OPENCODE, opts)
+}
+
+/// The normalizer of one stream of a CLI built on OpenCode (`fork` names its own tools).
+pub(crate) fn new_for(fork: &'static Fork, _: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer {
-        tracker: Tracker::new(None),
+        tracker: Tracker::new(None, fork),
     })
 }
 

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::tools::{Fork, OPENCODE};
 use super::tracker::Tracker;
 use super::wire::{ErrorWire, PartWire};
 use crate::model::DiagnosticLevel;
@@ -47,16 +48,25 @@ struct MessageInfo<'a> {
 
 /// The document as its lines came: each line (as split: without `\r` or a BOM) and its `\n`, and
 /// where each line starts with its number.
-#[derive(Default)]
 pub(crate) struct Normalizer {
+    fork: &'static Fork,
     bytes: Vec<u8>,
     starts: Vec<(usize, u32)>,
 }
 
 /// The normalizer of one stream. An export is one JSON document: its lines are kept until the
 /// end of the stream, and read then.
-pub(crate) fn new(_: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
-    Box::new(Normalizer::default())
+pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    new_for(&OPENCODE, opts)
+}
+
+/// The normalizer of one export of a CLI built on OpenCode (`fork` names its own tools).
+pub(crate) fn new_for(fork: &'static Fork, _: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    Box::new(Normalizer {
+        fork,
+        bytes: Vec::new(),
+        starts: Vec::new(),
+    })
 }
 
 impl LineNormalizer for Normalizer {
@@ -71,7 +81,7 @@ impl LineNormalizer for Normalizer {
     fn finish(&mut self, store: &mut PartStore) {
         let bytes = std::mem::take(&mut self.bytes);
         let starts = std::mem::take(&mut self.starts);
-        normalize(&bytes, starts, store);
+        normalize(self.fork, &bytes, starts, store);
     }
 }
 
@@ -100,7 +110,7 @@ impl LineFinder<'_> {
 
 /// Normalize an export document (its lines start at `starts`); its cwd is the session's
 /// `info.directory`.
-fn normalize(whole: &[u8], starts: Vec<(usize, u32)>, store: &mut PartStore) {
+fn normalize(fork: &'static Fork, whole: &[u8], starts: Vec<(usize, u32)>, store: &mut PartStore) {
     let bytes = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(whole);
     let doc: Export<'_> = match serde_json::from_slice(bytes) {
         Ok(d) => d,
@@ -124,7 +134,7 @@ fn normalize(whole: &[u8], starts: Vec<(usize, u32)>, store: &mut PartStore) {
         }
     };
     let cwd = doc.info.and_then(|i| i.directory);
-    let mut tracker = Tracker::new(cwd.as_deref());
+    let mut tracker = Tracker::new(cwd.as_deref(), fork);
     tracker.scan_sessions(whole, store);
     let mut finder = LineFinder {
         bytes: whole,

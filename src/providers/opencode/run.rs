@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use super::tools::{Fork, OPENCODE};
 use super::tracker::Tracker;
 use super::wire::{ErrorWire, PartWire};
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, line_text, report_bad_json};
@@ -31,8 +32,13 @@ pub(crate) struct Normalizer {
 /// The normalizer of one stream. It never says where it runs: the cwd comes from the options (a
 /// fixture's header).
 pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
+    new_for(&OPENCODE, opts)
+}
+
+/// The normalizer of one stream of a CLI built on OpenCode (`fork` names its own tools).
+pub(crate) fn new_for(fork: &'static Fork, opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer {
-        tracker: Tracker::new(opts.cwd),
+        tracker: Tracker::new(opts.cwd, fork),
     })
 }
 

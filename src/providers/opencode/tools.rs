@@ -1,7 +1,7 @@
-//! OpenCode tool ids → name, kind and title, and a failed tool's error. Built-ins are known by id;
-//! an unknown id with a `_` is an MCP tool `<server>_<tool>` (OpenCode joins the sanitized server
-//! and tool names with `_`); anything else is a plugin or custom tool. Wording comes from the
-//! shared [`titles`].
+//! OpenCode tool ids → name, kind and title, and a failed tool's error. Built-ins are known by id
+//! (a fork's own built-ins first: [`Fork`]); an unknown id with a `_` is an MCP tool
+//! `<server>_<tool>` (OpenCode joins the sanitized server and tool names with `_`); anything else
+//! is a plugin or custom tool. Wording comes from the shared [`titles`].
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -10,6 +10,22 @@ use super::wire::MetaWire;
 use crate::model::{McpRef, ToolError, ToolKind};
 use crate::providers::raw_to_value;
 use crate::providers::titles;
+
+/// What a CLI built on OpenCode adds to its tools: its own built-ins, known before OpenCode's table
+/// and before the `<server>_<tool>` MCP split (which would take a built-in id with a `_`, such as
+/// Kilo's `background_process`, for an MCP tool). Everything else is OpenCode's.
+pub(crate) struct Fork {
+    /// The fork's own built-in tools and their kinds.
+    pub kind: fn(tool: &str) -> Option<ToolKind>,
+    /// The title of a call to one of them.
+    pub title: fn(tool: &str, input: &Value, cwd: Option<&str>) -> String,
+}
+
+/// OpenCode itself: no tools of its own beyond its table.
+pub(crate) static OPENCODE: Fork = Fork {
+    kind: |_| None,
+    title: |tool, input, cwd| titles::generic(tool, input, cwd),
+};
 
 /// What the tool id says about a call.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +55,15 @@ fn builtin_kind(tool: &str) -> Option<ToolKind> {
     })
 }
 
-pub(super) fn classify(tool: &str, input: &Value) -> Class {
+pub(super) fn classify(fork: &Fork, tool: &str, input: &Value) -> Class {
+    if let Some(kind) = (fork.kind)(tool) {
+        return Class {
+            name: tool.to_owned(),
+            kind,
+            mcp: None,
+            requested_tool: None,
+        };
+    }
     if let Some(kind) = builtin_kind(tool) {
         let kind = if tool == "batch" {
             batch_kind(input)
@@ -134,13 +158,13 @@ fn batch_tools(input: &Value) -> impl Iterator<Item = &str> {
         .filter_map(|c| c.get("tool").and_then(Value::as_str))
 }
 
-fn str_arg<'a>(input: &'a Value, keys: &[&str]) -> Option<&'a str> {
+pub(crate) fn str_arg<'a>(input: &'a Value, keys: &[&str]) -> Option<&'a str> {
     keys.iter()
         .find_map(|k| input.get(*k).and_then(Value::as_str))
         .filter(|s| !s.trim().is_empty())
 }
 
-fn num_arg(input: &Value, key: &str) -> Option<u64> {
+pub(crate) fn num_arg(input: &Value, key: &str) -> Option<u64> {
     input.get(key).and_then(|v| {
         v.as_u64()
             .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
@@ -148,6 +172,7 @@ fn num_arg(input: &Value, key: &str) -> Option<u64> {
 }
 
 pub(super) struct TitleCtx<'a> {
+    pub fork: &'a Fork,
     pub tool: &'a str,
     pub class: &'a Class,
     pub input: &'a Value,
@@ -188,6 +213,9 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
         }
     }
     let input = ctx.input;
+    if (ctx.fork.kind)(ctx.tool).is_some() {
+        return (ctx.fork.title)(ctx.tool, input, ctx.cwd);
+    }
     // A search scope equal to the session directory is left out (`.`, which the helpers drop).
     let scope = |keys: &[&str]| str_arg(input, keys).map(|p| titles::display_path(p, ctx.cwd));
     // The session directory itself reads better in words than as `.`.
@@ -217,7 +245,7 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
             path(&["filePath"]).map_or_else(|| "Editing a file".to_owned(), |p| titles::edit(&p))
         }
         "patch" | "apply_patch" => {
-            patch_title(str_arg(input, &["patchText", "patch", "input"]), ctx.cwd)
+            titles::patch(str_arg(input, &["patchText", "patch", "input"]), ctx.cwd)
         }
         "list" => path(&["path"]).map_or_else(|| "Listing files".to_owned(), |p| titles::list(&p)),
         "glob" => match str_arg(input, &["pattern"]) {
@@ -313,33 +341,6 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
     }
 }
 
-/// `*** Add File: a`, `*** Update File: b`, `*** Delete File: c` headers of an apply_patch text.
-fn patch_title(patch: Option<&str>, cwd: Option<&str>) -> String {
-    let Some(patch) = patch else {
-        return "Editing files".to_owned();
-    };
-    let mut paths = Vec::new();
-    let mut ops = Vec::new();
-    for line in patch.lines() {
-        let line = line.trim();
-        for (prefix, op) in [
-            ("*** Add File:", 'A'),
-            ("*** Update File:", 'M'),
-            ("*** Delete File:", 'D'),
-        ] {
-            if let Some(p) = line.strip_prefix(prefix) {
-                paths.push(titles::display_path(p.trim(), cwd));
-                ops.push(op);
-            }
-        }
-    }
-    match (paths.as_slice(), ops.as_slice()) {
-        ([p], ['A']) => titles::create(p),
-        ([p], ['D']) => titles::delete(p),
-        _ => titles::edit_files(&paths),
-    }
-}
-
 /// The error of an `invalid` part: OpenCode's sentence for the model (`The arguments provided to
 /// the tool are invalid: …`) or, without output, the input's own `error`; code `invalid_tool`.
 pub(super) fn invalid_call_error(output: &Value, input: &Value) -> ToolError {
@@ -380,6 +381,11 @@ pub(super) fn tool_error(raw: Option<&RawValue>, meta: &MetaWire<'_>) -> ToolErr
     let trimmed = text.trim();
     let stripped = trimmed.strip_prefix("Error: ").unwrap_or(trimmed);
     let message = first_meaningful_line(stripped).unwrap_or("the tool call failed");
+    // A deny rule's refusal quotes the rules as JSON after its sentence: the sentence is the
+    // message, the whole text the details.
+    let message = message
+        .split_once(" Here are some of the relevant rules")
+        .map_or(message, |(sentence, _)| sentence);
     let lower = stripped.to_ascii_lowercase();
     let code = if meta.interrupted() {
         Some("interrupted")
@@ -416,9 +422,10 @@ mod tests {
     use serde_json::json;
 
     fn t(tool: &str, input: Value, provider_title: Option<&str>) -> (Class, String) {
-        let class = classify(tool, &input);
+        let class = classify(&OPENCODE, tool, &input);
         let meta = MetaWire::default();
         let title = title(&TitleCtx {
+            fork: &OPENCODE,
             tool,
             class: &class,
             input: &input,
@@ -688,10 +695,11 @@ mod tests {
 
     #[test]
     fn action_descriptor_is_preferred() {
-        let class = classify("amalgm_browser_navigate", &json!({}));
+        let class = classify(&OPENCODE, "amalgm_browser_navigate", &json!({}));
         let meta: MetaWire<'_> =
             serde_json::from_str(r#"{"actionDescriptor":"Opening the pricing page"}"#).unwrap();
         let title = title(&TitleCtx {
+            fork: &OPENCODE,
             tool: "amalgm_browser_navigate",
             class: &class,
             input: &json!({}),
@@ -711,6 +719,19 @@ mod tests {
         assert_eq!(e.details, Some(Value::from("boom\nat x")));
         let raw = RawValue::from_string("\"### Error\\nCould not register\"".into()).unwrap();
         assert_eq!(tool_error(Some(&raw), &meta).message, "Could not register");
+        // Kilo 7.7 (and OpenCode) refusing by a deny rule: the sentence, the rules in details.
+        let raw = RawValue::from_string(
+            r#""The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules {\"permission\":\"bash\",\"pattern\":\"git push*\",\"action\":\"deny\"}""#
+                .into(),
+        )
+        .unwrap();
+        let e = tool_error(Some(&raw), &meta);
+        assert_eq!(
+            e.message,
+            "The user has specified a rule which prevents you from using this specific tool call."
+        );
+        assert_eq!(e.code.as_deref(), Some("permission_denied"));
+        assert!(e.details.unwrap().as_str().unwrap().contains("git push*"));
         let raw = RawValue::from_string("\"Tool execution aborted\"".into()).unwrap();
         let e = tool_error(Some(&raw), &meta);
         assert_eq!(e.code.as_deref(), Some("aborted"));

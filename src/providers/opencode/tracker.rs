@@ -6,7 +6,7 @@ use crate::hash::HashMap;
 
 use serde_json::Value;
 
-use super::tools;
+use super::tools::{self, Fork};
 use super::wire::{MetaWire, PartMetaWire, PartWire, StateWire};
 use crate::model::{Attachment, TimeValue, Timing, ToolError, ToolMetadata, ToolState};
 use crate::providers::{PartStore, PartUpdate, raw_to_value};
@@ -76,6 +76,8 @@ struct Owner {
 
 /// Applies tool part snapshots to the store: one part per `callID || id`, whatever the dialect.
 pub(super) struct Tracker {
+    /// Whose tools these are: OpenCode's, or a fork's (Kilo's) on top of them.
+    fork: &'static Fork,
     sessions: SessionScan,
     /// The session's working directory, for paths in titles.
     pub cwd: Option<String>,
@@ -92,8 +94,9 @@ pub(super) struct Tracker {
 impl Tracker {
     /// The tracker of one stream. `cwd` is the working directory known before reading it (a
     /// fixture's header, for `run --format json`); dialects that carry their own set it as they go.
-    pub fn new(cwd: Option<&str>) -> Self {
+    pub fn new(cwd: Option<&str>, fork: &'static Fork) -> Self {
         Tracker {
+            fork,
             sessions: SessionScan::default(),
             cwd: cwd.map(str::to_owned),
             call_owner: HashMap::default(),
@@ -194,8 +197,9 @@ impl Tracker {
             Some(Ok(other)) => other,
             Some(Err(_)) => Value::Object(Default::default()),
         };
-        let class = tools::classify(tool, &input);
+        let class = tools::classify(self.fork, tool, &input);
         let title = tools::title(&tools::TitleCtx {
+            fork: self.fork,
             tool,
             class: &class,
             input: &input,

@@ -121,18 +121,43 @@ pub(super) struct PartMetaWire {
 }
 
 /// An error object (`session.error`, `message.updated` info.error, `run` error lines).
-#[derive(Deserialize)]
+/// A session or message error: `{name, data: {message}}`, or (Kilo's `run`: "run ended with an
+/// auto-rejected permission; …") just the message as a string.
+#[derive(Default)]
 pub(super) struct ErrorWire<'a> {
-    #[serde(borrow, default)]
     pub name: Option<Cow<'a, str>>,
-    #[serde(default)]
     pub data: Option<ErrorDataWire<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct ErrorDataWire<'a> {
     #[serde(borrow, default)]
     pub message: Option<Cow<'a, str>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ErrorWire<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr<'a> {
+            Text(#[serde(borrow)] Cow<'a, str>),
+            Object {
+                #[serde(borrow, default)]
+                name: Option<Cow<'a, str>>,
+                #[serde(borrow, default)]
+                data: Option<ErrorDataWire<'a>>,
+            },
+        }
+        Ok(match Repr::deserialize(d)? {
+            Repr::Text(message) => ErrorWire {
+                name: None,
+                data: Some(ErrorDataWire {
+                    message: Some(message),
+                }),
+            },
+            Repr::Object { name, data } => ErrorWire { name, data },
+        })
+    }
 }
 
 impl ErrorWire<'_> {
@@ -143,14 +168,16 @@ impl ErrorWire<'_> {
         )
     }
 
-    /// `UnknownError: Unexpected server error…`, one line.
+    /// `UnknownError: Unexpected server error…`, one line (the message alone when the error has
+    /// no name).
     pub fn summary(&self) -> String {
-        let name = self.name.as_deref().unwrap_or("error");
-        match self.data.as_ref().and_then(|d| d.message.as_deref()) {
-            Some(m) if !m.trim().is_empty() => {
+        let message = self.data.as_ref().and_then(|d| d.message.as_deref());
+        match (self.name.as_deref(), message) {
+            (Some(name), Some(m)) if !m.trim().is_empty() => {
                 format!("{name}: {}", crate::text::clip(m, 200))
             }
-            _ => name.to_owned(),
+            (None, Some(m)) if !m.trim().is_empty() => crate::text::clip(m, 200),
+            (name, _) => name.unwrap_or("error").to_owned(),
         }
     }
 }

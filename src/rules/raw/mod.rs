@@ -23,6 +23,8 @@ use crate::stream::Input;
 pub(crate) mod acp;
 pub(crate) mod claude;
 pub(crate) mod codex;
+pub(crate) mod copilot;
+pub(crate) mod droid;
 pub(crate) mod gemini;
 pub(crate) mod opencode;
 mod pruned;

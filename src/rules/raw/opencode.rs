@@ -1,6 +1,7 @@
 //! The rules' scan of OpenCode streams: `tool` parts (the call id, else the part id), their error
 //! status and bash exit codes, a `task`'s child session, and the lines that end a turn
-//! (`session.idle`, an idle `session.status`, a `step_finish` that stops).
+//! (`session.idle`, an idle `session.status`, a `step_finish` that stops). Kilo writes the same
+//! three formats: its dialects' rows use these scans.
 
 use memchr::memmem;
 

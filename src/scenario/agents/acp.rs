@@ -1,16 +1,18 @@
-//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`; `opencode acp`, `gemini --acp` and
-//! `qwen --acp` — driven with toolnorm as the ACP client through the recording proxy:
-//! `initialize`, `session/new` (in the scratch workspace), one `session/prompt`, every
-//! `session/request_permission` answered with the first option that allows, until the prompt's
-//! response. Each adapter is configured as its
+//! The ACP adapters — Zed's `claude-agent-acp` and `codex-acp`; `opencode acp`, `kilo acp`,
+//! `droid exec --output-format acp`, `copilot --acp`, `gemini --acp` and `qwen --acp` — driven
+//! with toolnorm as the ACP client through the recording proxy: `initialize`, `session/new` (in
+//! the scratch workspace), one `session/prompt`, every `session/request_permission` answered with
+//! the first option that allows, until the prompt's response. Each adapter is configured as its
 //! native CLI is (the model server, the fixture MCP server); Claude's adapter and `opencode acp`
 //! get the MCP server in `session/new`, as an editor passes it (so the recording names the
 //! servers the client declared, which OpenCode's `<server>_<tool>` names are split against), the
 //! others read it from their configuration.
 
+use std::time::{Duration, Instant};
+
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, claude, codex, gemini, opencode, proxied};
+use super::{Driven, Launcher, claude, codex, copilot, droid, gemini, opencode, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::{SERVER_NAME, ServerCommand};
@@ -25,7 +27,10 @@ impl Launcher for Acp {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
         match setup.scenario.agent {
             Agent::CodexAcp => codex::Codex.configure(setup, cmd),
-            Agent::OpencodeAcp => opencode::Opencode.configure(setup, cmd),
+            Agent::OpencodeAcp => opencode::OPENCODE.configure(setup, cmd),
+            Agent::KiloAcp => opencode::KILO.configure(setup, cmd),
+            Agent::DroidAcp => droid::Droid.configure(setup, cmd),
+            Agent::CopilotAcp => copilot::Copilot.configure(setup, cmd),
             Agent::GeminiAcp | Agent::QwenAcp => {
                 gemini::configure(setup, cmd, setup.scenario.agent.cli())
             }
@@ -35,9 +40,17 @@ impl Launcher for Acp {
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
         match setup.scenario.agent {
-            Agent::OpencodeAcp => {
+            Agent::OpencodeAcp | Agent::KiloAcp => {
                 cmd.arg("acp");
             }
+            // The model is the BYOK one `settings.json` names (ACP's `session/new` does not
+            // take `-m`). Its `Execute` wants `riskLevel` and `riskLevelReason` here, as under
+            // `--auto`, whatever the flags; permissions are asked with `session/request_permission`.
+            Agent::DroidAcp => {
+                cmd.arg("exec").arg("--output-format").arg("acp");
+            }
+            // `copilot --acp`, offline on the custom provider, the MCP server in its flags.
+            Agent::CopilotAcp => return copilot::Copilot.command(setup, cmd),
             // As the native scenarios run: every tool allowed.
             Agent::GeminiAcp | Agent::QwenAcp => {
                 cmd.arg("--acp").arg("--approval-mode").arg("yolo");
@@ -67,6 +80,9 @@ fn who(agent: Agent) -> &'static str {
     match agent {
         Agent::CodexAcp => "codex-acp",
         Agent::OpencodeAcp => "opencode acp",
+        Agent::KiloAcp => "kilo acp",
+        Agent::DroidAcp => "droid exec --output-format acp",
+        Agent::CopilotAcp => "copilot --acp",
         Agent::GeminiAcp => "gemini --acp",
         Agent::QwenAcp => "qwen --acp",
         _ => "claude-agent-acp",
@@ -91,8 +107,26 @@ fn response(
     what: &str,
     problems: &mut Vec<String>,
 ) -> anyhow::Result<Value> {
+    response_or_cancel(channel, id, what, problems, None)
+}
+
+/// [`response`], sending `session/cancel` for the session at the given time (an interrupted
+/// turn, as an editor's stop button ends it) if the response has not come by then.
+fn response_or_cancel(
+    channel: &mut LineChannel,
+    id: u64,
+    what: &str,
+    problems: &mut Vec<String>,
+    mut cancel: Option<(Instant, &Value)>,
+) -> anyhow::Result<Value> {
     loop {
-        let v = channel.next(what)?;
+        let Some(v) = channel.next_before(cancel.map(|(at, _)| at), what)? else {
+            if let Some((_, session)) = cancel.take() {
+                channel.send(&json!({"jsonrpc": "2.0", "method": "session/cancel",
+                    "params": {"sessionId": session}}))?;
+            }
+            continue;
+        };
         if let Some(method) = v.get("method").and_then(Value::as_str) {
             if let Some(req_id) = v.get("id").cloned() {
                 let reply = answer(method, v.get("params"), problems);
@@ -183,10 +217,24 @@ fn drive_acp(
             "sessionId": session_id, "prompt": [{"type": "text", "text": s.prompt}]
         }}),
     )?;
-    let done = response(channel, 2, "the session/prompt response", &mut problems)?;
+    let cancel_at = s
+        .interrupt_after_secs
+        .map(|secs| (Instant::now() + Duration::from_secs(secs), &session_id));
+    let done = response_or_cancel(
+        channel,
+        2,
+        "the session/prompt response",
+        &mut problems,
+        cancel_at,
+    )?;
+    let want = if s.interrupt_after_secs.is_some() {
+        "cancelled"
+    } else {
+        "end_turn"
+    };
     match done.get("stopReason").and_then(Value::as_str) {
-        Some("end_turn") => {}
-        other => problems.push(format!("the prompt stopped with {other:?}, not end_turn")),
+        Some(r) if r == want => {}
+        other => problems.push(format!("the prompt stopped with {other:?}, not {want}")),
     }
     Ok(Driven {
         problems,

@@ -80,7 +80,7 @@ impl Launcher for Claude {
             proxied(launch, "claude", |channel| drive_sdk(channel, s))
         } else {
             wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
-                .map(|()| Driven::default())
+                .map(|_| Driven::default())
         }
     }
 }

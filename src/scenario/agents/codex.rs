@@ -67,7 +67,7 @@ impl Launcher for Codex {
         let s = launch.scenario;
         if s.agent == Agent::CodexExec {
             wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
-                .map(|()| Driven::default())
+                .map(|_| Driven::default())
         } else {
             proxied(launch, "codex app-server", |channel| {
                 drive_app_server(channel, s, &launch.scratch.work)

@@ -11,7 +11,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
-use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::launch::{
+    API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
+};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::spec::{Agent, Cli, Scenario};
 use crate::stream::Dialect;
@@ -29,7 +31,7 @@ fn settings_dir(cli: Cli) -> &'static str {
 }
 
 /// The settings both CLIs read (the shared keys) plus each one's own.
-fn settings(setup: &Setup<'_>, cli: Cli) -> Value {
+fn settings(setup: &Setup<'_>, cli: Cli) -> anyhow::Result<Value> {
     let s = setup.scenario;
     let mut v = json!({
         "general": {
@@ -59,22 +61,8 @@ fn settings(setup: &Setup<'_>, cli: Cli) -> Value {
             "trust": s.permission_mode.is_none(),
         }});
     }
-    for (key, value) in &s.settings {
-        merge(&mut v[key.as_str()], value);
-    }
-    v
-}
-
-/// Merge `from` into `into`: tables key by key, anything else replaced.
-fn merge(into: &mut Value, from: &Value) {
-    match (into, from) {
-        (Value::Object(into), Value::Object(from)) => {
-            for (key, value) in from {
-                merge(into.entry(key.as_str()).or_insert(Value::Null), value);
-            }
-        }
-        (into, from) => *into = from.clone(),
-    }
+    merge_json(&mut v, &config_overrides(s)?);
+    Ok(v)
 }
 
 /// Settings and environment shared by the native and the ACP launchers.
@@ -85,7 +73,7 @@ pub(super) fn configure(setup: &Setup<'_>, cmd: &mut AgentCommand, cli: Cli) -> 
             .home
             .join(settings_dir(cli))
             .join("settings.json"),
-        &serde_json::to_string_pretty(&settings(setup, cli))?,
+        &serde_json::to_string_pretty(&settings(setup, cli)?)?,
     )?;
     // No relaunch into a child process with a larger heap: one process to record and interrupt.
     cmd.env("GEMINI_CLI_NO_RELAUNCH", "true")
@@ -148,7 +136,7 @@ impl Launcher for Gemini {
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
         debug_assert!(matches!(s.agent, Agent::Gemini | Agent::Qwen));
-        wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs)).map(|()| Driven::default())
+        wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs)).map(|_| Driven::default())
     }
 }
 
@@ -196,11 +184,10 @@ mod tests {
         assert_eq!(v["security"]["auth"]["selectedType"], json!("openai"));
 
         let mut s = s;
-        s.settings = serde_json::from_value(json!({
-            "security": {"folderTrust": {"enabled": true}},
-            "model": "flat",
-        }))
-        .unwrap();
+        s.config = Some(
+            toml::from_str("model = \"flat\"\nsecurity = { folderTrust = { enabled = true } }")
+                .unwrap(),
+        );
         let v = written(&s);
         assert_eq!(v["security"]["folderTrust"]["enabled"], json!(true));
         assert_eq!(v["security"]["auth"]["selectedType"], json!("openai"));
@@ -209,7 +196,7 @@ mod tests {
         assert!(v.get("tools").is_none());
 
         // Without settings the tools stay as the release ships them.
-        s.settings.clear();
+        s.config = None;
         assert!(written(&s).get("tools").is_none());
     }
 }

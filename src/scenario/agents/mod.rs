@@ -1,11 +1,14 @@
-//! One launcher per agent CLI (`claude.rs`, `codex.rs`, `opencode.rs`, `gemini.rs` for Gemini CLI
-//! and Qwen Code): its configuration files, its command line, and how it is driven and recorded.
-//! The ways of running an agent that several of them share — a one-shot run passed through
-//! (`wrapped`), a two-way conversation over its stdio (`proxied`) — are here.
+//! One launcher per agent CLI (`claude.rs`, `codex.rs`, `copilot.rs`, `droid.rs`, `opencode.rs`
+//! for OpenCode and Kilo, `gemini.rs` for Gemini CLI and Qwen Code): its configuration files, its
+//! command line, and how it is driven and recorded. The ways of running an agent that several of
+//! them share — a one-shot run passed through (`wrapped`), a two-way conversation over its stdio
+//! (`proxied`) — are here.
 
 mod acp;
 mod claude;
 mod codex;
+pub(crate) mod copilot;
+pub(crate) mod droid;
 mod gemini;
 mod opencode;
 
@@ -53,7 +56,10 @@ pub fn launcher(cli: Cli) -> &'static dyn Launcher {
     match cli {
         Cli::Claude => &claude::Claude,
         Cli::Codex => &codex::Codex,
-        Cli::Opencode => &opencode::Opencode,
+        Cli::Opencode => &opencode::OPENCODE,
+        Cli::Kilo => &opencode::KILO,
+        Cli::Droid => &droid::Droid,
+        Cli::Copilot => &copilot::Copilot,
         Cli::ClaudeAcp | Cli::CodexAcp => &acp::Acp,
         Cli::Gemini | Cli::Qwen => &gemini::Gemini,
     }
@@ -64,14 +70,16 @@ pub fn launcher(cli: Cli) -> &'static dyn Launcher {
 pub struct Driven {
     /// Expectations the session did not meet (unused answers, ...).
     pub problems: Vec<String>,
-    /// The user dismissed a question: OpenCode ends the turn there (unless
-    /// `experimental.continue_loop_on_deny`), so the rest of the script is not played.
+    /// The user said no — dismissed a question, or a permission was refused: OpenCode and Kilo
+    /// end the turn there (unless `experimental.continue_loop_on_deny`), so the rest of the
+    /// script is not played.
     pub dismissed: bool,
 }
 
 /// A one-shot run (`claude -p`, `codex exec`, `opencode run`): the agent's stdout passed through
 /// the recorder until it exits, SIGINT after `interrupt_after` when given (an interrupted turn).
-fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Result<()> {
+/// What it printed comes back, for launchers that read how the session ended.
+fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Result<Vec<u8>> {
     let out = Captured::new();
     let stderr = StderrLog::in_scratch(launch);
     let agent = launch.spawn(
@@ -114,7 +122,7 @@ fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Re
                 tail(&stderr)
             )
         }
-        Some(_) => Ok(()),
+        Some(_) => Ok(stdout),
     }
 }
 

@@ -1,7 +1,8 @@
-//! OpenCode: `opencode run --format json PROMPT` recorded in wrap mode, or `opencode serve` with
-//! its `/event` stream recorded as SSE while we post the session and the message and answer its
-//! questions. An `opencode.json` in the workspace points it at the model server (the Chat
-//! Completions API) and gives it the fixture MCP server; its XDG folders are in the scratch HOME.
+//! OpenCode and the CLIs built on it (Kilo): `<cli> run --format json PROMPT` recorded in wrap
+//! mode, or `<cli> serve` with its `/event` stream recorded as SSE while we post the session and
+//! the message and answer its questions. A config file in the workspace (`opencode.json`,
+//! `kilo.json`) points it at the model server (the Chat Completions API) and gives it the fixture
+//! MCP server; its XDG folders are in the scratch HOME.
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -17,17 +18,48 @@ use super::{Driven, Launcher, tail, wrapped};
 use crate::corpus::record::SseOptions;
 use crate::corpus::record::memory::Captured;
 use crate::scenario::driver::ScriptedUser;
-use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::launch::{
+    API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
+};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::process::{kill_group, spawn_group};
 use crate::scenario::spec::{Agent, Scenario};
 
-pub struct Opencode;
+/// One CLI of the OpenCode family: what differs between OpenCode and its forks, as data.
+pub struct Opencode {
+    /// The agent that runs `run --format json` (the other one runs `serve`).
+    run: Agent,
+    /// The workspace config file and its `$schema`.
+    config_file: &'static str,
+    schema: &'static str,
+    /// The prefix of the CLI's environment switches (`OPENCODE_`, `KILO_`).
+    env_prefix: &'static str,
+    /// What its log calls it, in error messages.
+    who: &'static str,
+}
+
+/// OpenCode itself.
+pub const OPENCODE: Opencode = Opencode {
+    run: Agent::OpencodeRun,
+    config_file: "opencode.json",
+    schema: "https://opencode.ai/config.json",
+    env_prefix: "OPENCODE_",
+    who: "opencode",
+};
+
+/// Kilo CLI: OpenCode's configuration under Kilo's names (`kilo.json`, `KILO_*`).
+pub const KILO: Opencode = Opencode {
+    run: Agent::KiloRun,
+    config_file: "kilo.json",
+    schema: "https://app.kilo.ai/config.json",
+    env_prefix: "KILO_",
+    who: "kilo",
+};
 
 impl Launcher for Opencode {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
         let mut cfg = json!({
-            "$schema": "https://opencode.ai/config.json",
+            "$schema": self.schema,
             "provider": {"mock": {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "Scripted",
@@ -47,8 +79,9 @@ impl Launcher for Opencode {
             cfg["mcp"] =
                 json!({SERVER_NAME: {"type": "local", "command": command, "enabled": true}});
         }
+        merge_json(&mut cfg, &config_overrides(setup.scenario)?);
         write(
-            &setup.scratch.work.join("opencode.json"),
+            &setup.scratch.work.join(self.config_file),
             &serde_json::to_string_pretty(&cfg)?,
         )?;
         for (k, d) in [
@@ -60,20 +93,20 @@ impl Launcher for Opencode {
             cmd.env(k, setup.scratch.home.join(d).display().to_string());
         }
         for k in [
-            "OPENCODE_DISABLE_MODELS_FETCH",
-            "OPENCODE_DISABLE_AUTOUPDATE",
-            "OPENCODE_DISABLE_SHARE",
-            "OPENCODE_DISABLE_LSP_DOWNLOAD",
-            "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+            "DISABLE_MODELS_FETCH",
+            "DISABLE_AUTOUPDATE",
+            "DISABLE_SHARE",
+            "DISABLE_LSP_DOWNLOAD",
+            "DISABLE_DEFAULT_PLUGINS",
         ] {
-            cmd.env(k, "1");
+            cmd.env(&format!("{}{k}", self.env_prefix), "1");
         }
         Ok(())
     }
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
         let s = setup.scenario;
-        if s.agent == Agent::OpencodeRun {
+        if s.agent == self.run {
             cmd.arg("run").arg("--format").arg("json");
         } else {
             cmd.arg("serve").arg("--hostname").arg("127.0.0.1");
@@ -81,25 +114,31 @@ impl Launcher for Opencode {
         for a in &s.args {
             cmd.arg(a.clone());
         }
-        if s.agent == Agent::OpencodeRun {
+        if s.agent == self.run {
             cmd.arg(s.prompt.clone());
         }
     }
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
-        if s.agent == Agent::OpencodeRun {
-            wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
-                .map(|()| Driven::default())
+        if s.agent == self.run {
+            let out = wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))?;
+            // A permission the configuration says to ask for is refused in `run` (Kilo: "run
+            // ended with an auto-rejected permission"), which ends the session.
+            let refused = String::from_utf8_lossy(&out).contains("auto-rejected permission");
+            Ok(Driven {
+                problems: Vec::new(),
+                dismissed: refused,
+            })
         } else {
-            serve(launch, s)
+            serve(launch, s, self.who)
         }
     }
 }
 
 /// `opencode serve` on a free port, its `/event` stream recorded while we post the session and
 /// the message.
-fn serve(launch: &Launch<'_>, s: &Scenario) -> anyhow::Result<Driven> {
+fn serve(launch: &Launch<'_>, s: &Scenario, who: &str) -> anyhow::Result<Driven> {
     let port = free_port().context("failed to find a free loopback port")?;
     let mut c = launch.command();
     c.arg("--port").arg(port.to_string());
@@ -110,7 +149,7 @@ fn serve(launch: &Launch<'_>, s: &Scenario) -> anyhow::Result<Driven> {
         .with_context(|| format!("failed to start {}", launch.agent.program.display()))?;
     let out = collect(server.stdout.take());
     let err = collect(server.stderr.take());
-    let result = drive_serve(launch, &c, s, port);
+    let result = drive_serve(launch, &c, s, port, who);
     kill_group(&server);
     let _ = server.kill();
     let _ = server.wait();
@@ -119,12 +158,7 @@ fn serve(launch: &Launch<'_>, s: &Scenario) -> anyhow::Result<Driven> {
         err.join().unwrap_or_default(),
     ]
     .concat();
-    result.with_context(|| {
-        format!(
-            "opencode serve session failed; its output:\n{}",
-            tail(&output)
-        )
-    })
+    result.with_context(|| format!("{who} serve session failed; its output:\n{}", tail(&output)))
 }
 
 fn drive_serve(
@@ -132,6 +166,7 @@ fn drive_serve(
     server: &std::process::Command,
     s: &Scenario,
     port: u16,
+    who: &str,
 ) -> anyhow::Result<Driven> {
     let base = format!("http://127.0.0.1:{port}");
     let limit = launch.limit;
@@ -146,7 +181,7 @@ fn drive_serve(
             break;
         }
         if Instant::now() >= deadline {
-            bail!("opencode serve did not come up on port {port}");
+            bail!("{who} serve did not come up on port {port}");
         }
         thread::sleep(Duration::from_millis(200));
     }
@@ -180,9 +215,9 @@ fn drive_serve(
     let driven = driven?;
     match recording {
         Ok(r) => {
-            r.context("failed to record the opencode event stream")?;
+            r.with_context(|| format!("failed to record the {who} event stream"))?;
         }
-        Err(_) => bail!("the recording of the opencode event stream did not stop"),
+        Err(_) => bail!("the recording of the {who} event stream did not stop"),
     }
     if launch.opts.raw {
         launch.write_raw(&String::from_utf8_lossy(&printed.bytes()))?;
@@ -229,7 +264,18 @@ fn converse(
         let _ = posted_tx.send(r);
     });
     let mut answers = ServeQuestions::new(&s.answers);
+    // An interrupted turn: what a UI's stop button does, `POST /session/:id/abort`.
+    let mut abort_at = s
+        .interrupt_after_secs
+        .map(|secs| Instant::now() + Duration::from_secs(secs));
     loop {
+        if abort_at.is_some_and(|at| Instant::now() >= at) {
+            abort_at = None;
+            http.post(&format!("{base}/session/{sid}/abort"))
+                .set("Content-Type", "application/json")
+                .send_string("{}")
+                .context("failed to abort the session")?;
+        }
         match posted_rx.recv_timeout(Duration::from_millis(300)) {
             Ok(r) => {
                 r.context("failed to post the message to the opencode session")?;
@@ -247,10 +293,11 @@ fn converse(
             );
         }
         answers.answer_pending(http, base)?;
+        answers.dismiss_suggestions(http, base)?;
     }
     Ok(Driven {
         problems: answers.user.problems(),
-        dismissed: answers.user.any_declined(),
+        dismissed: answers.user.any_declined() || answers.dismissed_suggestion,
     })
 }
 
@@ -261,6 +308,8 @@ fn converse(
 struct ServeQuestions<'a> {
     user: ScriptedUser<'a>,
     handled: HashSet<String>,
+    /// A suggestion was dismissed: the turn ends there.
+    dismissed_suggestion: bool,
 }
 
 impl<'a> ServeQuestions<'a> {
@@ -268,6 +317,7 @@ impl<'a> ServeQuestions<'a> {
         ServeQuestions {
             user: ScriptedUser::new(scripted),
             handled: Default::default(),
+            dismissed_suggestion: false,
         }
     }
 
@@ -301,6 +351,36 @@ impl<'a> ServeQuestions<'a> {
                 .set("Content-Type", "application/json")
                 .send_string(&body.to_string())
                 .with_context(|| format!("opencode refused the {route} to question {id}"))?;
+        }
+        Ok(())
+    }
+}
+
+impl ServeQuestions<'_> {
+    /// Kilo's `suggest` (a review offered at the end of a turn) waits for the user: each new
+    /// request listed at `GET /suggestion` is dismissed (`POST /suggestion/:id/dismiss`). A server
+    /// without suggestions (OpenCode) answers the list with an error, which is no suggestion.
+    fn dismiss_suggestions(&mut self, http: &ureq::Agent, base: &str) -> anyhow::Result<()> {
+        let Ok(list) = http.get(&format!("{base}/suggestion")).call() else {
+            return Ok(());
+        };
+        let list: Value = list
+            .into_string()
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null);
+        for request in list.as_array().into_iter().flatten() {
+            let Some(id) = request.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if !self.handled.insert(id.to_owned()) {
+                continue;
+            }
+            http.post(&format!("{base}/suggestion/{id}/dismiss"))
+                .set("Content-Type", "application/json")
+                .send_string("{}")
+                .with_context(|| format!("the server refused to dismiss suggestion {id}"))?;
+            self.dismissed_suggestion = true;
         }
         Ok(())
     }

@@ -308,8 +308,13 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
     };
     let mut turn = turns.get(index).unwrap_or(&done).clone();
     let protect: Vec<String> = script.vars.iter().map(|(_, v)| v.clone()).collect();
+    let mut history = None;
     for call in &mut turn.tools {
         call.input = expand_value(script, &call.input);
+        if call.input.to_string().contains("{{match:") {
+            let text = history.get_or_insert_with(|| body.to_string());
+            call.input = expand_matches(&call.input, text);
+        }
     }
     Reply {
         script: label,
@@ -326,6 +331,40 @@ fn expand_value(script: &Script, v: &Value) -> Value {
         Value::Object(o) => Value::Object(
             o.iter()
                 .map(|(k, x)| (k.clone(), expand_value(script, x)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `{{match:REGEX}}` placeholders replaced by the last match of REGEX in the request (as JSON
+/// text; its first group when it has one): an id the agent handed the model earlier, such as a background process's, which the
+/// script cannot know in advance. A placeholder whose pattern matches nothing (or is not a
+/// regular expression) is left as it is.
+fn expand_matches(v: &Value, history: &str) -> Value {
+    match v {
+        Value::String(s) => {
+            let mut out = s.clone();
+            while let Some(start) = out.find("{{match:") {
+                let Some(len) = out[start..].find("}}") else {
+                    break;
+                };
+                let pattern = &out[start + "{{match:".len()..start + len];
+                let found = regex::Regex::new(pattern).ok().and_then(|re| {
+                    let c = re.captures_iter(history).last()?;
+                    c.get(1).or_else(|| c.get(0)).map(|m| m.as_str().to_owned())
+                });
+                match found {
+                    Some(m) => out.replace_range(start..start + len + 2, &m),
+                    None => break,
+                }
+            }
+            Value::String(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| expand_matches(x, history)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), expand_matches(x, history)))
                 .collect(),
         ),
         other => other.clone(),
@@ -585,6 +624,22 @@ mod tests {
         assert!(r.body.contains("Everything is up."), "{}", r.body);
         // Title generation and the like still get the plain answer.
         assert_eq!(ask("Write a title for: fix the tests").script, "title");
+    }
+
+    #[test]
+    fn match_placeholders_take_the_last_id_the_agent_gave() {
+        let history = r#"{"messages":[{"role":"tool","content":"id: bgp_111\nstatus: ready"},{"role":"tool","content":"id: bgp_222"}]}"#;
+        let input = json!({"action": "stop", "id": "{{match:bgp_[0-9]+}}", "n": 3});
+        assert_eq!(
+            expand_matches(&input, history),
+            json!({"action": "stop", "id": "bgp_222", "n": 3})
+        );
+        let input = json!({"id": "{{match:id: bgp_([0-9]+)}}"});
+        assert_eq!(expand_matches(&input, history), json!({"id": "222"}));
+        // Nothing matches, or no regular expression: left as written.
+        for s in ["{{match:wku_[0-9]+}}", "{{match:(}}", "{{match:bgp_"] {
+            assert_eq!(expand_matches(&json!(s), history), json!(s));
+        }
     }
 
     #[test]

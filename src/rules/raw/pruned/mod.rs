@@ -166,6 +166,9 @@ fn keep(key: &str) -> Keep {
         // Gemini CLI and Qwen Code.
         "$set" | "functionCall" | "functionResponse" | "response" | "toolCallResult"
         | "toolCalls" | "tool_id" | "tool_name" => Keep::Pruned,
+        // Copilot CLI and droid.
+        "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution" | "toolId"
+        | "toolRequests" => Keep::Pruned,
         "_meta" | "arguments" | "args" | "changes" | "input" | "invocation" | "parameters"
         | "rawInput" => Keep::Whole,
         k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
