@@ -30,6 +30,47 @@ fn detection_agrees_with_the_recorded_dialect() {
     }
 }
 
+/// A live recording folds its scratch workspace whole, as `~/work`: a bare `/work/` is what a
+/// shorter fold cut into a longer path leaves (the redactor before it read `\n/tmp/…/work/a.js`,
+/// a path after an escaped line break, as no path), a path the CLI never printed. Four ACP
+/// fixtures recorded that way made `scenario drift` call an unchanged release changed.
+#[test]
+fn live_recordings_fold_the_workspace_whole() {
+    let mut checked = 0;
+    for s in load_all().iter().filter(|s| s.name.contains("/live-")) {
+        checked += 1;
+        let bytes = &s.stream.bytes;
+        let cut: Vec<usize> = bytes
+            .windows(b"/work/".len())
+            .enumerate()
+            .filter(|(at, w)| *w == b"/work/" && starts_a_path(&bytes[..*at]))
+            .map(|(at, _)| at)
+            .collect();
+        assert!(
+            cut.is_empty(),
+            "{}: a workspace path folded in part at byte {:?}: {}",
+            s.name,
+            cut,
+            String::from_utf8_lossy(
+                &bytes[cut[0].saturating_sub(40)..(cut[0] + 40).min(bytes.len())]
+            )
+        );
+    }
+    assert!(checked > 100, "only {checked} live fixtures");
+}
+
+/// Whether a path starts right after `before`: at the start, after a JSON escape (`\n`), or after
+/// a byte that is no part of a name. After `~` it is the folded workspace; after a name byte it is
+/// the tail of a longer path (Copilot shortens long paths in its titles to `...<tail>`, a tail
+/// that no fold can match).
+fn starts_a_path(before: &[u8]) -> bool {
+    match before {
+        [] => true,
+        [.., b'\\', c] if c.is_ascii_alphabetic() => true,
+        [.., c] => !(c.is_ascii_alphanumeric() || b"~-_.".contains(c)),
+    }
+}
+
 /// From content alone, with no provider given, every fixture reads as its own dialect: a new
 /// dialect never takes an existing fixture (Qwen Code's Claude-shaped stream-json and sessions, droid's
 /// Claude-shaped init line among them). The one exception is by design: a CLI that writes
