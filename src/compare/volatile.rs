@@ -16,11 +16,15 @@
 //!   (`pid`, `process_id` → `<pid>`) wherever they are, durations quoted in text
 //!   (`duration_ms: 877`), the names of the files
 //!   Claude spills long outputs into, Claude's scheduled-job ids and the name it gives the session
-//!   for peer messages, when a scheduled job runs next (`next run Dec 4 3:25am`), OpenCode
+//!   for peer messages (and the one Qwen Code draws, `This session is named "work-e4"`), when a
+//!   scheduled job runs next (`next run Dec 4 3:25am`), OpenCode
 //!   session ids inside text (`ses_…`), Kilo's background process and wakeup ids (`bgp_…`,
 //!   `wku_…`), wall-clock times and process ids quoted in text (ISO-8601, epoch milliseconds,
 //!   `pid: 14771`, an `ls -l` listing's times) and a scratch folder's name an agent cut short in a
-//!   title (`...lot-acp-files-19916-645878938/`);
+//!   title (`...lot-acp-files-19916-645878938/`), a time taken quoted in text with its fraction
+//!   (Qwen Code's `from 127.0.0.1 in 0.2s`, `took 1.25 ms`), and the suggestions a CLI gives for
+//!   an unknown tool name (`Did you mean one of: "web_fetch", "grep_search", …?`: Qwen Code ranks
+//!   them by distance and breaks ties in the order its tools registered, which varies by run);
 //! - JSON objects quoted inside text written with their keys sorted (Claude quotes an MCP tool's
 //!   input schema in a failed call's result with its keys in the order of the run).
 //!
@@ -69,6 +73,12 @@ struct Masks {
     cron_job: Regex,
     /// The name Claude gives the session for peer messages (`This session is work-ea [dfea2f]`).
     peer_name: Regex,
+    /// The name Qwen Code draws for the session (`This session is named "work-e4"`).
+    qwen_session_name: Regex,
+    /// A time taken quoted in text with its fraction (`in 0.2s`, `took 1.25 ms`).
+    elapsed: Regex,
+    /// The suggestions for an unknown tool name (`Did you mean one of: "a", "b", "c"?`).
+    suggestions: Regex,
     /// OpenCode session ids inside text (a `task`'s `<task id="ses_…">`).
     opencode_session: Regex,
     /// Kilo's background process and wakeup ids inside text (`bgp_…`, `wku_…`).
@@ -100,6 +110,9 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         spill_file: re(r"tool-results/[A-Za-z0-9_-]+\.txt"),
         cron_job: re(r"(?m)(job |^)[0-9a-f]{8}( \(| —)"),
         peer_name: re(r"This session is \S+ \[[0-9a-f]{6}\]"),
+        qwen_session_name: re(r#"(This session is named )"[^"]*""#),
+        elapsed: re(r"\b(in|took) \d+\.\d+ ?(s|ms)\b"),
+        suggestions: re(r#"(Did you mean(?: one of)?:) "[^"]*"(?:, "[^"]*")*"#),
         opencode_session: re(r"\bses_[0-9A-Za-z]{20,}"),
         kilo_id: re(r"\b(bgp|wku)_[0-9A-Za-z]{20,}"),
         clock: re(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z"),
@@ -175,6 +188,11 @@ fn mask(v: &mut Value, drawn: &[String]) {
             let masked = m
                 .peer_name
                 .replace_all(&masked, "This session is <peer-name>");
+            let masked = m
+                .qwen_session_name
+                .replace_all(&masked, "${1}\"<peer-name>\"");
+            let masked = m.elapsed.replace_all(&masked, "$1 <elapsed>");
+            let masked = m.suggestions.replace_all(&masked, "$1 <suggestions>");
             let masked = m.opencode_session.replace_all(&masked, "<session>");
             let masked = m.kilo_id.replace_all(&masked, "<$1>");
             let masked = m.clock.replace_all(&masked, "<time>");
@@ -554,6 +572,9 @@ mod tests {
                 "Background process started (PID: 11329)",
                 "drwxr-xr-x 2 root root 4096 Dec  5 09:08 .",
                 "Viewing ...lot-acp-files-19916-645878938/work/CHANGELOG.md",
+                "This session is named \"work-e4\".", "Received 91 bytes (200 OK) from 127.0.0.1 in 0.2s",
+                "took 12.5 ms; in 3 steps; in 2s",
+                "Tool \"web_search\" not found in registry. Did you mean one of: \"web_fetch\", \"grep_search\", \"tool_search\"?",
                 "{\"observedAt\":1796458961666,\"n\":1234567}",
                 "schema: {\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}} and {\"x\" not JSON {\"b\":1,\"a\":[{\"d\":1,\"c\":2}]}"]
         }]);
@@ -572,6 +593,9 @@ mod tests {
                     "Background process started (PID: <pid>)",
                     "drwxr-xr-x 2 root root 4096 <mtime> .",
                     "Viewing .../<scratch>/work/CHANGELOG.md",
+                    "This session is named \"<peer-name>\".", "Received 91 bytes (200 OK) from 127.0.0.1 in <elapsed>",
+                    "took <elapsed>; in 3 steps; in 2s",
+                    "Tool \"web_search\" not found in registry. Did you mean one of: <suggestions>?",
                     "{\"observedAt\":<millis>,\"n\":1234567}",
                     "schema: {\"properties\":{\"url\":{\"type\":\"string\"}},\"type\":\"object\"} and {\"x\" not JSON {\"a\":[{\"c\":2,\"d\":1}],\"b\":1}"]
             }])

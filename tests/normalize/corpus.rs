@@ -30,31 +30,41 @@ fn detection_agrees_with_the_recorded_dialect() {
     }
 }
 
-/// A live recording folds its scratch workspace whole, as `~/work`: a bare `/work/` is what a
-/// shorter fold cut into a longer path leaves (the redactor before it read `\n/tmp/…/work/a.js`,
-/// a path after an escaped line break, as no path), a path the CLI never printed. Four ACP
-/// fixtures recorded that way made `scenario drift` call an unchanged release changed.
+/// A live recording folds its scratch workspace and the CLI cache whole, as `~/work` and
+/// `~/.cache/toolnorm/clis`: a bare `/work/` is what a shorter fold cut into a longer path leaves
+/// (the redactor before it read `\n/tmp/…/work/a.js`, a path after an escaped line break, as no
+/// path), a path the CLI never printed, and a bare `/…/.cache/toolnorm/` is the recording
+/// machine's home. Five fixtures recorded that way made `scenario drift` call an unchanged
+/// release changed.
 #[test]
-fn live_recordings_fold_the_workspace_whole() {
+fn live_recordings_fold_the_workspace_and_the_cache_whole() {
     let mut checked = 0;
     for s in load_all().iter().filter(|s| s.name.contains("/live-")) {
         checked += 1;
         let bytes = &s.stream.bytes;
-        let cut: Vec<usize> = bytes
-            .windows(b"/work/".len())
-            .enumerate()
-            .filter(|(at, w)| *w == b"/work/" && starts_a_path(&bytes[..*at]))
-            .map(|(at, _)| at)
-            .collect();
-        assert!(
-            cut.is_empty(),
-            "{}: a workspace path folded in part at byte {:?}: {}",
-            s.name,
-            cut,
-            String::from_utf8_lossy(
-                &bytes[cut[0].saturating_sub(40)..(cut[0] + 40).min(bytes.len())]
-            )
-        );
+        // (the folded path, whether a find of it after these bytes is a fold cut short)
+        let checks: [(&[u8], fn(&[u8]) -> bool); 2] = [
+            (b"/work/", starts_a_path),
+            (b"/.cache/toolnorm/", |before| !before.ends_with(b"~")),
+        ];
+        for (folded, cut_short) in checks {
+            let cut: Vec<usize> = bytes
+                .windows(folded.len())
+                .enumerate()
+                .filter(|(at, w)| *w == folded && cut_short(&bytes[..*at]))
+                .map(|(at, _)| at)
+                .collect();
+            assert!(
+                cut.is_empty(),
+                "{}: {} folded in part at byte {:?}: {}",
+                s.name,
+                String::from_utf8_lossy(folded),
+                cut,
+                String::from_utf8_lossy(
+                    &bytes[cut[0].saturating_sub(40)..(cut[0] + 40).min(bytes.len())]
+                )
+            );
+        }
     }
     assert!(checked > 100, "only {checked} live fixtures");
 }
