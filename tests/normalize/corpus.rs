@@ -43,7 +43,7 @@ fn live_recordings_fold_the_workspace_and_the_cache_whole() {
         checked += 1;
         let bytes = &s.stream.bytes;
         // (the folded path, whether a find of it after these bytes is a fold cut short)
-        let checks: [(&[u8], fn(&[u8]) -> bool); 2] = [
+        let checks: [(&[u8], CutShort); 2] = [
             (b"/work/", starts_a_path),
             (b"/.cache/toolnorm/", |before| !before.ends_with(b"~")),
         ];
@@ -68,6 +68,9 @@ fn live_recordings_fold_the_workspace_and_the_cache_whole() {
     }
     assert!(checked > 100, "only {checked} live fixtures");
 }
+
+/// Whether a find of a folded path after these bytes is a fold cut short.
+type CutShort = fn(&[u8]) -> bool;
 
 /// Whether a path starts right after `before`: at the start, after a JSON escape (`\n`), or after
 /// a byte that is no part of a name. After `~` it is the folded workspace; after a name byte it is
