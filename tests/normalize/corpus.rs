@@ -69,6 +69,31 @@ fn live_recordings_fold_the_workspace_and_the_cache_whole() {
     assert!(checked > 100, "only {checked} live fixtures");
 }
 
+/// No fixture header names a file of the machine that wrote it: an imported fixture's `source`
+/// is relative (`qwen/live-qwen-session-shell.jsonl`) or folded (`~/.claude/…`), never absolute.
+#[test]
+fn fixture_headers_name_no_absolute_source() {
+    use std::io::BufRead;
+    let mut sources = 0;
+    for e in toolnorm::corpus::list_fixtures(&corpus_root()) {
+        let file = std::fs::File::open(&e.path).expect("a fixture opens");
+        let mut first = String::new();
+        std::io::BufReader::new(zstd::Decoder::new(file).expect("a zstd fixture"))
+            .read_line(&mut first)
+            .expect("a header line");
+        let header: Value = serde_json::from_str(&first).expect("a JSON header");
+        if let Some(source) = header.get("source").and_then(Value::as_str) {
+            sources += 1;
+            assert!(
+                !source.starts_with('/') && !source.contains(":\\"),
+                "{}: the header names the source {source}",
+                e.path.display()
+            );
+        }
+    }
+    assert!(sources > 20, "only {sources} headers name a source");
+}
+
 /// Whether a find of a folded path after these bytes is a fold cut short.
 type CutShort = fn(&[u8]) -> bool;
 
