@@ -285,8 +285,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             )
             .context("failed to print the report")?;
             drop(out);
+            let unsteady = match outcome.unsteady {
+                0 => String::new(),
+                n => format!(
+                    " ({n} more changed in a first recording but not in a second: the CLI's own unsteadiness)"
+                ),
+            };
             eprintln!(
-                "drift of {}: {} of {} scenario(s) changed; {}",
+                "drift of {}: {} of {} scenario(s) changed{unsteady}; {}",
                 opts.cli,
                 outcome.changed,
                 outcome.scenarios,

@@ -43,6 +43,9 @@ pub struct DriftOutcome {
     pub scenarios: usize,
     /// Scenarios whose new recording fails the gate: changed, breaking a rule, or not recorded.
     pub changed: usize,
+    /// Scenarios that changed in a first recording and not in a second: the CLI's own
+    /// unsteadiness, not the release's change (they pass; `drift.md` shows the first diff).
+    pub unsteady: usize,
     pub report: Report,
     pub drift_md: PathBuf,
 }
@@ -107,6 +110,10 @@ pub struct Judge {
     pub fixtures: Vec<String>,
     /// What went wrong while recording (the scenarios without a recording included).
     pub trouble: Vec<Trouble>,
+    /// The failing results of a first recording of scenarios recorded again (empty on a first
+    /// judging): a scenario that passes now changed in one recording only, which `drift.md`
+    /// shows beside its verdict.
+    pub earlier: Vec<FixtureResult>,
     pub reports: PathBuf,
     pub strict: bool,
 }
@@ -129,91 +136,22 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
         version_override: Some(version.clone()),
         raw: false,
     };
-    let mut recorded: Vec<String> = Vec::new();
-    let mut trouble: Vec<Trouble> = Vec::new();
-    for s in &chosen {
-        eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
-        let provider = s.agent.provider().to_owned();
-        let name = s.fixture_name();
-        // A session that could not run at all (the CLI exited at once, a timeout) is tried once
-        // more: one failed start on a loaded machine says nothing about the release.
-        let recording = run_scenario(s, &run_opts).or_else(|e| {
-            eprintln!("  error: {e:#}; trying once more");
-            run_scenario(s, &run_opts)
-        });
-        match recording {
-            Ok(o) => {
-                eprintln!("  recorded in {:.1}s", o.elapsed.as_secs_f64());
-                for p in &o.problems {
-                    eprintln!("  problem: {p}");
-                }
-                // The recording, and the session transcript kept beside it (`transcript`).
-                let mut names = vec![name.clone()];
-                if o.transcript.is_some() {
-                    names.push(s.transcript_fixture_name());
-                }
-                for fixture in names {
-                    // Verify compares only what was re-recorded: copy just these expected files.
-                    let rel = Path::new(&provider).join(format!("{fixture}.json"));
-                    let from = opts.expected.join(&rel);
-                    if from.exists() {
-                        let to = expected.join(&rel);
-                        if let Some(p) = to.parent() {
-                            fs::create_dir_all(p)
-                                .with_context(|| format!("failed to create {}", p.display()))?;
-                        }
-                        fs::copy(&from, &to)
-                            .with_context(|| format!("failed to copy {}", from.display()))?;
-                    }
-                    recorded.push(format!("{provider}/{fixture}"));
-                }
-                if !o.problems.is_empty() {
-                    trouble.push(Trouble {
-                        provider: provider.clone(),
-                        name: name.clone(),
-                        status: Status::Fail,
-                        message: format!(
-                            "the session did not go as scripted: {}",
-                            o.problems.join("; ")
-                        ),
-                    });
-                }
-                // A built-in tool the release declares without a title here is a change the release
-                // made, whatever the parts.
-                if let Some(new) =
-                    super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
-                {
-                    eprintln!("  untitled tools: {}", new.join(", "));
-                    trouble.push(Trouble {
-                        provider,
-                        name,
-                        status: Status::Fail,
-                        message: format!(
-                            "the release declares built-in tools the normalizer has no title and kind for: {}",
-                            new.join(", ")
-                        ),
-                    });
-                }
-            }
-            Err(e) => {
-                eprintln!("  error: {}: {e:#}", s.name);
-                // Half a session is not judged: the error says what happened.
-                let _ = fs::remove_file(corpus.join(&provider).join(format!("{name}.jsonl.zst")));
-                trouble.push(Trouble {
-                    provider,
-                    name,
-                    status: Status::Error,
-                    message: format!("not re-recorded with {}@{version}: {e:#}", cli.display()),
-                });
-            }
+    let rec = Recorder {
+        cli,
+        version: &version,
+        run_opts: &run_opts,
+        expected_from: &opts.expected,
+        expected_to: &expected,
+        corpus: &corpus,
+    };
+    let (mut recorded, mut trouble) = rec.record(&chosen)?;
+    let judge_with = |recorded: Vec<String>, trouble: Vec<Trouble>, earlier: Vec<FixtureResult>| {
+        if recorded.is_empty() {
+            return Err(anyhow::anyhow!(
+                "no scenario could be re-recorded with {}@{version}",
+                cli.display()
+            ));
         }
-    }
-    let judged = if recorded.is_empty() {
-        Err(anyhow::anyhow!(
-            "no scenario could be re-recorded with {}@{version}",
-            cli.display()
-        ))
-    } else {
         judge(Judge {
             title: format!("{} {version}", cli.display()),
             corpus: corpus.clone(),
@@ -221,16 +159,149 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
             expectations: PathBuf::from("expectations.toml"),
             fixtures: recorded,
             trouble,
+            earlier,
             reports: opts.reports.clone(),
             strict: opts.strict,
         })
     };
+    let mut judged = judge_with(recorded.clone(), trouble.clone(), Vec::new());
+    // A scenario that changed is recorded once more, and judged on that second recording: a CLI
+    // that races with itself (Qwen Code now and then loses a fast command's output) changes one
+    // recording, a release changes both. The first recording's result stays in drift.md.
+    if let Ok(first) = &judged
+        && first.changed > 0
+    {
+        let earlier = failing(&first.report)?;
+        let again: Vec<&Scenario> = chosen
+            .iter()
+            .filter(|s| {
+                earlier
+                    .iter()
+                    .any(|f| f.name == s.fixture_name() || f.name == s.transcript_fixture_name())
+            })
+            .copied()
+            .collect();
+        eprintln!(
+            "{} scenario(s) changed: recording them once more, to tell a release's change from a \
+             CLI's unsteadiness",
+            again.len()
+        );
+        let names: Vec<String> = again
+            .iter()
+            .flat_map(|s| [s.fixture_name(), s.transcript_fixture_name()])
+            .collect();
+        let (re_recorded, re_trouble) = rec.record(&again)?;
+        recorded.retain(|f| !names.iter().any(|n| f.rsplit('/').next() == Some(n)));
+        recorded.extend(re_recorded);
+        trouble.retain(|t| !names.contains(&t.name));
+        trouble.extend(re_trouble);
+        judged = judge_with(recorded, trouble, earlier);
+    }
     if opts.corpus.is_none() {
         let _ = fs::remove_dir_all(&temp);
     } else {
         let _ = fs::remove_dir_all(&expected);
     }
     judged
+}
+
+/// Records scenarios into a drift's corpus and copies their expected files beside them.
+struct Recorder<'a> {
+    cli: Cli,
+    version: &'a str,
+    run_opts: &'a RunOptions,
+    /// The expected outputs (`--expected`) and the drift's own copy of those it judges.
+    expected_from: &'a Path,
+    expected_to: &'a Path,
+    corpus: &'a Path,
+}
+
+impl Recorder<'_> {
+    /// Record `chosen`: the fixtures recorded (`provider/name`) and what went wrong.
+    fn record(&self, chosen: &[&Scenario]) -> anyhow::Result<(Vec<String>, Vec<Trouble>)> {
+        let (cli, version, run_opts, corpus) = (self.cli, self.version, self.run_opts, self.corpus);
+        let mut recorded: Vec<String> = Vec::new();
+        let mut trouble: Vec<Trouble> = Vec::new();
+        for s in chosen {
+            eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
+            let provider = s.agent.provider().to_owned();
+            let name = s.fixture_name();
+            // A session that could not run at all (the CLI exited at once, a timeout) is tried once
+            // more: one failed start on a loaded machine says nothing about the release.
+            let recording = run_scenario(s, run_opts).or_else(|e| {
+                eprintln!("  error: {e:#}; trying once more");
+                run_scenario(s, run_opts)
+            });
+            match recording {
+                Ok(o) => {
+                    eprintln!("  recorded in {:.1}s", o.elapsed.as_secs_f64());
+                    for p in &o.problems {
+                        eprintln!("  problem: {p}");
+                    }
+                    // The recording, and the session transcript kept beside it (`transcript`).
+                    let mut names = vec![name.clone()];
+                    if o.transcript.is_some() {
+                        names.push(s.transcript_fixture_name());
+                    }
+                    for fixture in names {
+                        // Verify compares only what was re-recorded: copy just these expected files.
+                        let rel = Path::new(&provider).join(format!("{fixture}.json"));
+                        let from = self.expected_from.join(&rel);
+                        if from.exists() {
+                            let to = self.expected_to.join(&rel);
+                            if let Some(p) = to.parent() {
+                                fs::create_dir_all(p)
+                                    .with_context(|| format!("failed to create {}", p.display()))?;
+                            }
+                            fs::copy(&from, &to)
+                                .with_context(|| format!("failed to copy {}", from.display()))?;
+                        }
+                        recorded.push(format!("{provider}/{fixture}"));
+                    }
+                    if !o.problems.is_empty() {
+                        trouble.push(Trouble {
+                            provider: provider.clone(),
+                            name: name.clone(),
+                            status: Status::Fail,
+                            message: format!(
+                                "the session did not go as scripted: {}",
+                                o.problems.join("; ")
+                            ),
+                        });
+                    }
+                    // A built-in tool the release declares without a title here is a change the release
+                    // made, whatever the parts.
+                    if let Some(new) =
+                        super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
+                    {
+                        eprintln!("  untitled tools: {}", new.join(", "));
+                        trouble.push(Trouble {
+                            provider,
+                            name,
+                            status: Status::Fail,
+                            message: format!(
+                                "the release declares built-in tools the normalizer has no title and kind for: {}",
+                                new.join(", ")
+                            ),
+                        });
+                    }
+                }
+                Err(e) => {
+                    eprintln!("  error: {}: {e:#}", s.name);
+                    // Half a session is not judged: the error says what happened.
+                    let _ =
+                        fs::remove_file(corpus.join(&provider).join(format!("{name}.jsonl.zst")));
+                    trouble.push(Trouble {
+                        provider,
+                        name,
+                        status: Status::Error,
+                        message: format!("not re-recorded with {}@{version}: {e:#}", cli.display()),
+                    });
+                }
+            }
+        }
+        Ok((recorded, trouble))
+    }
 }
 
 /// Verify the new recordings against their expected outputs in their stable forms, add what went
@@ -266,12 +337,22 @@ pub fn judge(j: Judge) -> anyhow::Result<DriftOutcome> {
     let report = with_trouble(report, j.trouble)?;
     report::write_all(&report, &j.reports)?;
     let drift_md = j.reports.join("drift.md");
-    fs::write(&drift_md, markdown(&j.title, &report)?)
+    fs::write(&drift_md, markdown(&j.title, &report, &j.earlier)?)
         .with_context(|| format!("failed to write {}", drift_md.display()))?;
-    let changed = failing(&report)?.len();
+    let failed = failing(&report)?;
+    let unsteady = j
+        .earlier
+        .iter()
+        .filter(|e| {
+            !failed
+                .iter()
+                .any(|f| f.provider == e.provider && f.name == e.name)
+        })
+        .count();
     Ok(DriftOutcome {
         scenarios: report.fixtures.len(),
-        changed,
+        changed: failed.len(),
+        unsteady,
         report,
         drift_md,
     })
@@ -362,8 +443,10 @@ fn failing(report: &Report) -> anyhow::Result<Vec<FixtureResult>> {
         .collect())
 }
 
-/// `drift.md`: the verdict and the terminal's closing line, then one section per scenario.
-pub fn markdown(title: &str, report: &Report) -> anyhow::Result<String> {
+/// `drift.md`: the verdict and the terminal's closing line, then one section per scenario. A
+/// scenario in `earlier` (failing in a first recording) was recorded twice: it is judged on the
+/// second, and the first's result follows its verdict.
+pub fn markdown(title: &str, report: &Report, earlier: &[FixtureResult]) -> anyhow::Result<String> {
     let fixtures = report
         .fixtures
         .to_vec()
@@ -384,7 +467,8 @@ pub fn markdown(title: &str, report: &Report) -> anyhow::Result<String> {
          with the volatile fields left out: timing, the ids a CLI draws or numbers per run, the \
          order of calls that finish in any order (parts are matched by what they are). Diffs are \
          of those stable forms, the committed output (`-`) against the new recording (`+`). \
-         verify's full report is beside this file (index.html, report.json, junit.xml).\n\n",
+         verify's full report is beside this file (index.html, report.json, junit.xml). A \
+         scenario that changed was recorded once more and is judged on that second recording.\n\n",
         fixtures.len(),
         fixtures.len() - changed,
         terminal::summary_line(report),
@@ -398,7 +482,17 @@ pub fn markdown(title: &str, report: &Report) -> anyhow::Result<String> {
             _ if f.diff.is_some() => "changed",
             _ => "failed",
         };
-        md.push_str(&format!("## {scenario}: {what}\n\n"));
+        let first = earlier
+            .iter()
+            .find(|e| e.provider == f.provider && e.name == f.name);
+        let twice = match (first, what) {
+            (None, _) => "",
+            (Some(_), "unchanged") => {
+                " in a second recording; the first changed (the CLI's own unsteadiness)"
+            }
+            (Some(_), _) => " in two recordings",
+        };
+        md.push_str(&format!("## {scenario}: {what}{twice}\n\n"));
         if let Some(m) = &f.message {
             md.push_str(&format!("{m}\n\n"));
         }
@@ -415,8 +509,16 @@ pub fn markdown(title: &str, report: &Report) -> anyhow::Result<String> {
             md.push('\n');
         }
         if let Some(d) = &f.diff {
-            let fence = "`".repeat(3.max(longest_backtick_run(&d.unified) + 1));
-            md.push_str(&format!("{fence}diff\n{}{fence}\n\n", d.unified));
+            md.push_str(&fenced_diff(&d.unified));
+        }
+        if let Some(e) = first.filter(|_| !f.status.fails_gate(strict)) {
+            md.push_str("The first recording:\n\n");
+            if let Some(m) = &e.message {
+                md.push_str(&format!("{m}\n\n"));
+            }
+            if let Some(d) = &e.diff {
+                md.push_str(&fenced_diff(&d.unified));
+            }
         }
     }
     for o in &report.orphans {
@@ -426,6 +528,12 @@ pub fn markdown(title: &str, report: &Report) -> anyhow::Result<String> {
         md.push_str(&format!("- skipped: {}\n", s.message));
     }
     Ok(md)
+}
+
+/// A diff in a fence longer than any run of backticks in it.
+fn fenced_diff(unified: &str) -> String {
+    let fence = "`".repeat(3.max(longest_backtick_run(unified) + 1));
+    format!("{fence}diff\n{unified}{fence}\n\n")
 }
 
 fn longest_backtick_run(s: &str) -> usize {

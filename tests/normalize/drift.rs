@@ -19,6 +19,7 @@ use toolnorm::compare::{Comparison, canonical_json};
 use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::redact::{RedactOptions, Redactor};
 use toolnorm::corpus::write_fixture;
+use toolnorm::report::FixtureResult;
 use toolnorm::report::terminal::summary_line;
 use toolnorm::scenario::drift::{Judge, judge};
 use toolnorm::stream::{Direction, RawLine};
@@ -420,7 +421,7 @@ fn every_drift_report_says_the_same_green_or_red() {
         fs::create_dir_all(to.parent().unwrap()).unwrap();
         fs::write(&to, expected_of(s)).unwrap();
     }
-    let run = |reports: &Path| {
+    let judge_after = |reports: &Path, earlier: Vec<FixtureResult>| {
         judge(Judge {
             title: "test-cli 1.0.0".to_owned(),
             corpus: corpus.clone(),
@@ -428,11 +429,13 @@ fn every_drift_report_says_the_same_green_or_red() {
             expectations: Path::new(env!("CARGO_MANIFEST_DIR")).join("expectations.toml"),
             fixtures: chosen.iter().map(|s| (*s).to_owned()).collect(),
             trouble: Vec::new(),
+            earlier,
             reports: reports.to_owned(),
             strict: true,
         })
         .unwrap()
     };
+    let run = |reports: &Path| judge_after(reports, Vec::new());
     let read = |reports: &Path, file: &str| fs::read_to_string(reports.join(file)).unwrap();
 
     let green = dir.path().join("green");
@@ -520,4 +523,47 @@ fn every_drift_report_says_the_same_green_or_red() {
     );
     let html = read(&red, "index.html");
     assert!(html.contains("live-codex-exec-parallel") && html.contains("v22.1.0"));
+
+    // A changed scenario is recorded once more (`drift::run`) and judged on that recording, with
+    // the first one's result beside it. Changed again: a change of the release.
+    let first: Vec<FixtureResult> = outcome
+        .report
+        .fixtures
+        .to_vec()
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.status.fails_gate(true))
+        .collect();
+    let again = dir.path().join("again");
+    let outcome = judge_after(&again, first.clone());
+    assert!(outcome.report.summary.fails_gate());
+    assert_eq!((outcome.changed, outcome.unsteady), (1, 0));
+    let md = read(&again, "drift.md");
+    assert!(
+        md.contains("**FAIL**: 4 scenario(s), 1 changed, 3 unchanged.")
+            && md.contains("## codex-exec-parallel: changed in two recordings")
+            && !md.contains("The first recording:"),
+        "{md}"
+    );
+    // Unchanged in the second recording: the CLI's own unsteadiness. Every report passes, and
+    // drift.md shows what the first recording changed.
+    write_recording(&corpus, s, &redraw_lines(s, &v, &mut rng));
+    let steady = dir.path().join("steady");
+    let outcome = judge_after(&steady, first);
+    assert!(!outcome.report.summary.fails_gate());
+    assert_eq!((outcome.changed, outcome.unsteady), (0, 1));
+    assert!(summary_line(&outcome.report).starts_with("PASS: 4 fixtures: 4 passed, 0 failed"));
+    let json: Value = serde_json::from_str(&read(&steady, "report.json")).unwrap();
+    assert_eq!(json["summary"]["passed"], 4, "{}", json["summary"]);
+    assert!(!read(&steady, "junit.xml").contains("<failure"));
+    let md = read(&steady, "drift.md");
+    assert!(
+        md.contains("**PASS**: 4 scenario(s), 0 changed, 4 unchanged.")
+            && md.contains(
+                "## codex-exec-parallel: unchanged in a second recording; the first changed"
+            )
+            && md.contains("The first recording:")
+            && md.contains("v22.1.0"),
+        "{md}"
+    );
 }
