@@ -71,10 +71,9 @@ struct Masks {
     spill_file: Regex,
     /// Claude's scheduled-job ids (`Scheduled recurring job 9c0c2af7`, `9c0c2af7 — Every day`).
     cron_job: Regex,
-    /// The name Claude gives the session for peer messages (`This session is work-ea [dfea2f]`).
+    /// The name a CLI gives the session: Claude's for peer messages (`This session is work-ea
+    /// [dfea2f]`), the one Qwen Code draws (`This session is named "work-e4"`, its quotes kept).
     peer_name: Regex,
-    /// The name Qwen Code draws for the session (`This session is named "work-e4"`).
-    qwen_session_name: Regex,
     /// A time taken quoted in text with its fraction (`in 0.2s`, `took 1.25 ms`).
     elapsed: Regex,
     /// The suggestions for an unknown tool name (`Did you mean one of: "a", "b", "c"?`).
@@ -109,8 +108,7 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         uuid: re(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
         spill_file: re(r"tool-results/[A-Za-z0-9_-]+\.txt"),
         cron_job: re(r"(?m)(job |^)[0-9a-f]{8}( \(| —)"),
-        peer_name: re(r"This session is \S+ \[[0-9a-f]{6}\]"),
-        qwen_session_name: re(r#"(This session is named )"[^"]*""#),
+        peer_name: re(r#"This session is (?:\S+ \[[0-9a-f]{6}\]|(named )"[^"]*")"#),
         elapsed: re(r"\b(in|took) \d+\.\d+ ?(s|ms)\b"),
         suggestions: re(r#"(Did you mean(?: one of)?:) "[^"]*"(?:, "[^"]*")*"#),
         opencode_session: re(r"\bses_[0-9A-Za-z]{20,}"),
@@ -187,10 +185,10 @@ fn mask(v: &mut Value, drawn: &[String]) {
             let masked = m.cron_job.replace_all(&masked, "${1}<job>${2}");
             let masked = m
                 .peer_name
-                .replace_all(&masked, "This session is <peer-name>");
-            let masked = m
-                .qwen_session_name
-                .replace_all(&masked, "${1}\"<peer-name>\"");
+                .replace_all(&masked, |c: &regex::Captures| match c.get(1) {
+                    Some(_) => "This session is named \"<peer-name>\"",
+                    None => "This session is <peer-name>",
+                });
             let masked = m.elapsed.replace_all(&masked, "$1 <elapsed>");
             let masked = m.suggestions.replace_all(&masked, "$1 <suggestions>");
             let masked = m.opencode_session.replace_all(&masked, "<session>");

@@ -144,8 +144,12 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
         expected_to: &expected,
         corpus: &corpus,
     };
-    let (mut recorded, mut trouble) = rec.record(&chosen)?;
-    let judge_with = |recorded: Vec<String>, trouble: Vec<Trouble>, earlier: Vec<FixtureResult>| {
+    let mut recordings = chosen
+        .iter()
+        .map(|s| rec.record(s))
+        .collect::<anyhow::Result<Vec<Recording>>>()?;
+    let judge_with = |recordings: &[Recording], earlier: Vec<FixtureResult>| {
+        let recorded: Vec<String> = recordings.iter().flat_map(|r| r.fixtures.clone()).collect();
         if recorded.is_empty() {
             return Err(anyhow::anyhow!(
                 "no scenario could be re-recorded with {}@{version}",
@@ -158,13 +162,13 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
             expected: expected.clone(),
             expectations: PathBuf::from("expectations.toml"),
             fixtures: recorded,
-            trouble,
+            trouble: recordings.iter().flat_map(|r| r.trouble.clone()).collect(),
             earlier,
             reports: opts.reports.clone(),
             strict: opts.strict,
         })
     };
-    let mut judged = judge_with(recorded.clone(), trouble.clone(), Vec::new());
+    let mut judged = judge_with(&recordings, Vec::new());
     // A scenario that changed is recorded once more, and judged on that second recording: a CLI
     // that races with itself (Qwen Code now and then loses a fast command's output) changes one
     // recording, a release changes both. The first recording's result stays in drift.md.
@@ -172,30 +176,22 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
         && first.changed > 0
     {
         let earlier = failing(&first.report)?;
-        let again: Vec<&Scenario> = chosen
-            .iter()
-            .filter(|s| {
-                earlier
-                    .iter()
-                    .any(|f| f.name == s.fixture_name() || f.name == s.transcript_fixture_name())
-            })
-            .copied()
-            .collect();
+        let changed = |s: &Scenario| {
+            earlier
+                .iter()
+                .any(|f| f.name == s.fixture_name() || f.name == s.transcript_fixture_name())
+        };
         eprintln!(
             "{} scenario(s) changed: recording them once more, to tell a release's change from a \
              CLI's unsteadiness",
-            again.len()
+            chosen.iter().filter(|s| changed(s)).count()
         );
-        let names: Vec<String> = again
-            .iter()
-            .flat_map(|s| [s.fixture_name(), s.transcript_fixture_name()])
-            .collect();
-        let (re_recorded, re_trouble) = rec.record(&again)?;
-        recorded.retain(|f| !names.iter().any(|n| f.rsplit('/').next() == Some(n)));
-        recorded.extend(re_recorded);
-        trouble.retain(|t| !names.contains(&t.name));
-        trouble.extend(re_trouble);
-        judged = judge_with(recorded, trouble, earlier);
+        for (s, recording) in chosen.iter().zip(&mut recordings) {
+            if changed(s) {
+                *recording = rec.record(s)?;
+            }
+        }
+        judged = judge_with(&recordings, earlier);
     }
     if opts.corpus.is_none() {
         let _ = fs::remove_dir_all(&temp);
@@ -216,91 +212,98 @@ struct Recorder<'a> {
     corpus: &'a Path,
 }
 
+/// One scenario's recording in a drift: its fixtures (`provider/name`: the recording, and the
+/// transcript kept beside it) and what went wrong.
+struct Recording {
+    fixtures: Vec<String>,
+    trouble: Vec<Trouble>,
+}
+
 impl Recorder<'_> {
-    /// Record `chosen`: the fixtures recorded (`provider/name`) and what went wrong.
-    fn record(&self, chosen: &[&Scenario]) -> anyhow::Result<(Vec<String>, Vec<Trouble>)> {
+    /// Record scenario `s`.
+    fn record(&self, s: &Scenario) -> anyhow::Result<Recording> {
         let (cli, version, run_opts, corpus) = (self.cli, self.version, self.run_opts, self.corpus);
         let mut recorded: Vec<String> = Vec::new();
         let mut trouble: Vec<Trouble> = Vec::new();
-        for s in chosen {
-            eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
-            let provider = s.agent.provider().to_owned();
-            let name = s.fixture_name();
-            // A session that could not run at all (the CLI exited at once, a timeout) is tried once
-            // more: one failed start on a loaded machine says nothing about the release.
-            let recording = run_scenario(s, run_opts).or_else(|e| {
-                eprintln!("  error: {e:#}; trying once more");
-                run_scenario(s, run_opts)
-            });
-            match recording {
-                Ok(o) => {
-                    eprintln!("  recorded in {:.1}s", o.elapsed.as_secs_f64());
-                    for p in &o.problems {
-                        eprintln!("  problem: {p}");
-                    }
-                    // The recording, and the session transcript kept beside it (`transcript`).
-                    let mut names = vec![name.clone()];
-                    if o.transcript.is_some() {
-                        names.push(s.transcript_fixture_name());
-                    }
-                    for fixture in names {
-                        // Verify compares only what was re-recorded: copy just these expected files.
-                        let rel = Path::new(&provider).join(format!("{fixture}.json"));
-                        let from = self.expected_from.join(&rel);
-                        if from.exists() {
-                            let to = self.expected_to.join(&rel);
-                            if let Some(p) = to.parent() {
-                                fs::create_dir_all(p)
-                                    .with_context(|| format!("failed to create {}", p.display()))?;
-                            }
-                            fs::copy(&from, &to)
-                                .with_context(|| format!("failed to copy {}", from.display()))?;
-                        }
-                        recorded.push(format!("{provider}/{fixture}"));
-                    }
-                    if !o.problems.is_empty() {
-                        trouble.push(Trouble {
-                            provider: provider.clone(),
-                            name: name.clone(),
-                            status: Status::Fail,
-                            message: format!(
-                                "the session did not go as scripted: {}",
-                                o.problems.join("; ")
-                            ),
-                        });
-                    }
-                    // A built-in tool the release declares without a title here is a change the release
-                    // made, whatever the parts.
-                    if let Some(new) =
-                        super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
-                    {
-                        eprintln!("  untitled tools: {}", new.join(", "));
-                        trouble.push(Trouble {
-                            provider,
-                            name,
-                            status: Status::Fail,
-                            message: format!(
-                                "the release declares built-in tools the normalizer has no title and kind for: {}",
-                                new.join(", ")
-                            ),
-                        });
-                    }
+        eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
+        let provider = s.agent.provider().to_owned();
+        let name = s.fixture_name();
+        // A session that could not run at all (the CLI exited at once, a timeout) is tried once
+        // more: one failed start on a loaded machine says nothing about the release.
+        let recording = run_scenario(s, run_opts).or_else(|e| {
+            eprintln!("  error: {e:#}; trying once more");
+            run_scenario(s, run_opts)
+        });
+        match recording {
+            Ok(o) => {
+                eprintln!("  recorded in {:.1}s", o.elapsed.as_secs_f64());
+                for p in &o.problems {
+                    eprintln!("  problem: {p}");
                 }
-                Err(e) => {
-                    eprintln!("  error: {}: {e:#}", s.name);
-                    // Half a session is not judged: the error says what happened.
-                    let _ =
-                        fs::remove_file(corpus.join(&provider).join(format!("{name}.jsonl.zst")));
+                // The recording, and the session transcript kept beside it (`transcript`).
+                let mut names = vec![name.clone()];
+                if o.transcript.is_some() {
+                    names.push(s.transcript_fixture_name());
+                }
+                for fixture in names {
+                    // Verify compares only what was re-recorded: copy just these expected files.
+                    let rel = Path::new(&provider).join(format!("{fixture}.json"));
+                    let from = self.expected_from.join(&rel);
+                    if from.exists() {
+                        let to = self.expected_to.join(&rel);
+                        if let Some(p) = to.parent() {
+                            fs::create_dir_all(p)
+                                .with_context(|| format!("failed to create {}", p.display()))?;
+                        }
+                        fs::copy(&from, &to)
+                            .with_context(|| format!("failed to copy {}", from.display()))?;
+                    }
+                    recorded.push(format!("{provider}/{fixture}"));
+                }
+                if !o.problems.is_empty() {
+                    trouble.push(Trouble {
+                        provider: provider.clone(),
+                        name: name.clone(),
+                        status: Status::Fail,
+                        message: format!(
+                            "the session did not go as scripted: {}",
+                            o.problems.join("; ")
+                        ),
+                    });
+                }
+                // A built-in tool the release declares without a title here is a change the release
+                // made, whatever the parts.
+                if let Some(new) =
+                    super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
+                {
+                    eprintln!("  untitled tools: {}", new.join(", "));
                     trouble.push(Trouble {
                         provider,
                         name,
-                        status: Status::Error,
-                        message: format!("not re-recorded with {}@{version}: {e:#}", cli.display()),
+                        status: Status::Fail,
+                        message: format!(
+                            "the release declares built-in tools the normalizer has no title and kind for: {}",
+                            new.join(", ")
+                        ),
                     });
                 }
             }
+            Err(e) => {
+                eprintln!("  error: {}: {e:#}", s.name);
+                // Half a session is not judged: the error says what happened.
+                let _ = fs::remove_file(corpus.join(&provider).join(format!("{name}.jsonl.zst")));
+                trouble.push(Trouble {
+                    provider,
+                    name,
+                    status: Status::Error,
+                    message: format!("not re-recorded with {}@{version}: {e:#}", cli.display()),
+                });
+            }
         }
-        Ok((recorded, trouble))
+        Ok(Recording {
+            fixtures: recorded,
+            trouble,
+        })
     }
 }
 
@@ -485,12 +488,13 @@ pub fn markdown(title: &str, report: &Report, earlier: &[FixtureResult]) -> anyh
         let first = earlier
             .iter()
             .find(|e| e.provider == f.provider && e.name == f.name);
-        let twice = match (first, what) {
-            (None, _) => "",
-            (Some(_), "unchanged") => {
+        let passes = !f.status.fails_gate(strict);
+        let twice = match first {
+            None => "",
+            Some(_) if passes => {
                 " in a second recording; the first changed (the CLI's own unsteadiness)"
             }
-            (Some(_), _) => " in two recordings",
+            Some(_) => " in two recordings",
         };
         md.push_str(&format!("## {scenario}: {what}{twice}\n\n"));
         if let Some(m) = &f.message {
@@ -511,7 +515,7 @@ pub fn markdown(title: &str, report: &Report, earlier: &[FixtureResult]) -> anyh
         if let Some(d) = &f.diff {
             md.push_str(&fenced_diff(&d.unified));
         }
-        if let Some(e) = first.filter(|_| !f.status.fails_gate(strict)) {
+        if let Some(e) = first.filter(|_| passes) {
             md.push_str("The first recording:\n\n");
             if let Some(m) = &e.message {
                 md.push_str(&format!("{m}\n\n"));

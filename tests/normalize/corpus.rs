@@ -48,11 +48,8 @@ fn live_recordings_fold_the_workspace_and_the_cache_whole() {
             (b"/.cache/toolnorm/", |before| !before.ends_with(b"~")),
         ];
         for (folded, cut_short) in checks {
-            let cut: Vec<usize> = bytes
-                .windows(folded.len())
-                .enumerate()
-                .filter(|(at, w)| *w == folded && cut_short(&bytes[..*at]))
-                .map(|(at, _)| at)
+            let cut: Vec<usize> = memchr::memmem::find_iter(bytes, folded)
+                .filter(|&at| cut_short(&bytes[..at]))
                 .collect();
             assert!(
                 cut.is_empty(),
@@ -73,16 +70,10 @@ fn live_recordings_fold_the_workspace_and_the_cache_whole() {
 /// is relative (`qwen/live-qwen-session-shell.jsonl`) or folded (`~/.claude/…`), never absolute.
 #[test]
 fn fixture_headers_name_no_absolute_source() {
-    use std::io::BufRead;
     let mut sources = 0;
     for e in toolnorm::corpus::list_fixtures(&corpus_root()) {
-        let file = std::fs::File::open(&e.path).expect("a fixture opens");
-        let mut first = String::new();
-        std::io::BufReader::new(zstd::Decoder::new(file).expect("a zstd fixture"))
-            .read_line(&mut first)
-            .expect("a header line");
-        let header: Value = serde_json::from_str(&first).expect("a JSON header");
-        if let Some(source) = header.get("source").and_then(Value::as_str) {
+        let fixture = toolnorm::corpus::read_fixture(&e.path).expect("a readable fixture");
+        if let Some(source) = fixture.header.source {
             sources += 1;
             assert!(
                 !source.starts_with('/') && !source.contains(":\\"),
