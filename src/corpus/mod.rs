@@ -104,6 +104,27 @@ pub struct LoadedStream {
     pub line_count: u32,
 }
 
+/// Count one line, and note its span if it is to be kept (which only a blank line is not): the
+/// line is kept as it came (what `toolnorm cat` prints), at `at` of the stream's bytes, followed
+/// by its `\n` when it had one; its span is the trimmed part.
+fn keep_line(
+    spans: &mut Vec<Span>,
+    line_count: &mut u32,
+    line: &[u8],
+    at: usize,
+    direction: Direction,
+    terminated: bool,
+) -> bool {
+    *line_count = line_count.saturating_add(1);
+    if line.iter().all(|b| b.is_ascii_whitespace()) {
+        return false;
+    }
+    let trimmed = crate::stream::trim_line(line);
+    let start = at + (trimmed.as_ptr() as usize - line.as_ptr() as usize);
+    spans.push((start, start + trimmed.len(), direction, terminated, *line_count));
+    true
+}
+
 impl Drop for LoadedStream {
     fn drop(&mut self) {
         spare::keep_lines(
@@ -151,20 +172,20 @@ impl LoadedStream {
     /// [`crate::stream::split_lines`] trims (a trailing `\r`, a leading BOM), so a plain file and
     /// its fixture normalize alike.
     fn push_line(&mut self, line: &[u8], direction: Direction, terminated: bool) {
-        self.line_count = self.line_count.saturating_add(1);
-        if line.iter().all(|b| b.is_ascii_whitespace()) {
-            return;
+        let at = self.bytes.len();
+        if keep_line(
+            &mut self.spans,
+            &mut self.line_count,
+            line,
+            at,
+            direction,
+            terminated,
+        ) {
+            self.bytes.extend_from_slice(line);
+            if terminated {
+                self.bytes.push(b'\n');
+            }
         }
-        // The line is kept as it came (what `toolnorm cat` prints); its span is the trimmed part.
-        let trimmed = crate::stream::trim_line(line);
-        let start = self.bytes.len() + (trimmed.as_ptr() as usize - line.as_ptr() as usize);
-        let end = start + trimmed.len();
-        self.bytes.extend_from_slice(line);
-        if terminated {
-            self.bytes.push(b'\n');
-        }
-        self.spans
-            .push((start, end, direction, terminated, self.line_count));
     }
 
     pub fn input(&self) -> Input<'_> {
@@ -249,11 +270,16 @@ impl LoadedStream {
     /// when it was cut short. Lines go straight from the decoder into the stream.
     pub fn from_fixture_bytes(bytes: &[u8]) -> Result<Self, reader::FixtureErrorKind> {
         let mut s = LoadedStream::recycled();
-        let (header, trailer, notes) = reader::read_fixture_with(bytes, |line| {
-            if line.dir != Direction::Stderr {
-                s.push_line(line.bytes, line.dir, line.terminated);
-            }
-        })?;
+        // The lines are decoded where they are kept: `bytes` is handed to the reader, and each
+        // line's span noted here.
+        let mut kept = std::mem::take(&mut s.bytes);
+        let (spans, line_count) = (&mut s.spans, &mut s.line_count);
+        let read = reader::read_fixture_into(bytes, &mut kept, |line, start| {
+            line.dir != Direction::Stderr
+                && keep_line(spans, line_count, line.bytes, start, line.dir, line.terminated)
+        });
+        s.bytes = kept;
+        let (header, trailer, notes) = read?;
         s.dialect = header
             .dialect
             .clone()

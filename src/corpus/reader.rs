@@ -170,23 +170,52 @@ pub fn read_fixture_with(
     bytes: &[u8],
     mut on_line: impl FnMut(LineRef<'_>),
 ) -> Result<(Header, Option<Trailer>, Vec<String>), FixtureErrorKind> {
+    read_fixture_lines(bytes, None, |l, _| {
+        on_line(l);
+        false
+    })
+}
+
+/// [`read_fixture_with`], every line decoded straight onto the end of `out` (where it starts is
+/// handed on with it): a line `keep` says yes to stays there, followed by `\n` when it had one;
+/// any other is taken off again. What a loaded stream holds is so decoded once and never copied.
+pub(crate) fn read_fixture_into(
+    bytes: &[u8],
+    out: &mut Vec<u8>,
+    keep: impl FnMut(LineRef<'_>, usize) -> bool,
+) -> Result<(Header, Option<Trailer>, Vec<String>), FixtureErrorKind> {
+    read_fixture_lines(bytes, Some(out), keep)
+}
+
+fn read_fixture_lines(
+    bytes: &[u8],
+    out: Option<&mut Vec<u8>>,
+    mut on_line: impl FnMut(LineRef<'_>, usize) -> bool,
+) -> Result<(Header, Option<Trailer>, Vec<String>), FixtureErrorKind> {
     let mut header = None;
     let mut trailer = None;
     let mut notes = Vec::new();
     let mut lines = 0u64;
     let mut bad = 0u64;
-    let end = for_each_record(bytes, |rec| match rec {
-        Record::Header(h) => header = Some(*h),
+    let end = records_into(bytes, out, |rec, start| match rec {
+        Record::Header(h) => {
+            header = Some(*h);
+            false
+        }
         Record::Line(l) => {
             lines += 1;
-            on_line(l)
+            on_line(l, start)
         }
-        Record::Trailer(t) => trailer = Some(t),
+        Record::Trailer(t) => {
+            trailer = Some(t);
+            false
+        }
         Record::Bad { record, message } => {
             bad += 1;
             if bad as usize <= BAD_RECORD_NOTES {
                 notes.push(format!("fixture record {record}: {message}"))
             }
+            false
         }
     })?;
     let header = header.ok_or(FixtureErrorKind::NoHeader)?;
@@ -219,9 +248,25 @@ pub fn for_each_record(
     bytes: &[u8],
     mut f: impl FnMut(Record<'_>),
 ) -> Result<End, FixtureErrorKind> {
+    records_into(bytes, None, |r, _| {
+        f(r);
+        false
+    })
+}
+
+/// [`for_each_record`], with the lines decoded onto the end of `out` when it is given (see
+/// [`read_fixture_into`]): `f` says which stay there.
+fn records_into(
+    bytes: &[u8],
+    out: Option<&mut Vec<u8>>,
+    mut f: impl FnMut(Record<'_>, usize) -> bool,
+) -> Result<End, FixtureErrorKind> {
     if !bytes.starts_with(&ZSTD_MAGIC) {
         return Err(not_zstd(bytes));
     }
+    let append = out.is_some();
+    let mut lines = Vec::new();
+    let out = out.unwrap_or(&mut lines);
     // The decoded data go to this thread's spare window, kept from one fixture to the next.
     super::spare::with_chunk(|window| {
         let mut parser = Parser {
@@ -229,13 +274,15 @@ pub fn for_each_record(
             start: 0,
             filled: 0,
             searched: 0,
-            line: Vec::new(),
+            line: std::mem::take(out),
+            append,
             record: 0,
             header_seen: false,
             header_error: None,
         };
         let end = parser.frames(bytes, &mut f);
         *window = parser.window;
+        *out = parser.line;
         end
     })
 }
@@ -270,7 +317,7 @@ const CHUNK: usize = 1 << 16;
 fn feed_decoded(
     d: &mut dyn Read,
     parser: &mut Parser,
-    f: &mut impl FnMut(Record<'_>),
+    f: &mut impl FnMut(Record<'_>, usize) -> bool,
 ) -> Result<Result<(), std::io::Error>, FixtureErrorKind> {
     loop {
         match d.read(parser.room()) {
@@ -293,8 +340,10 @@ struct Parser {
     filled: usize,
     /// Where the search for the next newline goes on: `window[start..searched]` holds none.
     searched: usize,
-    /// The current line's decoded bytes, reused from line to line.
+    /// The current line's decoded bytes, reused from line to line; with `append`, the lines
+    /// kept so far, the current one decoded after them.
     line: Vec<u8>,
+    append: bool,
     record: u64,
     header_seen: bool,
     header_error: Option<FixtureErrorKind>,
@@ -305,7 +354,7 @@ impl Parser {
     fn frames(
         &mut self,
         bytes: &[u8],
-        f: &mut impl FnMut(Record<'_>),
+        f: &mut impl FnMut(Record<'_>, usize) -> bool,
     ) -> Result<End, FixtureErrorKind> {
         let mut rest = bytes;
         let mut damage = None;
@@ -358,7 +407,7 @@ impl Parser {
     }
 
     /// `n` bytes were read into the room: hand on every record they complete.
-    fn feed(&mut self, n: usize, f: &mut impl FnMut(Record<'_>)) -> Result<(), FixtureErrorKind> {
+    fn feed(&mut self, n: usize, f: &mut impl FnMut(Record<'_>, usize) -> bool) -> Result<(), FixtureErrorKind> {
         self.filled += n;
         let window = std::mem::take(&mut self.window);
         let fed = self.records(&window, f);
@@ -369,7 +418,7 @@ impl Parser {
     fn records(
         &mut self,
         window: &[u8],
-        f: &mut impl FnMut(Record<'_>),
+        f: &mut impl FnMut(Record<'_>, usize) -> bool,
     ) -> Result<(), FixtureErrorKind> {
         while let Some(i) = memchr::memchr(b'\n', &window[self.searched..self.filled]) {
             let end = self.searched + i;
@@ -384,7 +433,7 @@ impl Parser {
         Ok(())
     }
 
-    fn record(&mut self, line: &[u8], f: &mut impl FnMut(Record<'_>)) {
+    fn record(&mut self, line: &[u8], f: &mut impl FnMut(Record<'_>, usize) -> bool) {
         self.record += 1;
         if !self.header_seen {
             self.header_seen = true;
@@ -392,17 +441,37 @@ impl Parser {
                 Ok(h) if h.format > FORMAT_VERSION => {
                     self.header_error = Some(FixtureErrorKind::TooNew { found: h.format });
                 }
-                Ok(h) => f(Record::Header(Box::new(h))),
+                Ok(h) => {
+                    f(Record::Header(Box::new(h)), 0);
+                }
                 Err(e) => self.header_error = Some(FixtureErrorKind::BadHeader(e.to_string())),
             }
             return;
         }
-        match parse_record(line, &mut self.line) {
-            Ok(r) => f(r),
-            Err(message) => f(Record::Bad {
-                record: self.record,
-                message,
-            }),
+        let base = if self.append { self.line.len() } else { 0 };
+        self.line.truncate(base);
+        let (keep, terminated) = match parse_record(line, &mut self.line, base) {
+            Ok(r) => {
+                let terminated = matches!(r, Record::Line(LineRef { terminated: true, .. }));
+                (f(r, base), terminated)
+            }
+            Err(message) => {
+                let r = Record::Bad {
+                    record: self.record,
+                    message,
+                };
+                (f(r, base), false)
+            }
+        };
+        if !self.append {
+            return;
+        }
+        if keep {
+            if terminated {
+                self.line.push(b'\n');
+            }
+        } else {
+            self.line.truncate(base);
         }
     }
 }
@@ -419,8 +488,9 @@ struct RawRecord {
     n: bool,
 }
 
-/// One record; a line's bytes are decoded into `buf` (cleared first) and borrowed from it.
-fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>) -> Result<Record<'b>, String> {
+/// One record; a line's bytes are decoded onto `buf` past `base` (its length, when called) and
+/// borrowed from there.
+fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>, base: usize) -> Result<Record<'b>, String> {
     if line.starts_with(b"{\"trailer\"") {
         return serde_json::from_slice::<TrailerRecord>(line)
             .map(|r| Record::Trailer(r.trailer))
@@ -430,23 +500,23 @@ fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>) -> Result<Record<'b>, Str
         return Ok(Record::Line(LineRef {
             t,
             dir,
-            bytes: buf,
+            bytes: &buf[base..],
             terminated,
         }));
     }
     let raw: RawRecord =
         serde_json::from_slice(line).map_err(|e| format!("bad line record: {e}"))?;
-    *buf = match (raw.l, raw.b) {
-        (Some(l), None) => l.into_bytes(),
+    match (raw.l, raw.b) {
+        (Some(l), None) => buf.extend_from_slice(l.as_bytes()),
         (None, Some(b)) => base64::engine::general_purpose::STANDARD
-            .decode(b)
+            .decode_vec(b, buf)
             .map_err(|e| format!("bad base64 in line record: {e}"))?,
         _ => return Err("a line record holds exactly one of `l` and `b`".to_owned()),
     };
     Ok(Record::Line(LineRef {
         t: raw.t,
         dir: raw.d,
-        bytes: buf,
+        bytes: &buf[base..],
         terminated: !raw.n,
     }))
 }

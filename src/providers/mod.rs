@@ -68,6 +68,9 @@ pub(crate) fn line_text<'a>(line: &RawLine<'a>, store: &mut PartStore) -> Option
     if line.is_blank() {
         return None;
     }
+    if let Some(text) = crate::stream::utf8(line.bytes) {
+        return Some(Cow::Borrowed(text));
+    }
     match std::str::from_utf8(line.bytes) {
         Ok(s) => Some(Cow::Borrowed(s)),
         Err(e) => {

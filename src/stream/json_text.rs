@@ -2,6 +2,9 @@
 //! string body are, and whether any byte is past ASCII. One scan serves the fixture writer's
 //! escape, the reader's unescape and the rules' parse of raw lines.
 
+#[cfg(target_arch = "x86_64")]
+use std::mem::MaybeUninit;
+
 /// What sixteen bytes of a JSON string body hold that matters to the fixture writer
 /// and reader and to the rules' parse: bit `j` of a mask stands for byte `j`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +52,81 @@ pub(crate) fn block(bytes: &[u8; 16]) -> Block {
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use block_by_words as block;
+
+/// How many of the bytes of `s` from its start lie in whole 64-byte runs that hold no quote,
+/// backslash or control byte, and whether any of those is past ASCII: where a string body is
+/// long and plain (a file's text between its escapes, an image's base64), it is passed over four
+/// blocks at a time with one test, and the caller takes up the block-by-block look after it.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn plain_run(s: &[u8]) -> (usize, bool) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_setzero_si128,
+    };
+    let mut i = 0;
+    // SAFETY: SSE2 is part of every x86_64 target; each load reads sixteen bytes of a 64-byte
+    // chunk of `s`, which `chunks_exact` bounds.
+    unsafe {
+        let (quote, backslash, low) = (
+            _mm_set1_epi8(b'"' as i8),
+            _mm_set1_epi8(b'\\' as i8),
+            _mm_set1_epi8(0x1f),
+        );
+        let special = |v: __m128i| {
+            _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                _mm_cmpeq_epi8(_mm_max_epu8(v, low), low),
+            )
+        };
+        let mut high = _mm_setzero_si128();
+        for chunk in s.chunks_exact(64) {
+            let p = chunk.as_ptr();
+            let (a, b, c, d) = (
+                _mm_loadu_si128(p.cast()),
+                _mm_loadu_si128(p.add(16).cast()),
+                _mm_loadu_si128(p.add(32).cast()),
+                _mm_loadu_si128(p.add(48).cast()),
+            );
+            let any = _mm_or_si128(
+                _mm_or_si128(special(a), special(b)),
+                _mm_or_si128(special(c), special(d)),
+            );
+            if _mm_movemask_epi8(any) != 0 {
+                break;
+            }
+            high = _mm_or_si128(high, _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d)));
+            i += 64;
+        }
+        (i, _mm_movemask_epi8(high) != 0)
+    }
+}
+
+/// [`plain_run`] a word at a time, where there is no SSE2 (and in the tests, against it).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+pub(crate) fn plain_run_by_words(s: &[u8]) -> (usize, bool) {
+    let mut i = 0;
+    let mut high = false;
+    for chunk in s.chunks_exact(64) {
+        let blocks = chunk
+            .chunks_exact(16)
+            .map(|b| block_by_words(b.try_into().unwrap_or(&[0; 16])));
+        let mut plain_high = false;
+        for b in blocks {
+            if b.specials() != 0 {
+                return (i, high);
+            }
+            plain_high |= b.high;
+        }
+        high |= plain_high;
+        i += 64;
+    }
+    (i, high)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) use plain_run_by_words as plain_run;
 
 /// Whether this CPU has what the shuffles below need: SSSE3, and POPCNT to count a block's flags
 /// in one instruction. Checked once per string by the callers, which then run code compiled
@@ -98,6 +176,9 @@ pub(crate) fn spread_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], quotes: u32) -
     let (lo, hi) = (quotes & 0xff, quotes >> 8 & 0xff);
     let lo_len = 8 + lo.count_ones() as usize;
     assert!(dst.len() >= 32);
+    // SAFETY: the same memory seen as bytes that may be uninitialized, into which only
+    // initialized bytes are written: it stays initialized.
+    let dst = unsafe { &mut *(dst as *mut [u8] as *mut [MaybeUninit<u8>]) };
     shuffle_halves(dst, bytes, b'\\', &SPREAD, quotes, lo_len);
     lo_len + 8 + hi.count_ones() as usize
 }
@@ -106,7 +187,7 @@ pub(crate) fn spread_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], quotes: u32) -
 /// written. Only for a caller compiled with SSSE3: the fixture reader's unescape.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn pack_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], drop: u32) -> usize {
+pub(crate) fn pack_by_shuffle(dst: &mut [MaybeUninit<u8>], bytes: &[u8; 16], drop: u32) -> usize {
     let (lo, hi) = (drop & 0xff, drop >> 8 & 0xff);
     let lo_len = 8 - lo.count_ones() as usize;
     assert!(dst.len() >= 24);
@@ -121,7 +202,7 @@ pub(crate) fn pack_by_shuffle(dst: &mut [u8], bytes: &[u8; 16], drop: u32) -> us
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn shuffle_halves(
-    dst: &mut [u8],
+    dst: &mut [MaybeUninit<u8>],
     bytes: &[u8; 16],
     fill: u8,
     table: &[[u8; 16]; 256],
@@ -205,6 +286,28 @@ mod tests {
                 (words.quotes, words.controls.trailing_zeros(), words.high),
                 (quotes, controls.trailing_zeros(), high)
             );
+        }
+
+        /// A plain run ends at the 64-byte chunk that holds the first special byte (or the
+        /// last whole chunk), and says whether a byte past ASCII lies before it; both ways of
+        /// looking agree with that, and so with each other.
+        #[test]
+        fn plain_runs_stop_at_the_chunk_of_the_first_special_byte(
+            bytes in proptest::collection::vec(proptest::prop_oneof![
+                20 => 0x20u8..0x7f, 1 => Just(b'"'), 1 => Just(b'\\'), 1 => Just(0x1f),
+                1 => Just(0x80), 1 => any::<u8>()
+            ], 0..400),
+            plain_prefix in 0usize..300,
+        ) {
+            use proptest::prop_assert_eq;
+            // Most strings start with a long plain stretch, as a real body does.
+            let mut s = vec![b'a'; plain_prefix];
+            s.extend_from_slice(&bytes);
+            let first = s.iter().position(|&b| matches!(b, b'"' | b'\\' | 0..=0x1f)).unwrap_or(s.len());
+            let run = (first / 64 * 64).min(s.len() / 64 * 64);
+            let high = s[..run].iter().any(|b| !b.is_ascii());
+            prop_assert_eq!(plain_run(&s), (run, high));
+            prop_assert_eq!(plain_run_by_words(&s), (run, high));
         }
     }
 }

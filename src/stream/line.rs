@@ -45,8 +45,14 @@ impl<'a> RawLine<'a> {
     }
 
     pub fn is_utf8(&self) -> bool {
-        std::str::from_utf8(self.bytes).is_ok()
+        utf8(self.bytes).is_some()
     }
+}
+
+/// `bytes` as text when they are UTF-8, checked many bytes at a time (`simdutf8`: every line is
+/// checked before it is parsed, most of them plain ASCII).
+pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(bytes).ok()
 }
 
 /// A raw stream ready for a dialect: the whole buffer (for whole-document dialects such as

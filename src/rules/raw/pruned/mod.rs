@@ -227,7 +227,7 @@ pub(super) fn is_notice(raw: &[u8]) -> bool {
 
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
 pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
-    parser::parse(bytes, std::str::from_utf8(bytes).ok(), false)
+    parser::parse(bytes, crate::stream::utf8(bytes), false)
 }
 
 /// Parse `text` as JSON, keeping all of it (a call's arguments given as a JSON string).

@@ -191,6 +191,15 @@ impl<'a> Parser<'a> {
     /// it is a string (or lies too many `content`s deep), parsed on its own with a nesting limit
     /// afresh. Its text must be UTF-8 even where it is skipped, as serde_json reads it as text.
     fn no_string(&mut self, how: How) -> Option<Node<'a>> {
+        let nested = How {
+            hops: how.hops + 1,
+            whole: false,
+        };
+        if self.text.is_some() && self.ws()? != b'"' && how.hops < MAX_HOPS {
+            // The text is known to be UTF-8: the value is parsed where it stands, with the
+            // nesting limit afresh, as it would be on its own (one look at its bytes, not two).
+            return self.value(nested, DEPTH);
+        }
         let (raw, text) = self.raw_value()?;
         if raw[0] == b'"' {
             if !is_notice(raw) {
@@ -201,13 +210,7 @@ impl<'a> Parser<'a> {
         if how.hops >= MAX_HOPS {
             return Some(Node::Null);
         }
-        Parser::new(raw, Some(text)).value(
-            How {
-                hops: how.hops + 1,
-                whole: false,
-            },
-            DEPTH,
-        )
+        Parser::new(raw, Some(text)).value(nested, DEPTH)
     }
 
     /// The next value skipped, as its bytes and its text (which must be UTF-8 even where it is
@@ -250,6 +253,12 @@ impl<'a> Parser<'a> {
         let mut escaped = false;
         while let Some(chunk) = s.get(i..i + 16) {
             let b = json_text::block(chunk.try_into().ok()?);
+            if b.specials() == 0 {
+                // A plain block: what follows is likely plain for a while too.
+                i += 16;
+                i += json_text::plain_run(&s[i..]).0;
+                continue;
+            }
             // Only what lies before the first control byte (exact: the lowest bit) counts.
             let controls = b.controls.trailing_zeros().min(16);
             let mut quotes = b.quotes & ((1 << controls) - 1);
