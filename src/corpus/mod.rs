@@ -121,7 +121,13 @@ fn keep_line(
     }
     let trimmed = crate::stream::trim_line(line);
     let start = at + (trimmed.as_ptr() as usize - line.as_ptr() as usize);
-    spans.push((start, start + trimmed.len(), direction, terminated, *line_count));
+    spans.push((
+        start,
+        start + trimmed.len(),
+        direction,
+        terminated,
+        *line_count,
+    ));
     true
 }
 
@@ -276,7 +282,14 @@ impl LoadedStream {
         let (spans, line_count) = (&mut s.spans, &mut s.line_count);
         let read = reader::read_fixture_into(bytes, &mut kept, |line, start| {
             line.dir != Direction::Stderr
-                && keep_line(spans, line_count, line.bytes, start, line.dir, line.terminated)
+                && keep_line(
+                    spans,
+                    line_count,
+                    line.bytes,
+                    start,
+                    line.dir,
+                    line.terminated,
+                )
         });
         s.bytes = kept;
         let (header, trailer, notes) = read?;

@@ -407,7 +407,11 @@ impl Parser {
     }
 
     /// `n` bytes were read into the room: hand on every record they complete.
-    fn feed(&mut self, n: usize, f: &mut impl FnMut(Record<'_>, usize) -> bool) -> Result<(), FixtureErrorKind> {
+    fn feed(
+        &mut self,
+        n: usize,
+        f: &mut impl FnMut(Record<'_>, usize) -> bool,
+    ) -> Result<(), FixtureErrorKind> {
         self.filled += n;
         let window = std::mem::take(&mut self.window);
         let fed = self.records(&window, f);
@@ -452,7 +456,13 @@ impl Parser {
         self.line.truncate(base);
         let (keep, terminated) = match parse_record(line, &mut self.line, base) {
             Ok(r) => {
-                let terminated = matches!(r, Record::Line(LineRef { terminated: true, .. }));
+                let terminated = matches!(
+                    r,
+                    Record::Line(LineRef {
+                        terminated: true,
+                        ..
+                    })
+                );
                 (f(r, base), terminated)
             }
             Err(message) => {

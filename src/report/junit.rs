@@ -38,13 +38,14 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let providers = report.providers();
     let mut suites: Vec<TestSuite> = providers.iter().map(|p| suite(report, p)).collect();
     let mut times = vec![0u64; providers.len()];
-    // First pass: each suite's counts and time.
+    // First pass: each suite's counts (as quick-junit counts a case of that status; the case's
+    // name and properties are made in the second pass only) and time.
     for f in report.fixtures.all() {
         let f = f?;
         let Ok(k) = providers.binary_search(&f.provider.as_str()) else {
             continue;
         };
-        suites[k].add_test_case(test_case(&f, strict));
+        suites[k].add_test_case(TestCase::new("", status(&f, strict)));
         suites[k].test_cases.clear();
         times[k] += f.duration_ms;
     }
@@ -58,22 +59,32 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     add_skipped(report, &mut junit);
     let mut frame = Vec::new();
     junit.serialize(&mut frame).map_err(io::Error::other)?;
-    // Second pass: the testcases, each before the end of its provider's suite.
+    // Second pass: the testcases, each before the end of its provider's suite, written by
+    // quick-junit a batch at a time (one document per batch, not per case).
     let ends = suite_ends(&frame, providers.len())?;
     let mut written = 0;
+    let mut batch = Vec::with_capacity(BATCH);
     for f in report.fixtures.all() {
         let f = f?;
         let Ok(at) = providers.binary_search(&f.provider.as_str()) else {
             continue;
         };
         if written < ends[at] {
+            out.write_all(&cases_xml(std::mem::take(&mut batch))?)?;
             out.write_all(&frame[written..ends[at]])?;
             written = ends[at];
         }
-        out.write_all(&case_xml(test_case(&f, strict))?)?;
+        batch.push(test_case(&f, strict));
+        if batch.len() == BATCH {
+            out.write_all(&cases_xml(std::mem::take(&mut batch))?)?;
+        }
     }
+    out.write_all(&cases_xml(batch)?)?;
     out.write_all(&frame[written..])
 }
+
+/// Testcases written by quick-junit in one document (at most this many held at once).
+const BATCH: usize = 128;
 
 /// A provider's suite, without its testcases.
 fn suite(report: &Report, provider: &str) -> TestSuite {
@@ -102,11 +113,15 @@ fn suite_ends(doc: &[u8], n: usize) -> io::Result<Vec<usize>> {
 
 const SUITE_END: &str = "\n    </testsuite>";
 
-/// One testcase as quick-junit writes it inside a suite: cut from a document holding only it.
-fn case_xml(case: TestCase) -> io::Result<Vec<u8>> {
-    let mut suite = TestSuite::new("case");
-    suite.add_test_case(case);
-    let mut doc = quick_junit::Report::new("case");
+/// Testcases as quick-junit writes them inside a suite, one after another: cut from a document
+/// holding only them (nothing for none).
+fn cases_xml(cases: Vec<TestCase>) -> io::Result<Vec<u8>> {
+    if cases.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut suite = TestSuite::new("cases");
+    suite.add_test_cases(cases);
+    let mut doc = quick_junit::Report::new("cases");
     doc.add_test_suite(suite);
     let mut buf = Vec::new();
     doc.serialize(&mut buf).map_err(io::Error::other)?;
@@ -173,7 +188,25 @@ fn add_skipped(report: &Report, junit: &mut quick_junit::Report) {
 
 fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
     let format_only = !f.formatting.is_empty() && f.diff.is_none();
-    let status = match f.status {
+    let mut case = TestCase::new(f.name.as_str(), status(f, strict));
+    case.set_classname(f.provider.as_str());
+    case.set_time(Duration::from_millis(f.duration_ms));
+    case.add_property(Property::new("path", f.path.as_str()));
+    if let Some(d) = &f.dialect {
+        case.add_property(Property::new("dialect", d.as_str()));
+    }
+    if f.status == Status::Xpass && !strict {
+        case.set_system_out(xpass_message(f));
+    } else if format_only && !strict {
+        case.set_system_out(formatting_message(f));
+    }
+    case
+}
+
+/// What a fixture's testcase says: success, failure, error or skipped, with its message.
+fn status(f: &FixtureResult, strict: bool) -> TestCaseStatus {
+    let format_only = !f.formatting.is_empty() && f.diff.is_none();
+    match f.status {
         // The right values, formatted otherwise: a failure only under --strict.
         Status::Pass | Status::Xfail | Status::Xpass if format_only && strict => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -232,20 +265,7 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
             );
             s
         }
-    };
-    let mut case = TestCase::new(f.name.as_str(), status);
-    case.set_classname(f.provider.as_str());
-    case.set_time(Duration::from_millis(f.duration_ms));
-    case.add_property(Property::new("path", f.path.as_str()));
-    if let Some(d) = &f.dialect {
-        case.add_property(Property::new("dialect", d.as_str()));
     }
-    if f.status == Status::Xpass && !strict {
-        case.set_system_out(xpass_message(f));
-    } else if format_only && !strict {
-        case.set_system_out(formatting_message(f));
-    }
-    case
 }
 
 fn formatting_message(f: &FixtureResult) -> String {
@@ -397,6 +417,22 @@ mod tests {
         let mut only_orphans = sample_report();
         only_orphans.fixtures = Fixtures::default();
         assert_eq!(rendered(&only_orphans), whole(&only_orphans));
+        // More testcases than a batch holds, in every suite.
+        let mut many = sample_report();
+        many.fixtures
+            .edit(|v| {
+                let first: Vec<_> = v.clone();
+                for i in 0..2 * BATCH + 3 {
+                    v.extend(first.iter().cloned().map(|mut f| {
+                        f.name = format!("{}-{i}", f.name);
+                        f
+                    }));
+                }
+                v.sort_by(|a, b| (&a.provider, &a.name).cmp(&(&b.provider, &b.name)));
+            })
+            .unwrap();
+        assert!(many.fixtures.to_vec().unwrap().len() > 2 * BATCH);
+        assert_eq!(rendered(&many), whole(&many));
     }
 
     #[test]

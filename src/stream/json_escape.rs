@@ -4,7 +4,7 @@
 
 use super::json_text::block;
 #[cfg(target_arch = "x86_64")]
-use super::json_text::{has_shuffles, spread_by_shuffle};
+use super::json_text::{has_shuffles, named_controls, spread_by_shuffle, spread_named_by_shuffle};
 
 /// Write `text` as a JSON string, quotes included, at the start of `buf`, escaped exactly as
 /// `serde_json` escapes it (for valid UTF-8; the caller checks that, and need not when every byte
@@ -97,11 +97,24 @@ fn escape_with<const SHUFFLE: bool>(buf: &mut Vec<u8>, from: usize, text: &[u8])
             continue;
         }
         #[cfg(target_arch = "x86_64")]
-        if SHUFFLE && b.controls == 0 {
-            if let Some(dst) = buf.get_mut(at..at + 32) {
-                at += spread_by_shuffle(dst, &bytes, b.quotes);
-                i += 16;
-                continue;
+        if SHUFFLE {
+            if b.controls == 0 {
+                if let Some(dst) = buf.get_mut(at..at + 32) {
+                    at += spread_by_shuffle(dst, &bytes, b.quotes);
+                    i += 16;
+                    continue;
+                }
+            } else {
+                // Line breaks and tabs (text's usual control bytes) are escaped by the shuffle
+                // too when they are all the block's control bytes.
+                let named = named_controls(&bytes);
+                if named & 0xffff == b.controls {
+                    if let Some(dst) = buf.get_mut(at..at + 32) {
+                        at += spread_named_by_shuffle(dst, &bytes, b.quotes | named);
+                        i += 16;
+                        continue;
+                    }
+                }
             }
         }
         if b.controls == 0 {
@@ -183,6 +196,28 @@ mod tests {
             let (len, _) = escape_json_string(&mut buf, &text);
             let want = serde_json::to_string(std::str::from_utf8(&text).unwrap()).unwrap();
             assert_eq!(&buf[..len], want.as_bytes(), "flags {flags:#06x}");
+        }
+        // Line breaks, tabs and carriage returns among them (shuffled too), and with another
+        // control byte beside them (escaped one by one).
+        for flags in 0..1u32 << 16 {
+            for odd in [None, Some(0x01u8)] {
+                let mut text: Vec<u8> = (0..16)
+                    .map(|j| match (flags >> j & 1, j % 5) {
+                        (0, _) => b'a' + j as u8,
+                        (_, 0) => b'\n',
+                        (_, 1) => b'"',
+                        (_, 2) => b'\t',
+                        (_, 3) => b'\\',
+                        _ => b'\r',
+                    })
+                    .collect();
+                if let Some(b) = odd {
+                    text[(flags % 16) as usize] = b;
+                }
+                let (len, _) = escape_json_string(&mut buf, &text);
+                let want = serde_json::to_string(std::str::from_utf8(&text).unwrap()).unwrap();
+                assert_eq!(&buf[..len], want.as_bytes(), "flags {flags:#06x} {odd:?}");
+            }
         }
     }
 
