@@ -462,6 +462,100 @@ pub fn learn_cli_version(line: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// One record of a hand-made fixture: a line (text, or bytes that need base64), or a record
+    /// the reader cannot read.
+    #[derive(Clone, Debug)]
+    enum Rec {
+        Line(Vec<u8>, Direction, bool),
+        Garbage(Vec<u8>),
+    }
+
+    fn rec() -> impl Strategy<Value = Rec> {
+        let bytes = prop_oneof![
+            "(?s)[ \t\r\n\\\"a-z{}:,\u{e9}\u{feff}]{0,40}".prop_map(String::into_bytes),
+            proptest::collection::vec(any::<u8>(), 0..40),
+        ];
+        let dir = prop_oneof![
+            Just(Direction::Agent),
+            Just(Direction::Client),
+            Just(Direction::Stderr)
+        ];
+        prop_oneof![
+            6 => (bytes, dir, any::<bool>()).prop_map(|(b, d, t)| Rec::Line(b, d, t)),
+            1 => "[^\n]{0,20}".prop_map(|g| Rec::Garbage(g.into_bytes())),
+        ]
+    }
+
+    /// The fixture's decoded text: its header, then each record (a line as `l` when it is
+    /// UTF-8, else as base64 `b`, as the writer does), in one zstd frame.
+    fn fixture(recs: &[Rec]) -> Vec<u8> {
+        use base64::Engine;
+        let mut text = serde_json::to_vec(&format::new_header("claude", "t")).unwrap();
+        text.push(b'\n');
+        for (t, r) in recs.iter().enumerate() {
+            let record = match r {
+                Rec::Line(bytes, dir, terminated) => {
+                    let mut m = serde_json::Map::new();
+                    m.insert("t".into(), t.into());
+                    m.insert("d".into(), serde_json::to_value(dir).unwrap());
+                    match std::str::from_utf8(bytes) {
+                        Ok(s) => m.insert("l".into(), s.into()),
+                        Err(_) => m.insert(
+                            "b".into(),
+                            base64::engine::general_purpose::STANDARD
+                                .encode(bytes)
+                                .into(),
+                        ),
+                    };
+                    if !terminated {
+                        m.insert("n".into(), true.into());
+                    }
+                    serde_json::to_vec(&m).unwrap()
+                }
+                Rec::Garbage(g) => g.clone(),
+            };
+            text.extend_from_slice(&record);
+            text.push(b'\n');
+        }
+        zstd::encode_all(&text[..], 3).unwrap()
+    }
+
+    proptest! {
+        /// A fixture's lines decoded straight into the stream's buffer give the stream that
+        /// reading them one by one and appending each gives: the same bytes, spans, line
+        /// numbers and notes, whatever the lines (blank, CR-ended, BOM-led, not UTF-8, from
+        /// stderr, unterminated) and whatever records cannot be read between them.
+        #[test]
+        fn lines_decoded_in_place_make_the_stream_that_appending_them_makes(
+            recs in proptest::collection::vec(rec(), 0..30)
+        ) {
+            let bytes = fixture(&recs);
+            let got = LoadedStream::from_fixture_bytes(&bytes).unwrap();
+            let mut want = LoadedStream::default();
+            let (_, _, notes) = reader::read_fixture_with(&bytes, |l| {
+                if l.dir != Direction::Stderr {
+                    want.push_line(l.bytes, l.dir, l.terminated);
+                }
+            })
+            .unwrap();
+            prop_assert_eq!(&got.bytes, &want.bytes);
+            prop_assert_eq!(&got.spans, &want.spans);
+            prop_assert_eq!(got.line_count, want.line_count);
+            prop_assert_eq!(&got.notes, &notes);
+            // And every line that was not from stderr nor blank is there, as it was written.
+            let kept: Vec<&[u8]> = recs
+                .iter()
+                .filter_map(|r| match r {
+                    Rec::Line(b, d, _) if *d != Direction::Stderr => Some(&b[..]),
+                    _ => None,
+                })
+                .filter(|b| !b.iter().all(u8::is_ascii_whitespace))
+                .collect();
+            prop_assert_eq!(got.spans.len(), kept.len());
+        }
+    }
 
     #[test]
     fn blank_lines_take_a_number_and_nothing_else() {
