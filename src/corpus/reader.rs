@@ -454,7 +454,7 @@ impl Parser {
         }
         let base = if self.append { self.line.len() } else { 0 };
         self.line.truncate(base);
-        let (keep, terminated) = match parse_record(line, &mut self.line, base) {
+        let (keep, terminated) = match parse_record(line, &mut self.line) {
             Ok(r) => {
                 let terminated = matches!(
                     r,
@@ -498,9 +498,9 @@ struct RawRecord {
     n: bool,
 }
 
-/// One record; a line's bytes are decoded onto `buf` past `base` (its length, when called) and
-/// borrowed from there.
-fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>, base: usize) -> Result<Record<'b>, String> {
+/// One record; a line's bytes are decoded onto the end of `buf` and borrowed from there.
+fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>) -> Result<Record<'b>, String> {
+    let base = buf.len();
     if line.starts_with(b"{\"trailer\"") {
         return serde_json::from_slice::<TrailerRecord>(line)
             .map(|r| Record::Trailer(r.trailer))

@@ -97,24 +97,17 @@ fn escape_with<const SHUFFLE: bool>(buf: &mut Vec<u8>, from: usize, text: &[u8])
             continue;
         }
         #[cfg(target_arch = "x86_64")]
-        if SHUFFLE {
-            if b.controls == 0 {
-                if let Some(dst) = buf.get_mut(at..at + 32) {
-                    at += spread_by_shuffle(dst, &bytes, b.quotes);
-                    i += 16;
-                    continue;
-                }
-            } else {
-                // Line breaks and tabs (text's usual control bytes) are escaped by the shuffle
-                // too when they are all the block's control bytes.
-                let named = named_controls(&bytes);
-                if named & 0xffff == b.controls {
-                    if let Some(dst) = buf.get_mut(at..at + 32) {
-                        at += spread_named_by_shuffle(dst, &bytes, b.quotes | named);
-                        i += 16;
-                        continue;
-                    }
-                }
+        // Line breaks and tabs (text's usual control bytes) are escaped by the shuffle too when
+        // they are all the block's control bytes.
+        if SHUFFLE && (b.controls == 0 || named_controls(&bytes) == b.controls) {
+            if let Some(dst) = buf.get_mut(at..at + 32) {
+                at += if b.controls == 0 {
+                    spread_by_shuffle(dst, &bytes, b.quotes)
+                } else {
+                    spread_named_by_shuffle(dst, &bytes, b.quotes | b.controls)
+                };
+                i += 16;
+                continue;
             }
         }
         if b.controls == 0 {
