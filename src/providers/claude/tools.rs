@@ -3,6 +3,9 @@
 //! the error of a failed call, and the trailers and reminders meant for the model. Wording comes
 //! from the shared [`titles`] helpers so the same action reads the same for every provider.
 
+use std::sync::OnceLock;
+
+use memchr::memmem;
 use serde_json::Value;
 
 use crate::model::{McpRef, ToolError, ToolKind};
@@ -374,15 +377,28 @@ fn plain_error(t: &str) -> ToolError {
 }
 
 pub(crate) fn is_truncated(text: &str) -> bool {
-    (text.contains(" lines truncated] ...") && text.contains("... ["))
-        || text.contains("(Results are truncated. Consider using a more specific path or pattern.)")
+    // Both notes say "truncated": one search for the word passes over an output that has neither
+    // (nearly all of them); the notes are looked for only around it.
+    static WORD: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let word = WORD.get_or_init(|| memmem::Finder::new("truncated"));
+    let Some(at) = word.find(text.as_bytes()) else {
+        return false;
+    };
+    // Each note starts at most this far before its first "truncated".
+    let before = "(Results are ".len().max(" lines ".len());
+    let near = text.get(at.saturating_sub(before)..).unwrap_or(text);
+    (near.contains(" lines truncated] ...") && text.contains("... ["))
+        || near.contains("(Results are truncated. Consider using a more specific path or pattern.)")
 }
 
 /// Read results may end with a `<system-reminder>` meant for the model, not the user.
 pub(crate) fn strip_system_reminder(text: &str) -> &str {
-    match text.rfind("<system-reminder>") {
-        Some(i) if text.trim_end().ends_with("</system-reminder>") => text[..i].trim_end(),
-        _ => text,
+    if !text.trim_end().ends_with("</system-reminder>") {
+        return text;
+    }
+    match memmem::rfind(text.as_bytes(), b"<system-reminder>") {
+        Some(i) => text[..i].trim_end(),
+        None => text,
     }
 }
 
@@ -424,6 +440,33 @@ mod tests {
 
     fn d(name: &str, input: Value) -> Described {
         describe(name, &input, Some("/home/dev/app"))
+    }
+
+    #[test]
+    fn truncation_notes_are_found_wherever_the_word_first_comes() {
+        let grep =
+            "a.rs\nb.rs\n(Results are truncated. Consider using a more specific path or pattern.)";
+        assert!(is_truncated(grep));
+        let read = "1\tfn main() {}\n... [120 lines truncated] ...";
+        assert!(is_truncated(read));
+        // The word before the note, a character past ASCII just before the note.
+        assert!(is_truncated(&format!("truncated é{read}")));
+        assert!(is_truncated(&format!("ééééé{grep}")));
+        assert!(!is_truncated("nothing was truncated here"));
+        assert!(!is_truncated("[120 lines truncated] ... with no opening"));
+        assert!(!is_truncated(""));
+    }
+
+    #[test]
+    fn system_reminder_is_cut_only_at_the_end() {
+        let text = "line\n<system-reminder>x</system-reminder>\n";
+        assert_eq!(strip_system_reminder(text), "line");
+        let inner = "<system-reminder>x</system-reminder> then more";
+        assert_eq!(strip_system_reminder(inner), inner);
+        assert_eq!(
+            strip_system_reminder("no tag</system-reminder>"),
+            "no tag</system-reminder>"
+        );
     }
 
     #[test]

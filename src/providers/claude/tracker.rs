@@ -4,6 +4,7 @@
 //! decide which lines carry what and call in here; how a result's text reads is in [`tools`].
 
 use crate::hash::{HashMap, HashSet};
+use std::borrow::Cow;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -268,7 +269,7 @@ impl Tracker {
                 .structured
                 .as_deref()
                 .and_then(|s| serde_json::from_str::<&RawValue>(s).ok());
-            self.apply_result(origin, id, &p.outcome, structured, store);
+            self.apply_result(origin, id, p.outcome, structured, store);
         }
     }
 
@@ -286,7 +287,7 @@ impl Tracker {
         };
         let outcome = read_result(block);
         if store.contains(id) {
-            self.apply_result(origin, id, &outcome, structured, store);
+            self.apply_result(origin, id, outcome, structured, store);
         } else {
             self.pending.insert(
                 id.to_owned(),
@@ -304,7 +305,7 @@ impl Tracker {
         &mut self,
         origin: Origin<'_>,
         id: &str,
-        outcome: &ResultData,
+        outcome: ResultData,
         structured: Option<&RawValue>,
         store: &mut PartStore,
     ) {
@@ -316,10 +317,12 @@ impl Tracker {
             .as_ref()
             .is_some_and(|t| t.completed_at.is_some());
         // The structured output is only parsed where it adds something: Read/Write outputs carry
-        // whole files.
-        let structured_text = structured
-            .filter(|r| r.get().starts_with('"'))
-            .and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+        // whole files. As a string it only ever explains a failure, so it is decoded then.
+        let structured_text = || {
+            structured
+                .filter(|r| r.get().starts_with('"'))
+                .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+        };
         let wants_structured = matches!(
             kind,
             ToolKind::Bash
@@ -371,7 +374,8 @@ impl Tracker {
             );
         }
 
-        let mut text = outcome.text.clone();
+        // The output as the result gave it, copied only where it is cut.
+        let mut text = Cow::Borrowed(outcome.text.as_str());
         if kind == ToolKind::Subagent {
             if let Some((report, used)) = unwrap_hand_back(&text) {
                 if !used.is_empty() {
@@ -380,7 +384,7 @@ impl Tracker {
                         Value::Array(used.into_iter().map(Value::String).collect()),
                     );
                 }
-                text = report;
+                text = Cow::Owned(report);
             }
             if let Some((body, trailer)) = tools::split_agent_trailer(&text) {
                 if let Some(agent) = trailer.agent_id {
@@ -389,7 +393,7 @@ impl Tracker {
                 if timing.elapsed_ms.is_none() {
                     timing.elapsed_ms = trailer.duration_ms;
                 }
-                text = body;
+                text = Cow::Owned(body);
             }
         }
         if fields.truncated.is_true() || tools::is_truncated(&text) {
@@ -431,9 +435,9 @@ impl Tracker {
                 Some(message) => ToolError {
                     message,
                     code: None,
-                    details: Some(Value::String(text.clone())),
+                    details: Some(Value::String(text.to_string())),
                 },
-                None => tools::classify_error(kind, &text, structured_text.as_deref()),
+                None => tools::classify_error(kind, &text, structured_text().as_deref()),
             };
             if let Some(code) = err.code.as_deref().and_then(|c| c.parse::<i64>().ok()) {
                 meta.exit_code = Some(code);
@@ -445,7 +449,7 @@ impl Tracker {
             u.error = Some(ToolError {
                 message: "The command was interrupted".to_owned(),
                 code: Some("interrupted".to_owned()),
-                details: (!text.is_empty()).then(|| Value::String(text.clone())),
+                details: (!text.is_empty()).then(|| Value::String(text.to_string())),
             });
         } else {
             u.state = Some(ToolState::Complete);
@@ -455,7 +459,15 @@ impl Tracker {
                 &text
             };
             if !shown.is_empty() || outcome.attachments.is_empty() {
-                u.output = Some(Value::String(shown.to_owned()));
+                // `shown` is a prefix of `text`: the output is the text cut there, moved rather
+                // than copied when nothing else was cut from it.
+                let keep = shown.len();
+                let mut output = match text {
+                    Cow::Borrowed(_) => outcome.text,
+                    Cow::Owned(t) => t,
+                };
+                output.truncate(keep);
+                u.output = Some(Value::String(output));
             }
         }
         if !timing.is_empty() {
