@@ -1,6 +1,6 @@
 //! TN004: the title is a human line, not the raw tool name.
 
-use super::support::ident;
+use super::support::{ident_is_empty, same_ident};
 use super::{Finding, RuleContext, declare_rule};
 
 declare_rule! {
@@ -27,8 +27,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let raw = cx.raw();
     let mut out = Vec::new();
     for part in &cx.doc.parts {
-        let title = ident(&part.title);
-        if title.is_empty() {
+        if ident_is_empty(&part.title) {
             continue; // an empty title is BadTitleShape's finding
         }
         let call = raw.get(&part.id);
@@ -41,7 +40,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 .and_then(|m| m.mcp.as_ref())
                 .map(|m| m.tool.as_str()),
         );
-        if let Some(n) = names.into_iter().find(|n| ident(n) == title) {
+        if let Some(n) = names.into_iter().find(|n| same_ident(n, &part.title)) {
             out.push(Finding::new(
                 cx.first_event_line(&part.id),
                 Some(&part.id),

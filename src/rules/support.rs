@@ -49,6 +49,25 @@ pub(crate) fn ident(s: &str) -> String {
         .collect()
 }
 
+fn ident_bytes(s: &str) -> impl Iterator<Item = u8> + '_ {
+    // No byte of a character past ASCII is an ASCII alphanumeric: going by bytes keeps what going
+    // by characters keeps.
+    s.bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|b| b.to_ascii_lowercase())
+}
+
+/// Whether `a` and `b` are the same [`ident`], without making either (a title is long; the
+/// comparison ends at the first difference).
+pub(crate) fn same_ident(a: &str, b: &str) -> bool {
+    ident_bytes(a).eq(ident_bytes(b))
+}
+
+/// Whether `s`'s [`ident`] is empty.
+pub(crate) fn ident_is_empty(s: &str) -> bool {
+    ident_bytes(s).next().is_none()
+}
+
 /// Every string inside a JSON value (object keys excluded).
 pub(crate) fn string_leaves<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
     match v {
@@ -88,5 +107,31 @@ pub(crate) fn value_text(v: &Value) -> Cow<'_, str> {
     match v {
         Value::String(s) => Cow::Borrowed(s),
         other => Cow::Owned(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod ident_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn same_ident_ignores_case_separators_and_non_ascii() {
+        assert!(same_ident("web_search", "WebSearch"));
+        assert!(same_ident("Running ls", "running-LS é"));
+        assert!(!same_ident("Bash", "bash2"));
+        assert!(!same_ident("Bash", "Bas"));
+        assert!(ident_is_empty("_ é-…"));
+        assert!(!ident_is_empty("é1"));
+    }
+
+    proptest! {
+        #[test]
+        fn same_ident_is_equality_of_idents(a in "[a-zA-Z0-9_ é…-]{0,12}", b in "[a-zA-Z0-9_ é…-]{0,12}") {
+            prop_assert_eq!(same_ident(&a, &b), ident(&a) == ident(&b));
+            let respelled = format!("_{}-é", a.to_ascii_uppercase());
+            prop_assert!(same_ident(&a, &respelled));
+            prop_assert_eq!(ident_is_empty(&a), ident(&a).is_empty());
+        }
     }
 }

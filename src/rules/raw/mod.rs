@@ -8,14 +8,14 @@
 //! ...) are only worth something if a normalizer bug cannot hide in code both sides use. It is
 //! also deliberately shallow: it only reads ids, names, failure markers and a few argument keys.
 //!
-//! Speed: a line is only parsed when it contains one of the dialect's marker substrings, found with
-//! `memchr::memmem`, and then only into a tree of the parts the scans read, borrowed from the
+//! Speed: a line is only parsed when it contains one of the dialect's marker substrings, found in
+//! one pass with `aho-corasick`, and then only into a tree of the parts the scans read, borrowed from the
 //! line ([`pruned`]).
 
 use super::support::HashMap;
 use std::sync::OnceLock;
 
-use memchr::memmem;
+use aho_corasick::{AhoCorasick, packed};
 use serde_json::{Map, Value};
 
 use crate::stream::Input;
@@ -128,32 +128,44 @@ impl RawScan {
     }
 }
 
-/// A dialect's marker substrings: a line is worth parsing only if it holds one. Their searchers
-/// are built once for the whole run, not once per fixture.
+/// A dialect's marker substrings: a line is worth parsing only if it holds one. They are looked
+/// for together, in one pass over the line, not one pass per word: with `aho-corasick`'s packed
+/// (Teddy) searcher, made for a handful of short words, where the machine has it. Its general
+/// searcher would pick a rare-byte prefilter here, and the bytes of these words (quotes,
+/// lowercase letters) are not rare in JSON. The searcher is built once for the whole run.
 pub(crate) struct Markers {
     words: &'static [&'static str],
-    finders: OnceLock<Vec<memmem::Finder<'static>>>,
+    searcher: OnceLock<Searcher>,
+}
+
+enum Searcher {
+    Packed(packed::Searcher),
+    Automaton(AhoCorasick),
 }
 
 impl Markers {
     pub(crate) const fn new(words: &'static [&'static str]) -> Self {
         Markers {
             words,
-            finders: OnceLock::new(),
+            searcher: OnceLock::new(),
         }
     }
 
     /// Whether `line` holds one of the markers.
     pub(crate) fn in_line(&self, line: &[u8]) -> bool {
-        self.finders
-            .get_or_init(|| {
-                self.words
-                    .iter()
-                    .map(|w| memmem::Finder::new(w.as_bytes()))
-                    .collect()
-            })
-            .iter()
-            .any(|f| f.find(line).is_some())
+        match self.searcher.get_or_init(|| {
+            packed::Searcher::new(self.words).map_or_else(
+                || {
+                    Searcher::Automaton(
+                        AhoCorasick::new(self.words).expect("a few short words always build"),
+                    )
+                },
+                Searcher::Packed,
+            )
+        }) {
+            Searcher::Packed(s) => s.find(line).is_some(),
+            Searcher::Automaton(s) => s.is_match(line),
+        }
     }
 }
 
