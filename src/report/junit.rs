@@ -74,6 +74,11 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
             out.write_all(&frame[written..ends[at]])?;
             written = ends[at];
         }
+        if let Some(xml) = plain_pass(&f) {
+            out.write_all(&cases_xml(std::mem::take(&mut batch))?)?;
+            out.write_all(xml.as_bytes())?;
+            continue;
+        }
         batch.push(test_case(&f, strict));
         if batch.len() == BATCH {
             out.write_all(&cases_xml(std::mem::take(&mut batch))?)?;
@@ -81,6 +86,38 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     }
     out.write_all(&cases_xml(batch)?)?;
     out.write_all(&frame[written..])
+}
+
+/// The `<testcase>` of a passing fixture whose name, provider, path and dialect are plain (printable
+/// ASCII that XML needs no escape for), written as quick-junit writes it: quick-junit takes every
+/// string through an ANSI-escape parser and a copy, which such a string comes out of as it went
+/// in, and that was most of what `junit.xml` cost. Anything else (`None`) is quick-junit's to
+/// write; the byte-for-byte test holds the two to the same document.
+fn plain_pass(f: &FixtureResult) -> Option<String> {
+    let format_only = !f.formatting.is_empty() && f.diff.is_none();
+    if f.status != Status::Pass || format_only {
+        return None;
+    }
+    let plain = |s: &str| {
+        s.bytes()
+            .all(|b| matches!(b, 0x20..=0x7e) && !matches!(b, b'<' | b'>' | b'&' | b'\'' | b'"'))
+    };
+    let dialect = f.dialect.as_deref();
+    if !(plain(&f.name) && plain(&f.provider) && plain(&f.path) && dialect.is_none_or(plain)) {
+        return None;
+    }
+    let time = Duration::from_millis(f.duration_ms).as_secs_f64();
+    let mut xml = format!(
+        "\n        <testcase name=\"{}\" classname=\"{}\" time=\"{time:.3}\">\n            <properties>\n                <property name=\"path\" value=\"{}\"/>",
+        f.name, f.provider, f.path
+    );
+    if let Some(d) = dialect {
+        xml.push_str(&format!(
+            "\n                <property name=\"dialect\" value=\"{d}\"/>"
+        ));
+    }
+    xml.push_str("\n            </properties>\n        </testcase>");
+    Some(xml)
 }
 
 /// Testcases written by quick-junit in one document (at most this many held at once).
@@ -433,6 +470,56 @@ mod tests {
             .unwrap();
         assert!(many.fixtures.to_vec().unwrap().len() > 2 * BATCH);
         assert_eq!(rendered(&many), whole(&many));
+        // Passing fixtures written here (plain strings) between ones quick-junit writes (strings
+        // it escapes or strips), a passing one without a dialect, and a long time.
+        let mut mixed = sample_report();
+        mixed
+            .fixtures
+            .edit(|v| {
+                let pass = v.iter().find(|f| f.status == Status::Pass).unwrap().clone();
+                let odd = [
+                    "a&b",
+                    "quote\"d",
+                    "it's",
+                    "\u{1b}[31mred\u{1b}[0m",
+                    "tab\there",
+                    "caf\u{e9}",
+                    "<x>",
+                    "plain-after",
+                ];
+                for (i, name) in odd.iter().enumerate() {
+                    let mut f = pass.clone();
+                    f.name = format!("{name}-{i}");
+                    f.path = format!("{}/{name}.jsonl.zst", f.provider);
+                    f.duration_ms = 1_234_567 * i as u64;
+                    if i % 2 == 1 {
+                        f.dialect = None;
+                    }
+                    v.push(f);
+                }
+                v.sort_by(|a, b| (&a.provider, &a.name).cmp(&(&b.provider, &b.name)));
+            })
+            .unwrap();
+        // Which of them this file writes itself.
+        let written_here: Vec<String> = mixed
+            .fixtures
+            .to_vec()
+            .unwrap()
+            .iter()
+            .filter(|f| plain_pass(f).is_some())
+            .map(|f| f.name.clone())
+            .collect();
+        assert!(written_here.contains(&"plain-after-7".to_owned()));
+        assert!(written_here.contains(&"live-coding".to_owned()));
+        assert!(
+            !written_here
+                .iter()
+                .any(|n| n.contains(['&', '"', '\'', '\u{1b}', '\t', '<']) || !n.is_ascii())
+        );
+        let doc = rendered(&mixed);
+        assert_eq!(doc, whole(&mixed));
+        assert!(doc.contains("name=\"plain-after-7\""), "{doc}");
+        assert!(doc.contains("a&amp;b-0"), "{doc}");
     }
 
     #[test]
