@@ -16,13 +16,21 @@ pub fn clip(text: &str, max: usize) -> String {
             out.push(' ');
             count += 1;
         }
-        for ch in word.chars() {
-            out.push(ch);
-            count += 1;
-            if count > max {
-                let cut: String = out.chars().take(max.saturating_sub(1)).collect();
-                return format!("{}…", cut.trim_end());
-            }
+        // A word at a time, up to the character that takes the count past `max` (never the
+        // rest of a long word).
+        let room = (max + 1).saturating_sub(count);
+        let (end, n) = word
+            .char_indices()
+            .nth(room)
+            .map_or_else(|| (word.len(), word.chars().count()), |(i, _)| (i, room));
+        out.push_str(&word[..end]);
+        count += n;
+        if count > max {
+            let cut = cut_at(&out, max.saturating_sub(1)).unwrap_or(out.len());
+            out.truncate(cut);
+            out.truncate(out.trim_end().len());
+            out.push('…');
+            return out;
         }
     }
     out
@@ -97,6 +105,35 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `clip` as it was first written, a character at a time: the oracle.
+    fn clip_by_chars(text: &str, max: usize) -> String {
+        let mut out = String::new();
+        let mut count = 0usize;
+        for word in text.split_whitespace() {
+            if count > 0 {
+                out.push(' ');
+                count += 1;
+            }
+            for ch in word.chars() {
+                out.push(ch);
+                count += 1;
+                if count > max {
+                    let cut: String = out.chars().take(max.saturating_sub(1)).collect();
+                    return format!("{}…", cut.trim_end());
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn clip_is_the_character_at_a_time_clip(text in "[a é\t\n…\u{3000}]{0,40}", max in 0usize..30) {
+            prop_assert_eq!(clip(&text, max), clip_by_chars(&text, max));
+        }
+    }
 
     #[test]
     fn clip_bounds_and_single_line() {
