@@ -71,19 +71,13 @@ pub(crate) fn line_text<'a>(line: &RawLine<'a>, store: &mut PartStore) -> Option
     if let Some(text) = crate::stream::utf8(line.bytes) {
         return Some(Cow::Borrowed(text));
     }
-    match std::str::from_utf8(line.bytes) {
-        Ok(s) => Some(Cow::Borrowed(s)),
-        Err(e) => {
-            store.warn(
-                line.number,
-                format!(
-                    "invalid UTF-8 at byte {}; replaced with U+FFFD",
-                    e.valid_up_to()
-                ),
-            );
-            Some(String::from_utf8_lossy(line.bytes))
-        }
-    }
+    // Not UTF-8: std's check says where it stops being so.
+    let at = std::str::from_utf8(line.bytes).map_or_else(|e| e.valid_up_to(), str::len);
+    store.warn(
+        line.number,
+        format!("invalid UTF-8 at byte {at}; replaced with U+FFFD"),
+    );
+    Some(String::from_utf8_lossy(line.bytes))
 }
 
 /// Parse one line's text as the dialect's typed (borrowed) JSON; a line that does not parse is
@@ -170,6 +164,30 @@ mod tests {
         assert_eq!(
             first_line(&"word ".repeat(100)).unwrap().chars().count(),
             200
+        );
+    }
+
+    #[test]
+    fn a_line_past_utf8_is_replaced_and_says_where() {
+        let line = |bytes| RawLine {
+            number: 3,
+            bytes,
+            direction: crate::stream::Direction::Agent,
+            unterminated: false,
+        };
+        let mut store = PartStore::new();
+        assert!(matches!(
+            line_text(&line("{\"é\":1}".as_bytes()), &mut store),
+            Some(Cow::Borrowed("{\"é\":1}"))
+        ));
+        let text = line_text(&line(b"{\"a\xff\":1}"), &mut store).unwrap();
+        assert_eq!(text, "{\"a\u{fffd}\":1}");
+        let doc = store.finish("claude", "stream-json");
+        assert_eq!(doc.diagnostics.len(), 1);
+        assert_eq!(doc.diagnostics[0].line, 3);
+        assert_eq!(
+            doc.diagnostics[0].message,
+            "invalid UTF-8 at byte 3; replaced with U+FFFD"
         );
     }
 }

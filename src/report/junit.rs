@@ -94,8 +94,7 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
 /// in, and that was most of what `junit.xml` cost. Anything else (`None`) is quick-junit's to
 /// write; the byte-for-byte test holds the two to the same document.
 fn plain_pass(f: &FixtureResult) -> Option<String> {
-    let format_only = !f.formatting.is_empty() && f.diff.is_none();
-    if f.status != Status::Pass || format_only {
+    if f.status != Status::Pass || f.is_formatting_only() {
         return None;
     }
     let plain = |s: &str| {
@@ -224,7 +223,7 @@ fn add_skipped(report: &Report, junit: &mut quick_junit::Report) {
 }
 
 fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
-    let format_only = !f.formatting.is_empty() && f.diff.is_none();
+    let format_only = f.is_formatting_only();
     let mut case = TestCase::new(f.name.as_str(), status(f, strict));
     case.set_classname(f.provider.as_str());
     case.set_time(Duration::from_millis(f.duration_ms));
@@ -242,7 +241,7 @@ fn test_case(f: &FixtureResult, strict: bool) -> TestCase {
 
 /// What a fixture's testcase says: success, failure, error or skipped, with its message.
 fn status(f: &FixtureResult, strict: bool) -> TestCaseStatus {
-    let format_only = !f.formatting.is_empty() && f.diff.is_none();
+    let format_only = f.is_formatting_only();
     match f.status {
         // The right values, formatted otherwise: a failure only under --strict.
         Status::Pass | Status::Xfail | Status::Xpass if format_only && strict => {

@@ -134,6 +134,14 @@ pub struct FixtureResult {
     pub duration_ms: u64,
 }
 
+impl FixtureResult {
+    /// Its only difference from its expected file is the file's formatting (see
+    /// [`FixtureResult::formatting`]).
+    pub fn is_formatting_only(&self) -> bool {
+        !self.formatting.is_empty() && self.diff.is_none()
+    }
+}
+
 /// One cell of the provider × rule matrix.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -354,7 +362,7 @@ impl Report {
     pub fn formatting_only(&self) -> Vec<&FixtureResult> {
         self.fixtures
             .shown()
-            .filter(|f| !f.formatting.is_empty() && f.diff.is_none())
+            .filter(|f| f.is_formatting_only())
             .collect()
     }
 

@@ -43,10 +43,7 @@ impl EventIndex {
 /// An identifier reduced to lowercase alphanumerics, so `web_search`, `webSearch` and `WebSearch`
 /// compare equal.
 pub(crate) fn ident(s: &str) -> String {
-    s.chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
+    ident_bytes(s).map(char::from).collect()
 }
 
 fn ident_bytes(s: &str) -> impl Iterator<Item = u8> + '_ {

@@ -378,17 +378,14 @@ fn plain_error(t: &str) -> ToolError {
 
 pub(crate) fn is_truncated(text: &str) -> bool {
     // Both notes say "truncated": one search for the word passes over an output that has neither
-    // (nearly all of them); the notes are looked for only around it.
+    // (nearly all of them); the notes are looked for only in one that has it.
     static WORD: OnceLock<memmem::Finder<'static>> = OnceLock::new();
     let word = WORD.get_or_init(|| memmem::Finder::new("truncated"));
-    let Some(at) = word.find(text.as_bytes()) else {
-        return false;
-    };
-    // Each note starts at most this far before its first "truncated".
-    let before = "(Results are ".len().max(" lines ".len());
-    let near = text.get(at.saturating_sub(before)..).unwrap_or(text);
-    (near.contains(" lines truncated] ...") && text.contains("... ["))
-        || near.contains("(Results are truncated. Consider using a more specific path or pattern.)")
+    word.find(text.as_bytes()).is_some()
+        && ((text.contains(" lines truncated] ...") && text.contains("... ["))
+            || text.contains(
+                "(Results are truncated. Consider using a more specific path or pattern.)",
+            ))
 }
 
 /// Read results may end with a `<system-reminder>` meant for the model, not the user.

@@ -9,8 +9,8 @@
 //! also deliberately shallow: it only reads ids, names, failure markers and a few argument keys.
 //!
 //! Speed: a line is only parsed when it contains one of the dialect's marker substrings, found in
-//! one pass with `aho-corasick`, and then only into a tree of the parts the scans read, borrowed from the
-//! line ([`pruned`]).
+//! one pass with `aho-corasick`, and then only into a tree of the parts the scans read, borrowed
+//! from the line ([`pruned`]).
 
 use super::support::HashMap;
 use std::sync::OnceLock;
@@ -153,16 +153,15 @@ impl Markers {
 
     /// Whether `line` holds one of the markers.
     pub(crate) fn in_line(&self, line: &[u8]) -> bool {
-        match self.searcher.get_or_init(|| {
-            packed::Searcher::new(self.words).map_or_else(
-                || {
-                    Searcher::Automaton(
-                        AhoCorasick::new(self.words).expect("a few short words always build"),
-                    )
-                },
-                Searcher::Packed,
-            )
-        }) {
+        let searcher = self
+            .searcher
+            .get_or_init(|| match packed::Searcher::new(self.words) {
+                Some(s) => Searcher::Packed(s),
+                None => Searcher::Automaton(
+                    AhoCorasick::new(self.words).expect("a few short words always build"),
+                ),
+            });
+        match searcher {
             Searcher::Packed(s) => s.find(line).is_some(),
             Searcher::Automaton(s) => s.is_match(line),
         }
