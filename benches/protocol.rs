@@ -27,6 +27,7 @@ fn options(implementation: Arc<Implementation>) -> VerifyOptions {
         strict: false,
         write_pending: false,
         compare: toolnorm::compare::CompareMode::Exact,
+        timings: None,
         implementation,
         require_all: false,
     }

@@ -51,7 +51,8 @@
 //! Each run's wall time is taken around the process, its user and system CPU time and peak RSS
 //! from `wait4`. Printed per `--jobs`: the medians of each side (wall, user, system, CPU = user +
 //! system), the ratios to the floor (the goal is ≤ 1.0), verify's peak RSS, and the load average
-//! before and after (a busy machine makes wall times noisy: the CPU ratio then says more).
+//! before and after (a busy machine makes wall times noisy: the CPU ratio then says more). Then
+//! the table of one more run of `verify --timings`: where its time went, phase by phase.
 
 use std::fs;
 use std::io::Read;
@@ -434,6 +435,23 @@ fn main() {
                 w / fw,
                 c / fc
             );
+        }
+        // Where verify's time goes: one more run, untimed by the bench, with `--timings`.
+        let out = toolnorm_cmd(Path::new(bin()))
+            .arg("--timings")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .output()
+            .expect("run verify --timings");
+        let table = String::from_utf8_lossy(&out.stderr);
+        let table = table
+            .lines()
+            .skip_while(|l| !l.starts_with("timings:"))
+            .collect::<Vec<_>>();
+        assert!(!table.is_empty(), "verify --timings printed no table");
+        println!("  where verify's time goes (one run with --timings):");
+        for line in table {
+            println!("  {line}");
         }
     }
 }

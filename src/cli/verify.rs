@@ -11,6 +11,7 @@ use crate::report::{self, terminal};
 use crate::stream::Provider;
 use crate::verify::implementation::{External, Implementation};
 use crate::verify::shard::Shard;
+use crate::verify::timings::{self, Phase, ProcessCpu, Timings};
 use crate::verify::{Selected, Selection, VerifyOptions, strict_from_env, verify_counted};
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,6 +75,10 @@ pub struct Args {
     /// selection that is not empty always passes: the other shards check its fixtures.
     #[arg(long)]
     pub allow_empty: bool,
+    /// Print where the run's time went, phase by phase (listing, reading, normalizing, rules,
+    /// comparing, reports), with the process's CPU time, on stderr after the report.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -97,6 +102,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         }
     };
     let implementation = Arc::new(implementation);
+    let timings = args.timings.then(|| Arc::new(Timings::new(true)));
+    let jobs = if args.jobs == 0 {
+        rayon::current_num_threads()
+    } else {
+        args.jobs
+    };
     let opts = VerifyOptions {
         implementation: Arc::clone(&implementation),
         require_all: args.require_all,
@@ -117,6 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         strict,
         write_pending: true,
         compare: crate::compare::CompareMode::Exact,
+        timings: timings.clone(),
     };
     let corpus = opts.corpus.display().to_string();
     let selection = opts.selection.clone();
@@ -132,7 +144,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     // The verdict lives in the report, so report.json, JUnit and the job summary say what the exit
     // code says.
     report.summary.nothing_selected = matches!(empty, Some(Empty::Fails(_)));
+    let reporting = timings.as_deref().and_then(Timings::start);
     report::write_all(&report, &args.reports)?;
+    if let Some(t) = &timings {
+        t.end(Phase::Reports, reporting);
+    }
     let mut out = anstream::stdout().lock();
     terminal::render(
         &report,
@@ -147,7 +163,35 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Some(Empty::Note(why)) => eprintln!("note: {why}"),
         None => {}
     }
+    if let Some(t) = &timings {
+        eprint!(
+            "{}",
+            timings::render(t, counts.checked, jobs, process_cpu())
+        );
+    }
     Ok(gate_exit(&report))
+}
+
+/// The CPU time this process has used so far, user and system, as the system counts it.
+#[cfg(unix)]
+fn process_cpu() -> Option<ProcessCpu> {
+    // SAFETY: getrusage fills the struct it is given; a zeroed rusage is a valid value of it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return None;
+    }
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    Some(ProcessCpu {
+        user: time(ru.ru_utime),
+        system: time(ru.ru_stime),
+    })
+}
+
+#[cfg(not(unix))]
+fn process_cpu() -> Option<ProcessCpu> {
+    None
 }
 
 /// What to say about a run that checked no fixture.

@@ -332,6 +332,7 @@ pub fn judge(j: Judge) -> anyhow::Result<DriftOutcome> {
             strict: j.strict,
             write_pending: true,
             compare: CompareMode::Stable,
+            timings: None,
         },
         &|_| {},
         &|_| {},

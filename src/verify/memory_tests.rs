@@ -58,6 +58,7 @@ fn options(dir: &Path, jobs: usize) -> VerifyOptions {
         strict: true,
         write_pending: true,
         compare: crate::compare::CompareMode::Exact,
+        timings: None,
         implementation: Arc::new(Implementation::BuiltIn),
         require_all: false,
     }

@@ -10,6 +10,7 @@ pub mod merge;
 pub mod review;
 pub mod runner;
 pub mod shard;
+pub mod timings;
 
 use std::fs;
 use std::io;
@@ -26,6 +27,7 @@ use crate::stream::Provider;
 use expectations::{Expectations, ExpectationsError, FixtureKey, fixture_glob, glob_selects};
 use runner::{CheckContext, Checked, index_fixtures, run_ordered, walk_expected};
 use shard::Shard;
+use timings::Phase;
 
 /// Why verify could not run at all (exit 2). Everything wrong with a fixture is in the report.
 #[derive(Debug, thiserror::Error)]
@@ -208,6 +210,8 @@ pub struct VerifyOptions {
     /// How outputs are compared with their expected files: exactly (the gate), or with the
     /// volatile fields of a re-recording left out (`scenario drift`).
     pub compare: crate::compare::CompareMode,
+    /// `--timings`: where the run's time goes, phase by phase (`None`: nothing is measured).
+    pub timings: Option<std::sync::Arc<timings::Timings>>,
 }
 
 /// Load the expectations file. A missing file is an empty list unless it was named explicitly.
@@ -249,6 +253,7 @@ pub fn verify_counted(
     tick: &(dyn Fn(&FixtureResult) + Sync),
 ) -> Result<(Report, Selected), VerifyError> {
     let started = Instant::now();
+    let timings = opts.timings.as_deref().unwrap_or(&timings::OFF);
     let mut index = index_fixtures(&opts.corpus)?;
     let mut skipped = std::mem::take(&mut index.skipped);
     let expectations = load_expectations(&opts.expectations, opts.expectations_required)?;
@@ -295,6 +300,7 @@ pub fn verify_counted(
         }
     })?;
     skipped.extend(expected_skipped);
+    timings.add(Phase::Listing, started.elapsed());
 
     let cx = CheckContext {
         corpus: Dirs::new(&opts.corpus),
@@ -307,6 +313,7 @@ pub fn verify_counted(
         expectations: &expectations,
         implementation: &opts.implementation,
         compare: opts.compare,
+        timings,
     };
     // Every result goes to a spool under the reports folder, in report order; only what the
     // reports show in detail stays in memory.
@@ -336,12 +343,14 @@ pub fn verify_counted(
                     ),
                 });
             }
-            spool.push(&c.result).map_err(write_error)
+            timings.time(Phase::Spooling, || {
+                spool.push(&c.result).map_err(write_error)
+            })
         },
     )?;
     drop(selected);
     drop(index);
-    let fixtures = spool.finish().map_err(write_error)?;
+    let fixtures = timings.time(Phase::Spooling, || spool.finish().map_err(write_error))?;
     let rules = crate::rules::registry()
         .iter()
         .map(|r| RuleInfo {

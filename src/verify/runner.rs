@@ -16,6 +16,7 @@ use std::time::Instant;
 use super::VerifyError;
 use super::expectations::{Expectations, FixtureKey};
 use super::implementation::Implementation;
+use super::timings::{self, Phase, Timings};
 use crate::compare::{
     CompareMode, Comparison, canonical_json, canonical_of, compare, compare_with,
 };
@@ -221,7 +222,7 @@ pub fn normalize_with(
     imp: &Implementation,
     rules: bool,
 ) -> Result<Outcome, String> {
-    normalize_in(f, imp, rules, None)
+    normalize_in(f, imp, rules, None, &timings::OFF)
 }
 
 /// [`normalize_with`], the fixture opened in `corpus` when given.
@@ -230,8 +231,11 @@ fn normalize_in(
     imp: &Implementation,
     rules: bool,
     corpus: Option<&Dirs>,
+    timings: &Timings,
 ) -> Result<Outcome, String> {
-    match panic::catch_unwind(AssertUnwindSafe(|| normalize_inner(f, imp, rules, corpus))) {
+    match panic::catch_unwind(AssertUnwindSafe(|| {
+        normalize_inner(f, imp, rules, corpus, timings)
+    })) {
         Ok(r) => r,
         Err(payload) => {
             let what = payload
@@ -249,12 +253,15 @@ fn normalize_inner(
     imp: &Implementation,
     rules: bool,
     corpus: Option<&Dirs>,
+    timings: &Timings,
 ) -> Result<Outcome, String> {
     let provider: Provider = f
         .provider
         .parse()
         .map_err(|e| format!("{}: provider folder: {e}", f.rel))?;
-    let stream = load_file(open_fixture(f, corpus)?, &f.path).map_err(|e| format!("{e:#}"))?;
+    let stream = timings.time(Phase::Reading, || {
+        load_file(open_fixture(f, corpus)?, &f.path).map_err(|e| format!("{e:#}"))
+    })?;
     let input = stream.input();
     // The folder names the provider; the header (or, failing that, the content) the dialect.
     let dialect = match stream
@@ -268,6 +275,7 @@ fn normalize_inner(
     };
     let mut unsent = Vec::new();
     let mut legacy = None;
+    let normalizing = timings.start();
     let mut doc = match imp {
         Implementation::BuiltIn => normalize(
             &input,
@@ -324,15 +332,18 @@ fn normalize_inner(
             },
         );
     }
-    let canonical =
-        canonical_of(&doc).map_err(|e| format!("{}: serializing the output: {e}", f.rel))?;
+    timings.end(Phase::Normalizing, normalizing);
+    let canonical = timings.time(Phase::Canonical, || {
+        canonical_of(&doc).map_err(|e| format!("{}: serializing the output: {e}", f.rel))
+    })?;
 
     let mut violations = Vec::new();
     let mut raw_lines = BTreeMap::new();
     if rules {
-        let raw = crate::dialects::scan(&input, dialect);
+        let raw = timings.time(Phase::RulesScan, || crate::dialects::scan(&input, dialect));
         let cx = RuleContext::new(dialect, &input, &doc, &raw);
-        for (rule, finding) in check_all(&cx) {
+        let findings = timings.time(Phase::RulesChecks, || check_all(&cx));
+        for (rule, finding) in findings {
             if let Some(n) = finding.line {
                 // Lines are in number order: a lookup per finding, not a scan.
                 if let Ok(i) = input.lines.binary_search_by_key(&n, |l| l.number) {
@@ -407,6 +418,8 @@ pub struct CheckContext<'a> {
     pub implementation: &'a Implementation,
     /// How outputs are compared with their expected files.
     pub compare: CompareMode,
+    /// Where the time goes (off unless `--timings`).
+    pub timings: &'a Timings,
 }
 
 /// One fixture checked: its result, whether its expected file is missing (an orphan), and the
@@ -439,7 +452,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         raw_bytes: f.size,
         duration_ms: 0,
     };
-    let checked = normalize_in(f, cx.implementation, true, Some(&cx.corpus));
+    let checked = normalize_in(f, cx.implementation, true, Some(&cx.corpus), cx.timings);
     let mut normalized = match checked {
         Ok(Outcome::Normalized(n)) => *n,
         Ok(Outcome::Unsupported(dialect)) => {
@@ -476,8 +489,12 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
 
     let expected_rel = f.output_rel();
     let mut expected_missing = false;
-    let differs = match cx.expected.read(&expected_rel) {
+    let differs = match cx
+        .timings
+        .time(Phase::Expected, || cx.expected.read(&expected_rel))
+    {
         Ok(bytes) => {
+            let comparing = cx.timings.start();
             let actual = with_unsent_from_expected(&normalized, &bytes);
             match compare_with(cx.compare, &bytes, &actual) {
                 Comparison::Same => {}
@@ -495,6 +512,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
             if let Some(legacy) = &normalized.legacy {
                 result.legacy_diff = legacy_diff(&bytes, legacy);
             }
+            cx.timings.end(Phase::Comparing, comparing);
             result.diff.is_some() || result.legacy_diff.is_some()
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {

@@ -626,3 +626,81 @@ fn a_stale_pending_output_is_removed_once_its_fixture_passes() {
         assert!(!d.join("reports/pending/codex/exec.json").exists());
     }
 }
+
+/// The seconds of a `--timings` row (`  name  what  0.012 s  3.4%`).
+fn timing_row(table: &str, name: &str) -> f64 {
+    let line = table
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("no row {name}: {table}"));
+    // The number followed by the unit `s`.
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words
+        .windows(2)
+        .find_map(|w| (w[1] == "s").then(|| w[0].parse().ok()).flatten())
+        .unwrap_or_else(|| panic!("no seconds in {line}"))
+}
+
+#[test]
+fn timings_say_where_the_time_went_and_change_nothing_else() {
+    let dir = tempdir();
+    let d = dir.path();
+    accepted_corpus(d);
+    let plain = run_in(d, &["verify", "--jobs", "1", "--reports", "plain"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    assert!(!stderr(&plain).contains("timings:"), "{}", stderr(&plain));
+
+    let timed = run_in(
+        d,
+        &["verify", "--jobs", "1", "--reports", "timed", "--timings"],
+    );
+    assert_eq!(timed.status.code(), Some(0), "{}", stderr(&timed));
+    assert_eq!(
+        without_volatile(report_json(d, "timed")),
+        without_volatile(report_json(d, "plain")),
+        "--timings changes no report"
+    );
+    let table = stderr(&timed);
+    assert!(
+        table.contains("timings: 4 fixture(s), --jobs 1; wall time inside each phase\n"),
+        "{table}"
+    );
+    let phases = [
+        "listing",
+        "reading",
+        "normalizing",
+        "canonical",
+        "rules-scan",
+        "rules-checks",
+        "expected",
+        "comparing",
+        "spooling",
+        "reports",
+    ];
+    let mut sum = 0.0;
+    for p in phases {
+        sum += timing_row(&table, p);
+    }
+    // Each row is rounded to the millisecond.
+    assert!(
+        (timing_row(&table, "phases") - sum).abs() <= 0.001 * phases.len() as f64,
+        "{table}"
+    );
+    assert!(
+        table.contains("process      CPU time of the whole process"),
+        "{table}"
+    );
+    assert!(timing_row(&table, "process") > 0.0, "{table}");
+
+    // Several jobs: their times add up, and the table says so.
+    let jobs = run_in(
+        d,
+        &["verify", "--jobs", "3", "--reports", "jobs", "--timings"],
+    );
+    assert_eq!(jobs.status.code(), Some(0), "{}", stderr(&jobs));
+    assert!(
+        stderr(&jobs).contains("--jobs 3; wall time inside each phase, summed over the jobs"),
+        "{}",
+        stderr(&jobs)
+    );
+}
