@@ -3,10 +3,13 @@
 //! fraction of the allocations (a normalized document's output strings are written, not copied
 //! into a tree and freed again).
 //!
-//! Objects are written as their entries come; an object whose keys did not come in order (a
-//! struct's fields, a map kept in insertion order) is put in order once it is complete, by moving
-//! its entries' bytes, which a nested object's move never has to repeat for its parent's sake
-//! more than once per level. A key given twice keeps its last value, as a `Value` map does.
+//! A struct whose fields are not declared in key order (a document, a part) is written one field
+//! per pass, in key order: a first pass learns its field names without serializing any value,
+//! then each pass writes only its own field's value, so every byte is written once, where it
+//! stays. Any other object (a map kept in insertion order, a struct with a flattened map) is
+//! written as its entries come and put in order once it is complete, by moving its entries' bytes,
+//! which a nested object's move never has to repeat for its parent's sake more than once per
+//! level. A key given twice keeps its last value, as a `Value` map does.
 
 use std::borrow::Cow;
 
@@ -22,7 +25,7 @@ pub fn canonical_of<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
         entries: Vec::new(),
         scratch: Vec::new(),
     };
-    value.serialize(&mut w)?;
+    write_value(&mut w, value)?;
     w.out.push(b'\n');
     // Only serde_json's (UTF-8) output, valid UTF-8 keys and ASCII punctuation went in.
     Ok(String::from_utf8(w.out)
@@ -75,7 +78,7 @@ impl Seq<'_> {
         let depth = self.w.depth;
         self.w.indent(depth + 1);
         self.w.depth = depth + 1;
-        let r = v.serialize(&mut *self.w);
+        let r = write_value(self.w, v);
         self.w.depth = depth;
         r
     }
@@ -130,7 +133,7 @@ impl<'a> Map<'a> {
         write_str(&mut self.w.out, &key);
         self.w.out.extend_from_slice(b": ");
         self.w.depth = depth + 1;
-        let r = v.serialize(&mut *self.w);
+        let r = write_value(self.w, v);
         self.w.depth = depth;
         r?;
         if self.w.entries.len() > self.base {
@@ -411,6 +414,269 @@ impl<S: ser::SerializeStructVariant<Ok = Value, Error = Error>> ser::SerializeSt
     }
 }
 
+/// Write `v` at the writer's depth: a struct whose fields do not come in key order one field per
+/// pass (see the module's documentation), anything else as it comes.
+fn write_value<T: Serialize + ?Sized>(w: &mut Writer, v: &T) -> Result<(), Error> {
+    match v.serialize(FieldNames) {
+        Ok(fields) if !fields.in_order() => {
+            let mut keys = fields.names;
+            let keys = &mut keys[..fields.len];
+            keys.sort_unstable();
+            if keys.windows(2).any(|k| k[0] == k[1]) {
+                // A name given twice: the moving writer keeps the last value, as a map does.
+                return v.serialize(w);
+            }
+            write_in_passes(w, v, keys)
+        }
+        _ => v.serialize(w),
+    }
+}
+
+/// Write the struct `v` as an object of the fields `keys` (sorted), one pass of its `serialize`
+/// per field.
+fn write_in_passes<T: Serialize + ?Sized>(
+    w: &mut Writer,
+    v: &T,
+    keys: &[&'static str],
+) -> Result<(), Error> {
+    w.out.extend_from_slice(b"{\n");
+    let depth = w.depth;
+    for (i, key) in keys.iter().enumerate() {
+        if i > 0 {
+            w.out.extend_from_slice(b",\n");
+        }
+        w.indent(depth + 1);
+        write_str(&mut w.out, key);
+        w.out.extend_from_slice(b": ");
+        w.depth = depth + 1;
+        let found = v.serialize(OneField {
+            w: &mut *w,
+            key,
+            found: false,
+        });
+        w.depth = depth;
+        if !found? {
+            return Err(ser::Error::custom(format!(
+                "a struct gave no field `{key}` on a second pass"
+            )));
+        }
+    }
+    w.out.push(b'\n');
+    w.indent(depth);
+    w.out.push(b'}');
+    Ok(())
+}
+
+/// Most fields a struct written one field per pass may give (a struct with more is written by
+/// moving its entries, as a map is).
+const MAX_PASS_FIELDS: usize = 32;
+
+/// The names of the fields a struct gives (not those it skips), in the order it gives them.
+struct Fields {
+    names: [&'static str; MAX_PASS_FIELDS],
+    len: usize,
+}
+
+impl Fields {
+    fn in_order(&self) -> bool {
+        self.names[..self.len].windows(2).all(|k| k[0] < k[1])
+    }
+}
+
+/// What [`FieldNames`] answers for anything that is not a struct (or an option or newtype of one).
+#[derive(Debug)]
+struct NotAStruct;
+
+impl std::fmt::Display for NotAStruct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a struct")
+    }
+}
+
+impl std::error::Error for NotAStruct {}
+
+impl ser::Error for NotAStruct {
+    fn custom<M: std::fmt::Display>(_: M) -> Self {
+        NotAStruct
+    }
+}
+
+/// The serializer of a struct's first pass: its field names, no value serialized. Anything but a
+/// struct is refused at once.
+struct FieldNames;
+
+/// The serializer of a struct's pass for one field: writes that field's value and nothing else;
+/// answers whether the field was there.
+struct OneField<'a> {
+    w: &'a mut Writer,
+    key: &'static str,
+    found: bool,
+}
+
+/// Serializer methods that refuse what a struct's passes never meet.
+macro_rules! not_a_struct {
+    ($err:expr; $($name:ident($($t:ty),*);)*) => {
+        $(fn $name(self, $(_: $t),*) -> Result<Self::Ok, Self::Error> {
+            Err($err)
+        })*
+    };
+}
+
+/// The compound types of a pass serializer that meets only a struct.
+macro_rules! struct_only {
+    ($ok:ty, $err:ty, $st:ty) => {
+        type Ok = $ok;
+        type Error = $err;
+        type SerializeSeq = ser::Impossible<$ok, $err>;
+        type SerializeTuple = ser::Impossible<$ok, $err>;
+        type SerializeTupleStruct = ser::Impossible<$ok, $err>;
+        type SerializeTupleVariant = ser::Impossible<$ok, $err>;
+        type SerializeMap = ser::Impossible<$ok, $err>;
+        type SerializeStruct = $st;
+        type SerializeStructVariant = ser::Impossible<$ok, $err>;
+    };
+}
+
+/// The methods of a pass serializer for everything but a struct, an option and a newtype.
+macro_rules! refuse_all_but_structs {
+    ($err:expr) => {
+        not_a_struct! { $err;
+            serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
+            serialize_i64(i64); serialize_i128(i128); serialize_u8(u8); serialize_u16(u16);
+            serialize_u32(u32); serialize_u64(u64); serialize_u128(u128); serialize_f32(f32);
+            serialize_f64(f64); serialize_char(char); serialize_str(&str);
+            serialize_bytes(&[u8]); serialize_none(); serialize_unit();
+            serialize_unit_struct(&'static str);
+            serialize_unit_variant(&'static str, u32, &'static str);
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok, Self::Error> {
+            Err($err)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Self::Error> {
+            Err($err)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Self::Error> {
+            Err($err)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, Self::Error> {
+            Err($err)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, Self::Error> {
+            Err($err)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Self::Error> {
+            Err($err)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, Self::Error> {
+            Err($err)
+        }
+    };
+}
+
+impl ser::Serializer for FieldNames {
+    struct_only!(Fields, NotAStruct, Fields);
+    refuse_all_but_structs!(NotAStruct);
+
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Fields, NotAStruct> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<Fields, NotAStruct> {
+        v.serialize(self)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Fields, NotAStruct> {
+        Ok(Fields {
+            names: [""; MAX_PASS_FIELDS],
+            len: 0,
+        })
+    }
+}
+
+impl ser::SerializeStruct for Fields {
+    type Ok = Fields;
+    type Error = NotAStruct;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        _: &T,
+    ) -> Result<(), NotAStruct> {
+        *self.names.get_mut(self.len).ok_or(NotAStruct)? = key;
+        self.len += 1;
+        Ok(())
+    }
+    fn end(self) -> Result<Fields, NotAStruct> {
+        Ok(self)
+    }
+}
+
+/// What a struct's pass for one field meets that is not that struct.
+fn changed_between_passes() -> Error {
+    ser::Error::custom("a struct serialized as something else on a second pass")
+}
+
+impl<'a> ser::Serializer for OneField<'a> {
+    struct_only!(bool, Error, OneField<'a>);
+    refuse_all_but_structs!(changed_between_passes());
+
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<bool, Error> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<bool, Error> {
+        v.serialize(self)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Error> {
+        Ok(self)
+    }
+}
+
+impl ser::SerializeStruct for OneField<'_> {
+    type Ok = bool;
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), Error> {
+        if !self.found && key == self.key {
+            write_value(self.w, v)?;
+            self.found = true;
+        }
+        Ok(())
+    }
+    fn end(self) -> Result<bool, Error> {
+        Ok(self.found)
+    }
+}
+
 /// A map key as the text a `Value` map would hold it under, or serde_json's error for a key it
 /// refuses. A key that serde_json makes a string (nearly every one) is taken as it is; any other
 /// is spelt by serde_json's own map-key rules, as the key of a one-entry `Value` map.
@@ -573,5 +839,157 @@ mod tests {
         // A non-string key serde_json refuses is refused too.
         assert!(canonical_of(&BTreeMap::from([(vec![1u8], 1)])).is_err());
         assert!(serde_json::to_value(BTreeMap::from([(vec![1u8], 1)])).is_err());
+    }
+
+    #[derive(Serialize)]
+    struct Newtype(Part);
+
+    #[derive(Serialize)]
+    struct Outer {
+        // Out of order, each holding a struct written one field per pass in its own turn.
+        zed: Option<Inner>,
+        inner: Inner,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        many: Vec<Inner>,
+        wrapped: Newtype,
+        none: Option<Inner>,
+        empty: Empty,
+        #[serde(rename = "")]
+        blank: u8,
+    }
+
+    #[derive(Serialize)]
+    struct Inner {
+        y: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        x: Option<u8>,
+        b: [u8; 2],
+    }
+
+    #[derive(Serialize)]
+    struct Empty {}
+
+    #[test]
+    fn structs_out_of_key_order_written_one_field_per_pass_are_written_as_through_a_value() {
+        let inner = |x| Inner {
+            y: "why \"quoted\"\n",
+            x,
+            b: [1, 2],
+        };
+        let part = || Part {
+            zulu: 2,
+            gone: Some(1),
+            alpha_beta: Some("ab".into()),
+            kind: Kind::Struct {
+                b: false,
+                a: vec![3],
+            },
+            extra: BTreeMap::new(),
+        };
+        for many in [vec![], vec![inner(None), inner(Some(4))]] {
+            same_both_ways(&Outer {
+                zed: Some(inner(Some(9))),
+                inner: inner(None),
+                many,
+                wrapped: Newtype(Part {
+                    extra: BTreeMap::from([("k".to_owned(), json!({"b": 1, "a": 2}))]),
+                    ..part()
+                }),
+                none: None,
+                empty: Empty {},
+                blank: 0,
+            });
+        }
+        same_both_ways(&vec![Some(inner(None)), None]);
+        same_both_ways(&Some(Newtype(Part {
+            zulu: 0,
+            gone: None,
+            alpha_beta: None,
+            kind: Kind::Unit,
+            extra: BTreeMap::new(),
+        })));
+    }
+
+    /// A struct of 40 fields, named backwards: more than one pass per field may take.
+    #[test]
+    fn a_struct_of_many_fields_is_written_by_moving_its_entries() {
+        struct Wide;
+        impl Serialize for Wide {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                const NAMES: [&str; 40] = [
+                    "f39", "f38", "f37", "f36", "f35", "f34", "f33", "f32", "f31", "f30", "f29",
+                    "f28", "f27", "f26", "f25", "f24", "f23", "f22", "f21", "f20", "f19", "f18",
+                    "f17", "f16", "f15", "f14", "f13", "f12", "f11", "f10", "f09", "f08", "f07",
+                    "f06", "f05", "f04", "f03", "f02", "f01", "f00",
+                ];
+                let mut st = s.serialize_struct("Wide", NAMES.len())?;
+                for (i, name) in NAMES.iter().enumerate() {
+                    st.serialize_field(name, &i)?;
+                }
+                st.end()
+            }
+        }
+        const { assert!(40 > super::MAX_PASS_FIELDS) };
+        same_both_ways(&Wide);
+    }
+
+    /// A struct whose `serialize` gives a field twice, or other fields on a later call: the first
+    /// is written as a map would be (the last value wins); the second is an error, never a
+    /// document with a field missing.
+    #[test]
+    fn a_struct_that_repeats_or_changes_its_fields_is_never_written_wrong() {
+        struct Twice;
+        impl Serialize for Twice {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut st = s.serialize_struct("Twice", 3)?;
+                st.serialize_field("b", &1)?;
+                st.serialize_field("a", &2)?;
+                st.serialize_field("b", &3)?;
+                st.end()
+            }
+        }
+        same_both_ways(&Twice);
+        assert!(canonical_of(&Twice).unwrap().contains("\"b\": 3"));
+
+        struct Fickle(std::cell::Cell<u32>);
+        impl Serialize for Fickle {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let calls = self.0.get();
+                self.0.set(calls + 1);
+                let mut st = s.serialize_struct("Fickle", 2)?;
+                st.serialize_field("b", &1)?;
+                st.serialize_field(if calls == 0 { "a" } else { "c" }, &2)?;
+                st.end()
+            }
+        }
+        let e = canonical_of(&Fickle(std::cell::Cell::new(0))).unwrap_err();
+        assert!(
+            e.to_string().contains("no field `a` on a second pass"),
+            "{e}"
+        );
+
+        struct Shifty(std::cell::Cell<u32>);
+        impl Serialize for Shifty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let calls = self.0.get();
+                self.0.set(calls + 1);
+                if calls > 0 {
+                    return s.serialize_str("no longer a struct");
+                }
+                let mut st = s.serialize_struct("Shifty", 2)?;
+                st.serialize_field("b", &1)?;
+                st.serialize_field("a", &2)?;
+                st.end()
+            }
+        }
+        let e = canonical_of(&Shifty(std::cell::Cell::new(0))).unwrap_err();
+        assert!(
+            e.to_string().contains("as something else on a second pass"),
+            "{e}"
+        );
     }
 }
