@@ -100,8 +100,13 @@ pub fn unwrap_shell(command: &str) -> String {
         "sh",
     ] {
         for flag in ["-lc", "-c"] {
-            let prefix = format!("{shell} {flag} ");
-            if let Some(rest) = c.strip_prefix(&prefix) {
+            // `{shell} {flag} ` before the script.
+            let rest = c
+                .strip_prefix(shell)
+                .and_then(|r| r.strip_prefix(' '))
+                .and_then(|r| r.strip_prefix(flag))
+                .and_then(|r| r.strip_prefix(' '));
+            if let Some(rest) = rest {
                 return unquote(rest.trim());
             }
         }
@@ -170,15 +175,12 @@ pub fn capitalize(s: &str) -> String {
 
 pub fn shell(command: &str) -> String {
     let cmd = unwrap_shell(command);
-    let first = cmd
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    if first.is_empty() {
+    let mut lines = cmd.lines().filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next().map(str::trim) else {
         return "Running a shell command".to_owned();
-    }
-    let more = cmd.lines().filter(|l| !l.trim().is_empty()).count() > 1;
+    };
+    // Another line that is not blank, however long the script.
+    let more = lines.next().is_some();
     finish(
         &format!("Running {first}{}", if more { " …" } else { "" }),
         "Running a shell command",
@@ -546,6 +548,16 @@ mod tests {
             "Running sh -c 'exit 3'"
         );
         assert_eq!(shell("cat <<EOF\nhi\nEOF"), "Running cat <<EOF …");
+        // Each wrapper and flag; what is not one (a longer name, no script after the flag).
+        assert_eq!(unwrap_shell("zsh -c  'pwd' "), "pwd");
+        assert_eq!(unwrap_shell("/usr/bin/bash -lc \"a \\\"b\\\"\""), "a \"b\"");
+        assert_eq!(unwrap_shell("bashx -c ls"), "bashx -c ls");
+        assert_eq!(unwrap_shell("sh -lc"), "sh -lc");
+        assert_eq!(unwrap_shell("sh -x ls"), "sh -x ls");
+        // Blank lines around the first one do not make it more than one.
+        assert_eq!(shell("\n  \nls -la\n\n \n"), "Running ls -la");
+        assert_eq!(shell("\n ls\n\n pwd"), "Running ls …");
+        assert_eq!(shell(" \n\t\n"), "Running a shell command");
     }
 
     #[test]
