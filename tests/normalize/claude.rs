@@ -412,3 +412,37 @@ fn server_tool_use_blocks() {
         (ToolKind::WebSearch, "Searching tokio", ToolState::Complete)
     );
 }
+
+/// A screenshot's base64 is measured, never copied; a control byte in it refuses its line (as in
+/// any other string), which says so, and the stream goes on.
+#[test]
+fn image_data_is_measured_and_a_control_byte_in_it_refuses_its_line() {
+    let image = |data: &str| json!([{"type":"image","source":{"type":"base64","media_type":"image/png","data":data}}]);
+    let mut bytes = stream(&[
+        call("a", "Read", json!({"file_path":"/w/a.png"})),
+        result("a", image(&"QUJD".repeat(10_000)), None),
+        call("b", "Read", json!({"file_path":"/w/b.png"})),
+    ]);
+    // serde_json escapes a control byte: put one back raw, as a broken writer would.
+    let bad = String::from_utf8(stream(&[result("b", image("QU\u{1}JD"), None)])).unwrap();
+    bytes.extend(bad.replace("\\u0001", "\u{1}").as_bytes());
+    bytes.extend(stream(&[result("a", json!("late"), None)]));
+    let doc = run_as(&bytes, Dialect::ClaudeStreamJson);
+    let size = |id: &str| {
+        part(&doc, id)
+            .metadata
+            .as_ref()
+            .and_then(|m| m.attachments.as_ref())
+            .map(|a| a[0].size)
+    };
+    assert_eq!(size("a"), Some(Some(40_000)));
+    assert_eq!(part(&doc, "b").state, ToolState::Running);
+    let d: Vec<(u32, &str)> = doc
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].0, 4);
+    assert!(d[0].1.contains("control character"), "{d:?}");
+}

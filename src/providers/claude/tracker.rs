@@ -651,9 +651,7 @@ fn read_result(block: &Block<'_>) -> ResultData {
                         let src = b.source.get();
                         out.attachments.push(Attachment {
                             media_type: src.and_then(|s| s.media_type.get()).map(str::to_owned),
-                            size: src
-                                .and_then(|s| s.data)
-                                .map(|d| d.get().len().saturating_sub(2) as u64),
+                            size: src.and_then(|s| s.data_len).map(|n| n as u64),
                             filename: None,
                         });
                     }

@@ -311,13 +311,106 @@ impl Block<'_> {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// An image's or document's `source`: only the media type and the data's length matter.
+#[derive(Debug, Default)]
 pub(crate) struct ImageSource<'a> {
-    #[serde(borrow, default)]
     pub media_type: LStr<'a>,
-    /// Kept raw: only its length matters (base64 never needs unescaping).
-    #[serde(borrow, default)]
-    pub data: Option<&'a RawValue>,
+    /// The length of `data`: a `base64` source's string, without its quotes (its escapes, which
+    /// base64 never needs but JSON allows, decoded); for any other source, the length of the
+    /// value's JSON text less two, whatever its type.
+    pub data_len: Option<usize>,
+}
+
+/// The keys are read by hand, not derived, for the data of a `base64` source (`type` before
+/// `data`, as the CLI writes them): a screenshot is a megabyte of base64, which serde_json
+/// passes over as bytes (memchr's search for the closing quote) several times faster than as a
+/// string (a check of every byte for control characters, a word at a time); the control check
+/// is made on the bytes after ([`Base64Len`]). What this costs: a `base64` source whose data is
+/// neither a string, a list nor null fails its line, where any other type of source reads it as
+/// raw text. A key given twice is an error, as a derived struct's is.
+impl<'de: 'a, 'a> Deserialize<'de> for ImageSource<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = ImageSource<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an image source")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = ImageSource::default();
+                let (mut base64, mut media_type, mut data) = (false, false, false);
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "type" => base64 = map.next_value::<LStr<'_>>()?.get() == Some("base64"),
+                        "media_type" if media_type => {
+                            return Err(de::Error::duplicate_field("media_type"));
+                        }
+                        "media_type" => {
+                            media_type = true;
+                            out.media_type = map.next_value()?;
+                        }
+                        "data" if data => return Err(de::Error::duplicate_field("data")),
+                        "data" => {
+                            data = true;
+                            out.data_len = if base64 {
+                                map.next_value::<Option<Base64Len>>()?.and_then(|b| b.0)
+                            } else {
+                                map.next_value::<Option<&'de RawValue>>()?
+                                    .map(|raw| raw.get().len().saturating_sub(2))
+                            };
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+/// The length of a `base64` source's data (see [`ImageSource`]); `None` for a list.
+pub(crate) struct Base64Len(Option<usize>);
+
+impl<'de> Deserialize<'de> for Base64Len {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Base64Len;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("base64 data")
+            }
+            /// The string's body as it stands in the line: a control byte is refused, as
+            /// serde_json refuses one in any string it reads.
+            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Base64Len, E> {
+                // Sixty-four bytes a look, with no early exit inside one (it vectorizes).
+                let control = v
+                    .chunks(64)
+                    .any(|c| c.iter().fold(false, |any, &b| any | (b < 0x20)));
+                if control {
+                    return Err(de::Error::custom(
+                        "control character (\\u0000-\\u001F) found in base64 data",
+                    ));
+                }
+                Ok(Base64Len(Some(v.len())))
+            }
+            /// A body with escapes, decoded.
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Base64Len, E> {
+                Ok(Base64Len(Some(v.len())))
+            }
+            /// From a deserializer that gives a string as text.
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Base64Len, E> {
+                Ok(Base64Len(Some(v.len())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Base64Len, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Base64Len(None))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
 }
 
 /// An API message (`assistant.message`, `user.message`).
@@ -545,5 +638,90 @@ mod tests {
             serde_json::from_str(r#"{"content":[{"type":"text","text":"a\nb"},{"type":"image"}]}"#)
                 .unwrap();
         assert_eq!(b.content.as_ref().unwrap().blocks().count(), 2);
+    }
+
+    fn source(json: &str) -> Result<ImageSource<'_>, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn a_base64_sources_data_is_measured_as_bytes_and_any_other_as_raw_text() {
+        let s =
+            source(r#"{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}"#).unwrap();
+        assert_eq!(s.media_type.get(), Some("image/png"));
+        assert_eq!(s.data_len, Some(12));
+        // Escapes (JSON allows `\/`) are decoded before measuring.
+        assert_eq!(
+            source(r#"{"type":"base64","data":"ab\/cd\u0041"}"#)
+                .unwrap()
+                .data_len,
+            Some(6)
+        );
+        // Null, a list: no length; the line goes on.
+        assert_eq!(
+            source(r#"{"type":"base64","data":null}"#).unwrap().data_len,
+            None
+        );
+        assert_eq!(
+            source(r#"{"type":"base64","data":[1,"x"]}"#)
+                .unwrap()
+                .data_len,
+            None
+        );
+        // Any other source, or data before the type: its JSON text's length less two, as the
+        // whole value was always measured, whatever its type.
+        assert_eq!(
+            source(r#"{"type":"url","data":12345}"#).unwrap().data_len,
+            Some(3)
+        );
+        assert_eq!(
+            source(r#"{"data":"a\/b","type":"base64"}"#)
+                .unwrap()
+                .data_len,
+            Some(4)
+        );
+        assert_eq!(source(r#"{"data":{"k":1}}"#).unwrap().data_len, Some(5));
+        assert_eq!(source(r#"{"type":"base64"}"#).unwrap().data_len, None);
+        // Other keys are passed over; a type that is not a string is not `base64`.
+        let s = source(r#"{"type":7,"x":[{"y":"z"}],"data":true}"#).unwrap();
+        assert_eq!(s.data_len, Some(2));
+    }
+
+    #[test]
+    fn a_base64_sources_data_is_refused_where_serde_json_refuses_a_string() {
+        // A control byte in the body, as serde_json refuses one in any string.
+        for data in [
+            "ab\u{1}cd",
+            "\u{1f}",
+            "abc\ndef",
+            &format!("{}\t", "A".repeat(200)),
+        ] {
+            let text = format!(r#"{{"type":"base64","data":"{data}"}}"#);
+            let e = source(&text)
+                .err()
+                .unwrap_or_else(|| panic!("{text:?} read"));
+            assert!(e.to_string().contains("control character"), "{e}");
+            assert!(serde_json::from_str::<serde_json::Value>(&text).is_err());
+        }
+        // Data that is neither a string, a list nor null fails its line (documented).
+        for data in ["5", "true", r#"{"a":1}"#] {
+            let text = format!(r#"{{"type":"base64","data":{data}}}"#);
+            assert!(source(&text).is_err(), "{text}");
+        }
+        // A key given twice, as a derived struct refuses it.
+        let e = source(r#"{"type":"base64","data":"a","data":"b"}"#)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("duplicate field `data`"), "{e}");
+        let e = source(r#"{"media_type":"a","media_type":"b"}"#)
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("duplicate field `media_type`"),
+            "{e}"
+        );
+        // What is not an object is no source (the block's `source` is lenient).
+        let b: Block<'_> = serde_json::from_str(r#"{"type":"image","source":"x"}"#).unwrap();
+        assert!(b.source.get().is_none());
     }
 }
