@@ -144,11 +144,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     // The verdict lives in the report, so report.json, JUnit and the job summary say what the exit
     // code says.
     report.summary.nothing_selected = matches!(empty, Some(Empty::Fails(_)));
-    let reporting = timings.as_deref().and_then(Timings::start);
-    report::write_all(&report, &args.reports)?;
-    if let Some(t) = &timings {
-        t.end(Phase::Reports, reporting);
-    }
+    timings
+        .as_deref()
+        .unwrap_or(&timings::OFF)
+        .time(Phase::Reports, || report::write_all(&report, &args.reports))?;
     let mut out = anstream::stdout().lock();
     terminal::render(
         &report,

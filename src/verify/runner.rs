@@ -494,26 +494,26 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         .time(Phase::Expected, || cx.expected.read(&expected_rel))
     {
         Ok(bytes) => {
-            let comparing = cx.timings.start();
-            let actual = with_unsent_from_expected(&normalized, &bytes);
-            match compare_with(cx.compare, &bytes, &actual) {
-                Comparison::Same => {}
-                Comparison::Formatting(notes) => result.formatting = notes,
-                Comparison::Differs(d) => {
-                    // A changed value in a file that is also not canonical: both are said.
-                    if let Some((last, notes)) = d.invisible.split_last() {
-                        if last.contains("toolnorm fmt") {
-                            result.formatting = notes.to_vec();
+            cx.timings.time(Phase::Comparing, || {
+                let actual = with_unsent_from_expected(&normalized, &bytes);
+                match compare_with(cx.compare, &bytes, &actual) {
+                    Comparison::Same => {}
+                    Comparison::Formatting(notes) => result.formatting = notes,
+                    Comparison::Differs(d) => {
+                        // A changed value in a file that is also not canonical: both are said.
+                        if let Some((last, notes)) = d.invisible.split_last() {
+                            if last.contains("toolnorm fmt") {
+                                result.formatting = notes.to_vec();
+                            }
                         }
+                        result.diff = Some(d);
                     }
-                    result.diff = Some(d);
                 }
-            }
-            if let Some(legacy) = &normalized.legacy {
-                result.legacy_diff = legacy_diff(&bytes, legacy);
-            }
-            cx.timings.end(Phase::Comparing, comparing);
-            result.diff.is_some() || result.legacy_diff.is_some()
+                if let Some(legacy) = &normalized.legacy {
+                    result.legacy_diff = legacy_diff(&bytes, legacy);
+                }
+                result.diff.is_some() || result.legacy_diff.is_some()
+            })
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             result.message = Some(format!(

@@ -183,35 +183,24 @@ pub fn render(t: &Timings, fixtures: usize, jobs: usize, cpu: Option<ProcessCpu>
         }
     );
     let width = Phase::ALL.iter().map(|p| p.what().len()).max().unwrap_or(0);
+    let mut row = |name: &str, what: &str, d: Duration, tail: String| {
+        let secs = d.as_secs_f64();
+        let _ = writeln!(out, "  {name:<13}{what:<width$}  {secs:8.3} s {tail}");
+    };
     for p in Phase::ALL {
-        let d = t.get(p);
-        let _ = writeln!(
-            out,
-            "  {:<13}{:<width$}  {:8.3} s {}",
-            p.name(),
-            p.what(),
-            d.as_secs_f64(),
-            share(d),
-        );
+        row(p.name(), p.what(), t.get(p), share(t.get(p)));
     }
-    let total = t.total();
-    let _ = writeln!(
-        out,
-        "  {:<13}{:<width$}  {:8.3} s {}",
-        "phases",
-        "all of the above",
-        total.as_secs_f64(),
-        share(total),
-    );
+    row("phases", "all of the above", t.total(), share(t.total()));
     if let Some(c) = cpu {
-        let _ = writeln!(
-            out,
-            "  {:<13}{:<width$}  {:8.3} s (user {:.3} s, system {:.3} s)",
+        row(
             "process",
             "CPU time of the whole process, start to here",
-            (c.user + c.system).as_secs_f64(),
-            c.user.as_secs_f64(),
-            c.system.as_secs_f64(),
+            c.user + c.system,
+            format!(
+                "(user {:.3} s, system {:.3} s)",
+                c.user.as_secs_f64(),
+                c.system.as_secs_f64()
+            ),
         );
     }
     out
