@@ -46,12 +46,16 @@
 //! - **the floor**: this bench's own binary, started again as a process, reads every fixture
 //!   file from disk, decompresses it (a `zstd::Decoder` each, one thread per job) and parses
 //!   every line of it into a `serde_json::Value`: the least any reader of the same zstd frames
-//!   does. Both sides use the system allocator.
+//!   does. The floor uses the system allocator; `toolnorm` is built on mimalloc
+//!   (`src/main.rs`).
 //!
 //! Each run's wall time is taken around the process, its user and system CPU time and peak RSS
 //! from `wait4`. Printed per `--jobs`: the medians of each side (wall, user, system, CPU = user +
-//! system), the ratios to the floor (the goal is ≤ 1.0), verify's peak RSS, and the load average
-//! before and after (a busy machine makes wall times noisy: the CPU ratio then says more). Then
+//! system) with the least and most CPU of its runs, the ratios to the floor (the goal is ≤ 1.0):
+//! of the medians, and the median and quartiles of each round's own ratio (the two sides of a
+//! round run back to back, so a load that drifts over the run moves it less), verify's peak RSS,
+//! and the load average before and after (a busy machine makes wall times noisy: the CPU ratio
+//! then says more). Then
 //! the table of one more run of `verify --timings`: where its time went, phase by phase.
 
 use std::fs;
@@ -420,20 +424,41 @@ fn main() {
             "--jobs {jobs}, medians of {runs} alternating runs (load {load_before} before, {} after):",
             load()
         );
+        let cpu = |r: &Run| r.user + r.sys;
         for (k, (name, _)) in sides.iter().enumerate() {
             let (w, u, s, c) = stats(&runs_of[k]);
-            print!("  {name:8} {w:.3} s wall, {u:.3} s user, {s:.3} s sys, {c:.3} s CPU");
+            let (lo, hi) = runs_of[k]
+                .iter()
+                .map(cpu)
+                .fold((f64::MAX, 0.0f64), |(lo, hi), c| (lo.min(c), hi.max(c)));
+            print!(
+                "  {name:8} {w:.3} s wall, {u:.3} s user, {s:.3} s sys, {c:.3} s CPU \
+                 ({lo:.3}-{hi:.3})"
+            );
             if k == 0 {
                 println!();
                 continue;
             }
             let peak = runs_of[k].iter().map(|r| r.peak_rss_kb).max().unwrap_or(0);
+            // Each round ran both sides back to back: the ratio within a round is less moved by
+            // the machine's load drifting over the run than the ratio of the two medians.
+            let mut paired: Vec<f64> = runs_of[k]
+                .iter()
+                .zip(&runs_of[0])
+                .map(|(r, f)| cpu(r) / cpu(f))
+                .collect();
+            paired.sort_by(f64::total_cmp);
+            let quartile = |q: usize| paired[(paired.len() - 1) * q / 4];
             println!(
-                ", peak RSS {:.1} MB, exit {:?}; / floor = {:.2} (wall), {:.2} (CPU)",
+                ", peak RSS {:.1} MB, exit {:?}; / floor = {:.2} (wall), {:.2} (CPU), \
+                 {:.2} (CPU, median of the rounds' ratios; quartiles {:.2}-{:.2})",
                 peak as f64 / 1024.0,
                 exits[k],
                 w / fw,
-                c / fc
+                c / fc,
+                quartile(2),
+                quartile(1),
+                quartile(3)
             );
         }
         // Where verify's time goes: one more run, untimed by the bench, with `--timings`.
