@@ -33,6 +33,10 @@
 //! - `TOOLNORM_BENCH_DIR`: build the corpus there and keep it; a later run with the same corpus
 //!   settings reuses it (the corpus and expected files are rebuilt when the settings differ).
 //!   Without it the corpus goes to a temporary folder, removed at the end.
+//! - `TOOLNORM_BENCH_PIN`: `0` lets the `--jobs 1` runs go to any CPU. By default every process
+//!   of a `--jobs 1` comparison runs on one CPU (the last this bench may use): moved between
+//!   CPUs while it runs, a process pays for it in CPU time by chance, and on a virtual machine
+//!   that widened the spread of the runs (see the README).
 //! - `TOOLNORM_BENCH_BASELINE`: the path of another `toolnorm` binary (a build of an earlier
 //!   revision), timed as a third side in the same alternation, on the same corpus and expected
 //!   files: before and after in one run, under the same load.
@@ -278,6 +282,32 @@ fn run(cmd: &mut Command) -> Run {
     }
 }
 
+/// Keep this process (and the processes it starts from now on) to the last CPU it may run on:
+/// that CPU and the set it had before, or `None` when the set cannot be read or changed.
+fn pin_to_one_cpu() -> Option<(usize, libc::cpu_set_t)> {
+    // SAFETY: a zeroed `cpu_set_t` is an empty set; `sched_getaffinity` fills it for this
+    // process and reads no more than the size it is given.
+    let mut all: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let got = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&all), &mut all) };
+    if got != 0 {
+        return None;
+    }
+    // SAFETY: `CPU_ISSET` reads the set, for a CPU number below its size.
+    let cpu = (0..libc::CPU_SETSIZE as usize)
+        .rev()
+        .find(|&c| unsafe { libc::CPU_ISSET(c, &all) })?;
+    // SAFETY: as above; `CPU_SET` adds a CPU number below the set's size.
+    let mut one: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut one) };
+    set_affinity(&one).then_some((cpu, all))
+}
+
+/// Run this process on the CPUs of `set` only; whether that was done.
+fn set_affinity(set: &libc::cpu_set_t) -> bool {
+    // SAFETY: `sched_setaffinity` reads the set it is given, of the size given.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(set), set) == 0 }
+}
+
 fn load() -> String {
     fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -398,6 +428,12 @@ fn main() {
             let base = PathBuf::from(base);
             sides.push(("baseline".to_owned(), Box::new(move || toolnorm_cmd(&base))));
         }
+        // With one job, every process of the comparison runs on the same one CPU (children
+        // inherit this process's affinity): a process moved from CPU to CPU while it runs pays
+        // for it in CPU time, by chance, and the spread of the runs is then mostly that.
+        let pinned = (jobs == 1 && std::env::var("TOOLNORM_BENCH_PIN").as_deref() != Ok("0"))
+            .then(pin_to_one_cpu)
+            .flatten();
         let load_before = load();
         // One untimed run of each: the page cache and the binaries are warm for all timed runs.
         let exits: Vec<Option<i32>> = sides.iter().map(|(_, cmd)| run(&mut cmd()).exit).collect();
@@ -420,8 +456,12 @@ fn main() {
             )
         };
         let (fw, _, _, fc) = stats(&runs_of[0]);
+        let cpu_note = match &pinned {
+            Some((cpu, _)) => format!(", all on CPU {cpu}"),
+            None => String::new(),
+        };
         println!(
-            "--jobs {jobs}, medians of {runs} alternating runs (load {load_before} before, {} after):",
+            "--jobs {jobs}, medians of {runs} alternating runs{cpu_note} (load {load_before} before, {} after):",
             load()
         );
         let cpu = |r: &Run| r.user + r.sys;
@@ -460,6 +500,9 @@ fn main() {
                 quartile(1),
                 quartile(3)
             );
+        }
+        if let Some((_, all)) = pinned {
+            set_affinity(&all);
         }
         // Where verify's time goes: one more run, untimed by the bench, with `--timings`.
         let out = toolnorm_cmd(Path::new(bin()))
