@@ -414,6 +414,37 @@ fn string_text(bytes: bool) -> impl proptest::strategy::Strategy<Value = Vec<u8>
     })
 }
 
+/// The body of a long JSON string (no quotes around it), mostly right: plain runs of every
+/// length up to past a 64-byte block, escaped quotes, runs of backslashes of every length (an
+/// odd one escapes what follows it), escapes of every kind, and now and then a wrong one, a
+/// bare quote (which ends the string early) or a control byte.
+fn long_string_body() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let escapes: &[&[u8]] = &[
+        br#"\""#,
+        br"\\",
+        br"\/",
+        br"\b",
+        br"\f",
+        br"\n",
+        br"\r",
+        br"\t",
+        br"\u00e9",
+        br"\uD83D",
+        br"\u12g4",
+        br"\x",
+        b"\xc3\xa9",
+    ];
+    let rare: &[&[u8]] = &[b"\"", b"\x01", b"\x1f", br"\u12", br"\"];
+    let piece = prop_oneof![
+        8 => "[a-z {}:,]{0,70}".prop_map(String::into_bytes),
+        6 => proptest::sample::select(escapes).prop_map(<[u8]>::to_vec),
+        3 => (1usize..7).prop_map(|n| vec![b'\\'; n]),
+        1 => proptest::sample::select(rare).prop_map(<[u8]>::to_vec),
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
+}
+
 /// A string of [`keyed_json`] that starts with this is written as the text after it, not
 /// as a JSON string.
 const RAW: &str = "\u{0}raw:";
@@ -476,6 +507,26 @@ proptest::proptest! {
         if let Ok(text) = std::str::from_utf8(&bytes) {
             proptest::prop_assert_eq!(parse_whole(text), oracle::parse_whole(text));
         }
+    }
+
+    /// And on long strings, skipped (`text`, `output`) and built (`tool_use_id`, a notice's
+    /// `content`), whose quotes, runs of backslashes, escapes right and wrong and control
+    /// bytes fall on every place of a 64-byte block, with keys after them that count.
+    #[test]
+    fn long_strings_end_where_serde_json_ends_them(
+        bodies in proptest::collection::vec(long_string_body(), 1..4),
+        key in proptest::sample::select(&["text", "output", "tool_use_id", "content"][..]),
+    ) {
+        let mut line = b"{\"type\":\"tool_result\"".to_vec();
+        for body in &bodies {
+            line.extend_from_slice(b",\"");
+            line.extend_from_slice(key.as_bytes());
+            line.extend_from_slice(b"\":\"");
+            line.extend_from_slice(body);
+            line.push(b'"');
+        }
+        line.extend_from_slice(b",\"is_error\":true}");
+        proptest::prop_assert_eq!(parse(&line), oracle::parse(&line));
     }
 
     /// And on any run of the bytes JSON goes wrong with.
