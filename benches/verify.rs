@@ -428,9 +428,7 @@ fn main() {
             let base = PathBuf::from(base);
             sides.push(("baseline".to_owned(), Box::new(move || toolnorm_cmd(&base))));
         }
-        // With one job, every process of the comparison runs on the same one CPU (children
-        // inherit this process's affinity): a process moved from CPU to CPU while it runs pays
-        // for it in CPU time, by chance, and the spread of the runs is then mostly that.
+        // `TOOLNORM_BENCH_PIN` (see the top of this file); children inherit the affinity.
         let pinned = (jobs == 1 && std::env::var("TOOLNORM_BENCH_PIN").as_deref() != Ok("0"))
             .then(pin_to_one_cpu)
             .flatten();

@@ -374,7 +374,7 @@ fn fragment() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     ]
 }
 
-/// Escapes as serde_json reads them, and text past ASCII.
+/// Escapes serde_json reads, and bytes that need none (text past ASCII, DEL).
 const ESCAPES: &[&[u8]] = &[
     br#"\""#,
     br"\\",
@@ -393,7 +393,7 @@ const ESCAPES: &[&[u8]] = &[
 ];
 
 /// What serde_json refuses in a string: escapes of no kind, a `\u` short of hex digits, a
-/// backslash at the end, control bytes.
+/// lone backslash (escaping whatever follows it, or nothing), control bytes.
 const WRONG: &[&[u8]] = &[br"\u12g4", br"\u12", br"\x", br"\", b"\x00", b"\x1f"];
 
 /// A string's text, quotes included, of plain runs and every kind of escape, right and
