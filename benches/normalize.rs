@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
         let path = sample_path(provider, name);
         let stream = load_stream(&path)
             .unwrap_or_else(|e| panic!("{provider}/{name}: not in the corpus: {e:#}"));
-        group.throughput(Throughput::Bytes(stream.bytes.len() as u64));
+        group.throughput(Throughput::Bytes(stream.bytes().len() as u64));
         group.bench_with_input(BenchmarkId::new("toolnorm", name), &stream, |b, s| {
             b.iter(|| {
                 let input = s.input();

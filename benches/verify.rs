@@ -150,10 +150,10 @@ fn build_generated(dir: &Path, count: u64, total: u64) {
         .map(|e| {
             let stream = load_stream(&e.path).expect("read a corpus fixture");
             let lines: Vec<(Direction, Vec<u8>)> = stream
-                .spans
+                .spans()
                 .iter()
                 .filter(|(start, end, _, _, _)| end > start)
-                .map(|&(start, end, dir, _, _)| (dir, stream.bytes[start..end].to_vec()))
+                .map(|&(start, end, dir, _, _)| (dir, stream.bytes()[start..end].to_vec()))
                 .collect();
             let len = lines.iter().map(|(_, l)| l.len() + 1).sum();
             Sample {

@@ -364,6 +364,7 @@ impl HeldLine {
             bytes: &self.bytes,
             direction: self.direction,
             unterminated: self.unterminated,
+            text: None,
         }
     }
 }
@@ -677,6 +678,7 @@ mod tests {
                 bytes: text.as_bytes(),
                 direction: Direction::Agent,
                 unterminated: false,
+                text: Some(text),
             };
             if let Some(verdict) = s.push(&line) {
                 return Some((line.number, verdict.unwrap()));
@@ -752,6 +754,7 @@ mod tests {
                 bytes: text.as_bytes(),
                 direction: Direction::Agent,
                 unterminated: false,
+                text: Some(text),
             };
             assert!(s.push(&line).is_none());
         }

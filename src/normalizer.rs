@@ -362,6 +362,7 @@ impl Normalizer {
             bytes: trim_line(line),
             direction: Direction::Agent,
             unterminated: false,
+            text: None,
         })
     }
 
@@ -382,6 +383,7 @@ impl Normalizer {
     ///     bytes: b"not json",
     ///     direction: Direction::Agent,
     ///     unterminated: true,
+    ///     text: None,
     /// };
     /// let updates: Vec<Update> = n.push(&line)?.collect();
     /// assert!(matches!(&updates[1], Update::Diagnostic(d) if d.line == 7));

@@ -111,12 +111,12 @@ fn read(bytes: &[u8]) {
         "the reader and the loader agree on what is a fixture"
     );
     if let Ok(stream) = stream {
-        for &(start, end, _, _, number) in &stream.spans {
-            assert!(start <= end && end <= stream.bytes.len());
+        for &(start, end, _, _, number) in stream.spans() {
+            assert!(start <= end && end <= stream.bytes().len());
             assert!(number >= 1 && number <= stream.line_count);
         }
         let input = stream.input();
-        assert_eq!(input.lines.len(), stream.spans.len());
+        assert_eq!(input.lines.len(), stream.spans().len());
     }
 }
 

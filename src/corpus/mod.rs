@@ -88,11 +88,16 @@ mod spare {
 /// lines are counted, never stored: a stream of blank lines costs nothing) and where each starts.
 #[derive(Debug, Default)]
 pub struct LoadedStream {
-    /// The stream's non-blank lines, each followed by its `\n` when it had one.
-    pub bytes: Vec<u8>,
+    /// The stream's non-blank lines, each followed by its `\n` when it had one
+    /// ([`LoadedStream::bytes`]).
+    bytes: Vec<u8>,
     /// (start, end without terminator, direction, had a newline, 1-based line number as `toolnorm
-    /// cat` prints it), for non-blank lines only.
-    pub spans: Vec<Span>,
+    /// cat` prints it), for non-blank lines only ([`LoadedStream::spans`]).
+    spans: Vec<Span>,
+    /// Every kept line is known to be UTF-8: it came from a fixture's `l` record, which the
+    /// reader checked as it decoded it. Only this module writes `bytes` and `spans`, so this
+    /// stays true of them.
+    utf8: bool,
     /// Provider and dialect named by a fixture header, if any.
     pub provider: Option<String>,
     pub dialect: Option<String>,
@@ -198,14 +203,35 @@ impl LoadedStream {
         let lines = self
             .spans
             .iter()
-            .map(|&(s, e, direction, terminated, number)| RawLine {
-                number,
-                bytes: &self.bytes[s..e],
-                direction,
-                unterminated: !terminated,
+            .map(|&(s, e, direction, terminated, number)| {
+                let bytes = &self.bytes[s..e];
+                RawLine {
+                    number,
+                    bytes,
+                    direction,
+                    unterminated: !terminated,
+                    text: self.utf8.then(|| {
+                        debug_assert!(std::str::from_utf8(bytes).is_ok());
+                        // SAFETY: `utf8` says every kept line is UTF-8 (see there). A span is a
+                        // whole line or the line trimmed of a leading BOM and a trailing `\r`,
+                        // whole characters either way, so it is UTF-8 too.
+                        unsafe { std::str::from_utf8_unchecked(bytes) }
+                    }),
+                }
             })
             .collect();
         Input::from_lines(&self.bytes, lines)
+    }
+
+    /// The stream's non-blank lines, each followed by its `\n` when it had one.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// (start, end without terminator, direction, had a newline, 1-based line number as `toolnorm
+    /// cat` prints it) of each non-blank line, in `bytes`.
+    pub fn spans(&self) -> &[Span] {
+        &self.spans
     }
 
     /// The stream's bytes, taken out (its fields cannot be moved out: a dropped stream leaves
@@ -280,8 +306,9 @@ impl LoadedStream {
         // line's span noted here.
         let mut kept = std::mem::take(&mut s.bytes);
         let (spans, line_count) = (&mut s.spans, &mut s.line_count);
+        let mut utf8 = true;
         let read = reader::read_fixture_into(bytes, &mut kept, |line, start| {
-            line.dir != Direction::Stderr
+            let keep = line.dir != Direction::Stderr
                 && keep_line(
                     spans,
                     line_count,
@@ -289,9 +316,12 @@ impl LoadedStream {
                     start,
                     line.dir,
                     line.terminated,
-                )
+                );
+            utf8 &= !keep || line.utf8;
+            keep
         });
         s.bytes = kept;
+        s.utf8 = utf8;
         let (header, trailer, notes) = read?;
         s.dialect = header
             .dialect
@@ -554,7 +584,37 @@ mod tests {
                 .filter(|b| !b.iter().all(u8::is_ascii_whitespace))
                 .collect();
             prop_assert_eq!(got.spans.len(), kept.len());
+            // A line's text is known when every kept line came as `l`, which is when every
+            // one is UTF-8 (the writer's choice above); and a known text is the line's bytes.
+            let input = got.input();
+            let known = kept.iter().all(|b| std::str::from_utf8(b).is_ok());
+            for line in &input.lines {
+                prop_assert_eq!(line.text.is_some(), known);
+                if let Some(t) = line.text {
+                    prop_assert!(std::ptr::eq(t.as_bytes(), line.bytes));
+                }
+                prop_assert_eq!(line.as_text(), std::str::from_utf8(line.bytes).ok());
+            }
         }
+    }
+
+    #[test]
+    fn only_lines_read_from_text_records_come_with_their_text() {
+        let utf8 = [Rec::Line("{\"é\":1}\r".into(), Direction::Agent, true)];
+        let s = LoadedStream::from_fixture_bytes(&fixture(&utf8)).unwrap();
+        assert_eq!(s.input().lines[0].text, Some("{\"é\":1}"));
+        // One line given as base64 (not UTF-8): no line's text is taken as known.
+        let mixed = [
+            Rec::Line(b"{\"a\":1}".to_vec(), Direction::Agent, true),
+            Rec::Line(b"\xff{}".to_vec(), Direction::Agent, true),
+        ];
+        let s = LoadedStream::from_fixture_bytes(&fixture(&mixed)).unwrap();
+        assert!(s.input().lines.iter().all(|l| l.text.is_none()));
+        assert_eq!(s.input().lines[0].as_text(), Some("{\"a\":1}"));
+        assert_eq!(s.input().lines[1].as_text(), None);
+        // Nor from a plain file, whose lines nothing has checked yet.
+        let s = LoadedStream::from_plain(b"{\"a\":1}\n".to_vec());
+        assert_eq!(s.input().lines[0].text, None);
     }
 
     #[test]

@@ -112,6 +112,9 @@ pub struct LineRef<'a> {
     /// The raw bytes, without the `\n` terminator.
     pub bytes: &'a [u8],
     pub terminated: bool,
+    /// The bytes are known to be UTF-8: they came from the record's `l` string, which the
+    /// decoding checked (a `b` line is not known to be).
+    pub utf8: bool,
 }
 
 impl LineRef<'_> {
@@ -512,10 +515,12 @@ fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>) -> Result<Record<'b>, Str
             dir,
             bytes: &buf[base..],
             terminated,
+            utf8: true,
         }));
     }
     let raw: RawRecord =
         serde_json::from_slice(line).map_err(|e| format!("bad line record: {e}"))?;
+    let utf8 = raw.l.is_some();
     match (raw.l, raw.b) {
         (Some(l), None) => buf.extend_from_slice(l.as_bytes()),
         (None, Some(b)) => base64::engine::general_purpose::STANDARD
@@ -528,6 +533,7 @@ fn parse_record<'b>(line: &[u8], buf: &'b mut Vec<u8>) -> Result<Record<'b>, Str
         dir: raw.d,
         bytes: &buf[base..],
         terminated: !raw.n,
+        utf8,
     }))
 }
 

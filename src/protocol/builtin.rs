@@ -66,6 +66,7 @@ fn normalize_request(req: &Normalize) -> Result<crate::model::NormalizedDocument
             bytes: &bytes[s..e],
             direction,
             unterminated: !terminated,
+            text: None,
         })
         .collect();
     let input = Input::from_lines(&bytes, lines);

@@ -68,7 +68,7 @@ pub(crate) fn line_text<'a>(line: &RawLine<'a>, store: &mut PartStore) -> Option
     if line.is_blank() {
         return None;
     }
-    if let Some(text) = crate::stream::utf8(line.bytes) {
+    if let Some(text) = line.as_text() {
         return Some(Cow::Borrowed(text));
     }
     // Not UTF-8: std's check says where it stops being so.
@@ -174,6 +174,7 @@ mod tests {
             bytes,
             direction: crate::stream::Direction::Agent,
             unterminated: false,
+            text: None,
         };
         let mut store = PartStore::new();
         assert!(matches!(
@@ -182,8 +183,14 @@ mod tests {
         ));
         let text = line_text(&line(b"{\"a\xff\":1}"), &mut store).unwrap();
         assert_eq!(text, "{\"a\u{fffd}\":1}");
+        // A line's known text is only taken for its own bytes: here it is some other text.
+        let bad = RawLine {
+            text: Some("{\"b\":2}"),
+            ..line(b"{\"a\xff\":2}")
+        };
+        assert_eq!(line_text(&bad, &mut store).unwrap(), "{\"a\u{fffd}\":2}");
         let doc = store.finish("claude", "stream-json");
-        assert_eq!(doc.diagnostics.len(), 1);
+        assert_eq!(doc.diagnostics.len(), 2);
         assert_eq!(doc.diagnostics[0].line, 3);
         assert_eq!(
             doc.diagnostics[0].message,

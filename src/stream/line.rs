@@ -31,6 +31,12 @@ pub struct RawLine<'a> {
     pub direction: Direction,
     /// The line had no terminating newline (the last line of a cut-short stream).
     pub unterminated: bool,
+    /// `bytes` as text, where whoever made the line already knows them to be UTF-8 (a fixture's
+    /// line records are checked as they are decoded), so that no reader of the line checks them
+    /// again: a line can be a megabyte of an image's base64, and each pass over it costs. `None`:
+    /// not known, checked where the line is read ([`RawLine::as_text`]). Only ever used when it
+    /// is `bytes` itself, the same memory.
+    pub text: Option<&'a str>,
 }
 
 impl<'a> RawLine<'a> {
@@ -45,7 +51,16 @@ impl<'a> RawLine<'a> {
     }
 
     pub fn is_utf8(&self) -> bool {
-        utf8(self.bytes).is_some()
+        self.as_text().is_some()
+    }
+
+    /// The line as text when it is UTF-8: [`RawLine::text`] when that is known (and is these
+    /// bytes), else checked here.
+    pub fn as_text(&self) -> Option<&'a str> {
+        match self.text {
+            Some(t) if std::ptr::eq(t.as_bytes(), self.bytes) => Some(t),
+            _ => utf8(self.bytes),
+        }
     }
 }
 
@@ -113,6 +128,7 @@ pub fn split_lines(bytes: &[u8]) -> Vec<RawLine<'_>> {
             bytes: trim_line(line),
             direction: Direction::Agent,
             unterminated,
+            text: None,
         });
     }
     lines

@@ -41,7 +41,7 @@ fn live_recordings_fold_the_workspace_and_the_cache_whole() {
     let mut checked = 0;
     for s in load_all().iter().filter(|s| s.name.contains("/live-")) {
         checked += 1;
-        let bytes = &s.stream.bytes;
+        let bytes = &s.stream.bytes();
         // (the folded path, whether a find of it after these bytes is a fold cut short)
         let checks: [(&[u8], CutShort); 2] = [
             (b"/work/", starts_a_path),
@@ -162,11 +162,11 @@ fn a_fixture_and_its_plain_text_normalize_alike() {
     let samples = load_all();
     let plain: Vec<&Sample> = samples
         .iter()
-        .filter(|s| s.stream.spans.iter().all(|l| l.2 == Direction::Agent))
+        .filter(|s| s.stream.spans().iter().all(|l| l.2 == Direction::Agent))
         .collect();
     assert!(!plain.is_empty(), "no fixture holds only the agent's lines");
     for s in plain {
-        let text = normalize(&Input::from_bytes(&s.stream.bytes), s.options())
+        let text = normalize(&Input::from_bytes(s.stream.bytes()), s.options())
             .unwrap_or_else(|e| panic!("{}: {e}", s.name));
         assert_eq!(text, s.normalize(), "{}", s.name);
     }

@@ -238,6 +238,7 @@ fn normalize_lines(s: &Sample, lines: &[(Direction, String)]) -> Value {
             bytes: &bytes[a..b],
             direction,
             unterminated: false,
+            text: None,
         })
         .collect();
     let doc = toolnorm::normalize(&Input::from_lines(&bytes, raw), s.options())

@@ -153,7 +153,7 @@ fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
     );
     let result = runner.run(&strategy, |(which, how, a, b, foreign)| {
         let s = &samples[which];
-        let text = String::from_utf8_lossy(&s.stream.bytes).into_owned();
+        let text = String::from_utf8_lossy(s.stream.bytes()).into_owned();
         let mut lines: Vec<&str> = text.lines().collect();
         if lines.is_empty() {
             return Ok(());

@@ -90,22 +90,22 @@ impl Sample {
 
     /// Length in bytes of the stream as `toolnorm cat` prints it.
     pub fn len(&self) -> usize {
-        self.stream.bytes.len()
+        self.stream.bytes().len()
     }
 
     /// Where each line after the first starts: the prefixes that end on a line boundary.
     pub fn line_starts(&self) -> Vec<usize> {
-        self.stream.spans.iter().skip(1).map(|s| s.0).collect()
+        self.stream.spans().iter().skip(1).map(|s| s.0).collect()
     }
 
     /// The stream as a recording cut after `len` bytes would hold it: the lines that start before
     /// the cut, the last one cut short (and then without its newline). Directions stay as
     /// recorded.
     pub fn prefix(&self, len: usize) -> Input<'_> {
-        let bytes = &self.stream.bytes[..len.min(self.len())];
+        let bytes = &self.stream.bytes()[..len.min(self.len())];
         let lines = self
             .stream
-            .spans
+            .spans()
             .iter()
             .take_while(|s| s.0 < bytes.len())
             .map(|&(start, end, direction, terminated, number)| RawLine {
@@ -113,6 +113,7 @@ impl Sample {
                 bytes: &bytes[start..end.min(bytes.len())],
                 direction,
                 unterminated: !terminated || end >= bytes.len(),
+                text: None,
             })
             .collect();
         Input::from_lines(bytes, lines)

@@ -74,7 +74,7 @@ fn updates_arrive_before_the_stream_ends() {
     let samples = load_all();
     let s = samples
         .iter()
-        .filter(|s| s.stream.spans.len() > 100)
+        .filter(|s| s.stream.spans().len() > 100)
         .max_by_key(|s| s.normalize().parts.len())
         .expect("a long fixture with parts");
     let input = s.stream.input();

@@ -115,6 +115,7 @@ fn run() -> Result<(), String> {
                 bytes: trim_line(text.as_bytes()),
                 direction,
                 unterminated: record["n"].as_bool().unwrap_or(false),
+                text: None,
             })
         } else {
             n.push_line(&line)

@@ -109,6 +109,7 @@ impl RawNormalizer {
                 Direction::Agent
             },
             unterminated,
+            text: None,
         };
         let updates = n.push(&raw).map_err(|e| JsError::new(&e.to_string()))?;
         fold(self.doc.as_mut(), updates)
@@ -254,6 +255,7 @@ pub fn normalize_lines(
                 Direction::Agent
             },
             unterminated: unterminated && i == last,
+            text: None,
         })
         .collect();
     let doc = toolnorm::normalize(

@@ -115,6 +115,7 @@ fn normalize<'py>(
                     bytes: trim_line(bytes.strip_suffix(b"\n").unwrap_or(bytes)),
                     direction: *direction,
                     unterminated: unterminated && i + 1 == last,
+                    text: None,
                 })
             })
             .collect::<PyResult<Vec<_>>>()?;

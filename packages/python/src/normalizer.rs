@@ -168,6 +168,7 @@ impl Normalizer {
                 bytes,
                 direction,
                 unterminated: !terminated,
+                text: None,
             })
             .map_err(normalize_error)?
             .collect::<Vec<Update>>();

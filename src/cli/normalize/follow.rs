@@ -219,6 +219,7 @@ fn read_lines(
             bytes: crate::stream::trim_line(&line),
             direction: crate::stream::Direction::Agent,
             unterminated: true,
+            text: None,
         };
         writer.write(n.push(&raw).map_err(|e| anyhow::anyhow!("{name}: {e}"))?)?;
     }

@@ -174,11 +174,7 @@ fn for_marked_lines<'a>(input: &Input<'a>, markers: &Markers, mut f: impl FnMut(
         if !markers.in_line(raw.bytes) {
             continue;
         }
-        let mut bytes = raw.bytes;
-        if let Some(rest) = bytes.strip_prefix(b"data:") {
-            bytes = rest;
-        }
-        if let Some(v) = pruned::parse(bytes) {
+        if let Some(v) = pruned::parse_line(raw) {
             f(raw.number, v);
         }
     }

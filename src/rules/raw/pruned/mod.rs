@@ -28,6 +28,7 @@ use std::fmt;
 use serde_json::{Map, Number, Value};
 
 use super::MEANINGFUL_KEYS;
+use crate::stream::RawLine;
 
 #[cfg(test)]
 mod oracle;
@@ -228,6 +229,18 @@ pub(super) fn is_notice(raw: &[u8]) -> bool {
 /// Parse `bytes` as JSON, keeping only what the scans read (see the module's documentation).
 pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
     parser::parse(bytes, crate::stream::utf8(bytes), false)
+}
+
+/// [`parse`] of a stream's line: its text when the line says it is known UTF-8 (no second look
+/// at every byte), else checked here.
+pub(crate) fn parse_line<'a>(line: &RawLine<'a>) -> Option<Node<'a>> {
+    let (mut bytes, mut text) = (line.bytes, line.as_text());
+    // A server-sent event's `data:` prefix is not part of the JSON.
+    if let Some(rest) = bytes.strip_prefix(b"data:") {
+        bytes = rest;
+        text = text.map(|t| &t[5..]);
+    }
+    parser::parse(bytes, text, false)
 }
 
 /// Parse `text` as JSON, keeping all of it (a call's arguments given as a JSON string).
