@@ -148,9 +148,8 @@ fn decode_with<'s, const SHUFFLE: bool>(
                 i += 16;
                 w += 16;
                 // A plain block: what follows is likely plain for a while too, and is copied
-                // in one piece (`w` never runs ahead of `i`, so it fits).
-                let (run, high) = crate::stream::json_text::plain_run(&s[i..]);
-                put(out, w, &s[i..i + run]);
+                // as it is looked at (`w` never runs ahead of `i`, so it fits).
+                let (run, high) = crate::stream::json_text::copy_plain_run(&s[i..], &mut out[w..]);
                 beyond_ascii |= high;
                 i += run;
                 w += run;

@@ -2,7 +2,6 @@
 //! string body are, and whether any byte is past ASCII. One scan serves the fixture writer's
 //! escape, the reader's unescape and the rules' parse of raw lines.
 
-#[cfg(target_arch = "x86_64")]
 use std::mem::MaybeUninit;
 
 /// What sixteen bytes of a JSON string body hold that matters to the fixture writer
@@ -60,13 +59,33 @@ pub(crate) use block_by_words as block;
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn plain_run(s: &[u8]) -> (usize, bool) {
+    scan_plain::<false>(s, &mut [])
+}
+
+/// [`plain_run`], copying the run to the start of `out` as it is looked at, so that a long plain
+/// stretch is read once, not once to find its end and again to copy it (the reader's unescape).
+/// Only as much of `s` as `out` holds is looked at.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn copy_plain_run(s: &[u8], out: &mut [MaybeUninit<u8>]) -> (usize, bool) {
+    let s = &s[..s.len().min(out.len())];
+    scan_plain::<true>(s, out)
+}
+
+/// [`plain_run`], and with `COPY` [`copy_plain_run`] (then `out` holds at least `s.len()`
+/// bytes).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn scan_plain<const COPY: bool>(s: &[u8], out: &mut [MaybeUninit<u8>]) -> (usize, bool) {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8, _mm_setzero_si128,
+        _mm_set1_epi8, _mm_setzero_si128, _mm_storeu_si128,
     };
+    debug_assert!(!COPY || out.len() >= s.len());
     let mut i = 0;
     // SAFETY: SSE2 is part of every x86_64 target; each load reads sixteen bytes of a 64-byte
-    // chunk of `s`, which `chunks_exact` bounds.
+    // chunk of `s`, which `chunks_exact` bounds, and with `COPY` each store writes the same
+    // sixteen bytes of `out`, which is at least as long as `s`.
     unsafe {
         let (quote, backslash, low) = (
             _mm_set1_epi8(b'"' as i8),
@@ -94,6 +113,13 @@ pub(crate) fn plain_run(s: &[u8]) -> (usize, bool) {
             );
             if _mm_movemask_epi8(any) != 0 {
                 break;
+            }
+            if COPY {
+                let o = out.as_mut_ptr().add(i).cast::<__m128i>();
+                _mm_storeu_si128(o, a);
+                _mm_storeu_si128(o.add(1), b);
+                _mm_storeu_si128(o.add(2), c);
+                _mm_storeu_si128(o.add(3), d);
             }
             high = _mm_or_si128(high, _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d)));
             i += 64;
@@ -127,6 +153,17 @@ pub(crate) fn plain_run_by_words(s: &[u8]) -> (usize, bool) {
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use plain_run_by_words as plain_run;
+
+/// [`plain_run`], then the run copied to the start of `out`, where there is no SSE2.
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn copy_plain_run(s: &[u8], out: &mut [MaybeUninit<u8>]) -> (usize, bool) {
+    let s = &s[..s.len().min(out.len())];
+    let (run, high) = plain_run(s);
+    for (o, &b) in out.iter_mut().zip(&s[..run]) {
+        o.write(b);
+    }
+    (run, high)
+}
 
 /// Whether this CPU has what the shuffles below need: SSSE3, and POPCNT to count a block's flags
 /// in one instruction. Checked once per string by the callers, which then run code compiled
@@ -356,6 +393,18 @@ mod tests {
             let high = s[..run].iter().any(|b| !b.is_ascii());
             prop_assert_eq!(plain_run(&s), (run, high));
             prop_assert_eq!(plain_run_by_words(&s), (run, high));
+            // Copied as it is looked at: the run, and not a byte past it.
+            let mut out = vec![MaybeUninit::new(0xee); s.len() + 1];
+            prop_assert_eq!(copy_plain_run(&s, &mut out), (run, high));
+            // SAFETY: every byte of `out` was written (with 0xee first).
+            let out: Vec<u8> = out.iter().map(|b| unsafe { b.assume_init() }).collect();
+            prop_assert_eq!(&out[..run], &s[..run]);
+            prop_assert!(out[run..].iter().all(|&b| b == 0xee));
+            // Only as much of `s` as `out` holds is looked at.
+            let short = s.len() / 2;
+            let mut out = vec![MaybeUninit::new(0); short];
+            let want = (first / 64 * 64).min(short / 64 * 64);
+            prop_assert_eq!(copy_plain_run(&s, &mut out).0, want);
         }
     }
 }

@@ -10,11 +10,11 @@ pub(crate) mod json_text;
 mod line;
 mod provider;
 
-pub use line::{Direction, Input, RawLine, split_lines, trim_line};
-pub(crate) use line::{find_byte, find_bytes};
 /// For the readers of the command line's side (fixture records, the rules' scans).
 #[cfg(feature = "cli")]
 pub(crate) use line::utf8;
+pub use line::{Direction, Input, RawLine, split_lines, trim_line};
+pub(crate) use line::{find_byte, find_bytes};
 pub use provider::{Dialect, Provider};
 
 /// Tells a stream's dialect from its content, optionally only among one provider's dialects
