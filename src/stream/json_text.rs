@@ -63,13 +63,22 @@ pub(crate) fn plain_run(s: &[u8]) -> (usize, bool) {
 }
 
 /// [`plain_run`], copying the run to the start of `out` as it is looked at, so that a long plain
-/// stretch is read once, not once to find its end and again to copy it (the reader's unescape).
-/// Only as much of `s` as `out` holds is looked at.
-#[cfg(target_arch = "x86_64")]
+/// stretch is read once, not once to find its end and again to copy it (the reader's unescape;
+/// where there is no SSE2, the run is found, then copied). Only as much of `s` as `out` holds
+/// is looked at.
 #[inline(always)]
 pub(crate) fn copy_plain_run(s: &[u8], out: &mut [MaybeUninit<u8>]) -> (usize, bool) {
     let s = &s[..s.len().min(out.len())];
-    scan_plain::<true>(s, out)
+    #[cfg(target_arch = "x86_64")]
+    return scan_plain::<true>(s, out);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (run, high) = plain_run(s);
+        for (o, &b) in out.iter_mut().zip(&s[..run]) {
+            o.write(b);
+        }
+        (run, high)
+    }
 }
 
 /// [`plain_run`], and with `COPY` [`copy_plain_run`] (then `out` holds at least `s.len()`
@@ -153,17 +162,6 @@ pub(crate) fn plain_run_by_words(s: &[u8]) -> (usize, bool) {
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use plain_run_by_words as plain_run;
-
-/// [`plain_run`], then the run copied to the start of `out`, where there is no SSE2.
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn copy_plain_run(s: &[u8], out: &mut [MaybeUninit<u8>]) -> (usize, bool) {
-    let s = &s[..s.len().min(out.len())];
-    let (run, high) = plain_run(s);
-    for (o, &b) in out.iter_mut().zip(&s[..run]) {
-        o.write(b);
-    }
-    (run, high)
-}
 
 /// Whether this CPU has what the shuffles below need: SSSE3, and POPCNT to count a block's flags
 /// in one instruction. Checked once per string by the callers, which then run code compiled

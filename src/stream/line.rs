@@ -47,7 +47,8 @@ impl<'a> RawLine<'a> {
 
     /// The line as text; bytes that are not UTF-8 become U+FFFD (the caller reports that).
     pub fn text(&self) -> Cow<'a, str> {
-        String::from_utf8_lossy(self.bytes)
+        self.as_text()
+            .map_or_else(|| String::from_utf8_lossy(self.bytes), Cow::Borrowed)
     }
 
     pub fn is_utf8(&self) -> bool {

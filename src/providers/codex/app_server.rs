@@ -477,7 +477,7 @@ fn client_answer(
     line: &crate::providers::RawLine<'_>,
 ) {
     // Client lines are not the stream being normalized: unreadable ones are skipped quietly.
-    let Ok(text) = std::str::from_utf8(line.bytes) else {
+    let Some(text) = line.as_text() else {
         return;
     };
     let Ok(msg) = serde_json::from_str::<Message<'_>>(text) else {

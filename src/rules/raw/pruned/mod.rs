@@ -234,13 +234,17 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
 /// [`parse`] of a stream's line: its text when the line says it is known UTF-8 (no second look
 /// at every byte), else checked here.
 pub(crate) fn parse_line<'a>(line: &RawLine<'a>) -> Option<Node<'a>> {
-    let (mut bytes, mut text) = (line.bytes, line.as_text());
     // A server-sent event's `data:` prefix is not part of the JSON.
-    if let Some(rest) = bytes.strip_prefix(b"data:") {
-        bytes = rest;
-        text = text.map(|t| &t[5..]);
+    match line.as_text() {
+        Some(text) => {
+            let text = text.strip_prefix("data:").unwrap_or(text);
+            parser::parse(text.as_bytes(), Some(text), false)
+        }
+        None => {
+            let bytes = line.bytes.strip_prefix(b"data:").unwrap_or(line.bytes);
+            parser::parse(bytes, None, false)
+        }
     }
-    parser::parse(bytes, text, false)
 }
 
 /// Parse `text` as JSON, keeping all of it (a call's arguments given as a JSON string).
