@@ -43,7 +43,7 @@ pub(crate) fn exec(input: &Input<'_>) -> RawScan {
         if !MARKERS.in_line(raw.bytes) {
             continue;
         }
-        if let Some(v) = parse(raw.bytes) {
+        if let Some(v) = super::pruned::parse_line(raw, false) {
             exec_line(&mut s, &mut ids, raw.number, &v, raw.bytes);
         }
     }

@@ -174,7 +174,7 @@ fn for_marked_lines<'a>(input: &Input<'a>, markers: &Markers, mut f: impl FnMut(
         if !markers.in_line(raw.bytes) {
             continue;
         }
-        if let Some(v) = pruned::parse_line(raw) {
+        if let Some(v) = pruned::parse_line(raw, true) {
             f(raw.number, v);
         }
     }

@@ -231,20 +231,17 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Node<'_>> {
     parser::parse(bytes, crate::stream::utf8(bytes), false)
 }
 
-/// [`parse`] of a stream's line: its text when the line says it is known UTF-8 (no second look
-/// at every byte), else checked here.
-pub(crate) fn parse_line<'a>(line: &RawLine<'a>) -> Option<Node<'a>> {
-    // A server-sent event's `data:` prefix is not part of the JSON.
-    match line.as_text() {
-        Some(text) => {
-            let text = text.strip_prefix("data:").unwrap_or(text);
-            parser::parse(text.as_bytes(), Some(text), false)
-        }
-        None => {
-            let bytes = line.bytes.strip_prefix(b"data:").unwrap_or(line.bytes);
-            parser::parse(bytes, None, false)
-        }
-    }
+/// [`parse`] of a stream's line, from its text when the line says it is known UTF-8 (no second
+/// look at every byte), else checked here. With `sse`, a server-sent event's `data:` prefix is
+/// not part of the JSON and is dropped first.
+pub(crate) fn parse_line<'a>(line: &RawLine<'a>, sse: bool) -> Option<Node<'a>> {
+    let bytes = match line.bytes.strip_prefix(b"data:") {
+        Some(rest) if sse => rest,
+        _ => line.bytes,
+    };
+    // The known text, cut where the bytes are (past an ASCII prefix: a character boundary).
+    let text = line.as_text().and_then(|t| t.get(t.len() - bytes.len()..));
+    parser::parse(bytes, text, false)
 }
 
 /// Parse `text` as JSON, keeping all of it (a call's arguments given as a JSON string).

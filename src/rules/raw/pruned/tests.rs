@@ -153,10 +153,42 @@ fn the_shipped_corpus_reads_as_serde_json_reads_it() {
                 f.rel,
                 line.number
             );
+            // And read from the line's known text, as the scans read it.
+            assert_eq!(
+                parse_line(line, true),
+                parse(bytes),
+                "{}:{}",
+                f.rel,
+                line.number
+            );
             lines += 1;
         }
     }
     assert!(lines > 1000, "{lines} lines");
+}
+
+/// A server-sent event's `data:` prefix is dropped only when asked, from the known text as from
+/// the bytes.
+#[test]
+fn a_line_s_sse_prefix_is_dropped_only_when_asked() {
+    let json = r#"{"type":"tool_use","id":"a"}"#;
+    let event = format!("data:{json}");
+    let known = crate::stream::RawLine {
+        number: 1,
+        bytes: event.as_bytes(),
+        direction: crate::stream::Direction::Agent,
+        unterminated: false,
+        text: Some(&event),
+    };
+    let unknown = crate::stream::RawLine {
+        text: None,
+        ..known
+    };
+    for line in [&known, &unknown] {
+        assert_eq!(parse_line(line, true), parse(json.as_bytes()));
+        assert!(parse_line(line, true).is_some());
+        assert_eq!(parse_line(line, false), None);
+    }
 }
 
 /// What a `serde_json::Value` of the line holds under `input` (a key kept whole).
