@@ -10,7 +10,7 @@
 
 use std::ffi::{CString, OsStr};
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
@@ -176,15 +176,15 @@ fn not_found(path: &Path) -> io::Error {
     )
 }
 
-/// Open the regular file `root/rel` for reading, through no link. A missing file is
-/// `NotFound`; a link or anything but a regular file is [`Refused`].
-pub fn open(root: &Path, rel: &Path) -> io::Result<File> {
+/// Open the regular file `root/rel` for reading, through no link, with its length. A missing
+/// file is `NotFound`; a link or anything but a regular file is [`Refused`].
+pub fn open(root: &Path, rel: &Path) -> io::Result<(File, u64)> {
     let (dirs, name) = split(rel)?;
     let path = root.join(rel);
     let Some(dir) = open_dirs(root, &dirs, false)? else {
         return Err(not_found(&path));
     };
-    open_in(&dir, name, path).map(|(file, _)| file)
+    open_in(&dir, name, path)
 }
 
 /// Open the regular file `name` in the folder `dir` (`path` names it in errors), through no
@@ -221,13 +221,46 @@ pub fn read(root: &Path, rel: &Path) -> io::Result<Vec<u8>> {
     read_open(file, len)
 }
 
-/// The rest of an open file, `len` its length when it was opened (a hint: it is read to its end
-/// whatever its length now). The length is known, so the read asks nothing more of the system
-/// than the bytes (std's `read_to_end` on a `File` asks for its length and position again).
+/// The rest of an open file, `len` its length when it was opened (see [`read_rest`]).
 fn read_open(file: File, len: u64) -> io::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(len.min(READ_HINT_CAP) as usize + 1);
-    file.take(u64::MAX).read_to_end(&mut out)?;
+    let mut out = Vec::new();
+    read_rest(&file, len, &mut out)?;
     Ok(out)
+}
+
+/// Append the rest of `file` to `out`, `len` how much of it is left to read when it was opened
+/// (a hint: it is read to its end whatever its length now). The room is reserved up front and
+/// read into as it is, so a file that has not changed costs two calls: its bytes, then its end.
+/// std's `read_to_end` asks the system for the length and position again, or, without them,
+/// reads in doubling steps from 8 KiB.
+pub fn read_rest(file: &File, len: u64, out: &mut Vec<u8>) -> io::Result<()> {
+    out.reserve(len.min(READ_HINT_CAP) as usize + 1);
+    while read_some(file, out, usize::MAX)? > 0 {}
+    Ok(())
+}
+
+/// One read of at most `max` bytes (at least one) of `file`, appended to `out`, which grows
+/// first if it is full; how many were read, 0 at the file's end.
+pub fn read_some(file: &File, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    if out.len() == out.capacity() {
+        out.reserve(out.capacity().max(8 << 10));
+    }
+    let spare = out.spare_capacity_mut();
+    let (at, room) = (spare.as_mut_ptr(), spare.len().min(max).max(1));
+    loop {
+        // SAFETY: `at` is `room` bytes that `out` owns and does not hold yet; read(2) writes at
+        // most that many.
+        let n = unsafe { libc::read(file.as_raw_fd(), at.cast(), room) };
+        if let Ok(n) = usize::try_from(n) {
+            // SAFETY: read(2) wrote the first `n` of those bytes.
+            unsafe { out.set_len(out.len() + n) };
+            return Ok(n);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
 }
 
 /// Past this length, a file's buffer grows as it is read rather than all at once.

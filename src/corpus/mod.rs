@@ -258,42 +258,66 @@ pub fn load_stream(path: &Path) -> anyhow::Result<LoadedStream> {
     }
     let file = fs::File::open(path)
         .map_err(|e| anyhow::Error::new(e).context(format!("failed to read {}", path.display())))?;
-    load_file(file, path)
+    let len = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    load_file(file, len, path)
 }
 
+/// How much of a file is read before it is told a fixture (zstd) or a plain stream: all of a
+/// small fixture, and never more of a large file that turns out not to be one.
+const HEAD: usize = 1 << 16;
+
 /// [`load_stream`] of a file already open (a fixture opened through [`confined::open`], so what
-/// was checked is what is read); `path` names it in messages and tells a fixture by its suffix.
-pub fn load_file(file: fs::File, path: &Path) -> anyhow::Result<LoadedStream> {
+/// was checked is what is read), `len` its length when it was opened if known (a hint: it is
+/// read to its end whatever its length now); `path` names it in messages and tells a fixture by
+/// its suffix. A fixture that has not changed since it was opened is read in two calls.
+pub fn load_file(file: fs::File, len: Option<u64>, path: &Path) -> anyhow::Result<LoadedStream> {
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("failed to read {}", path.display()));
-    // Read to its end as it is (`take`: std's `read_to_end` on a `File` would first ask the
-    // system for its length and position, two calls a fixture).
-    let mut r = io::BufReader::with_capacity(1 << 16, file.take(u64::MAX));
     let named_fixture = path
         .file_name()
         .is_some_and(|n| n.to_string_lossy().ends_with(format::FIXTURE_SUFFIX));
-    let head = io::BufRead::fill_buf(&mut r).map_err(fail)?;
-    if head.starts_with(&reader::ZSTD_MAGIC) {
-        // Compressed fixtures are small; their decompressed stream is decoded frame by frame.
-        return spare::with_bytes(|bytes| {
-            r.read_to_end(bytes).map_err(fail)?;
-            LoadedStream::from_fixture_bytes(bytes).map_err(|kind| {
+    let magic = reader::ZSTD_MAGIC.len();
+    let first = len.map_or(HEAD, |n| {
+        usize::try_from(n)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1)
+            .clamp(magic, HEAD)
+    });
+    spare::with_bytes(|bytes| {
+        while bytes.len() < magic {
+            if confined::read_some(&file, bytes, first - bytes.len()).map_err(fail)? == 0 {
+                break;
+            }
+        }
+        if bytes.starts_with(&reader::ZSTD_MAGIC) {
+            // Compressed fixtures are small; their decompressed stream is decoded frame by frame.
+            let rest = len.map_or(0, |n| n.saturating_sub(bytes.len() as u64));
+            confined::read_rest(&file, rest, bytes).map_err(fail)?;
+            return LoadedStream::from_fixture_bytes(bytes).map_err(|kind| {
                 anyhow::Error::new(FixtureError {
                     path: path.to_owned(),
                     kind,
                 })
-            })
-        });
-    }
-    if named_fixture {
-        return Err(anyhow::Error::new(FixtureError {
-            path: path.to_owned(),
-            kind: reader::not_zstd(head),
-        }));
-    }
-    let mut s = LoadedStream::recycled();
-    s.read_plain(&mut r).map_err(fail)?;
-    Ok(s)
+            });
+        }
+        if named_fixture {
+            return Err(anyhow::Error::new(FixtureError {
+                path: path.to_owned(),
+                kind: reader::not_zstd(bytes),
+            }));
+        }
+        let mut s = LoadedStream::recycled();
+        s.read_plain(&mut io::BufReader::with_capacity(
+            HEAD,
+            io::Cursor::new(&bytes[..]).chain(file),
+        ))
+        .map_err(fail)?;
+        Ok(s)
+    })
 }
 
 impl LoadedStream {
@@ -633,6 +657,68 @@ mod tests {
             [(1, &b"{\"a\":1}"[..], false), (5, &b"{\"b\":2}"[..], true)]
         );
         assert!(LoadedStream::from_plain(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn a_file_is_read_to_its_end_whatever_its_length_hint() {
+        // Lines of pseudo-random letters: the fixture compresses to more than `HEAD` bytes.
+        let mut seed = 7u64;
+        let mut letter = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'a' + (seed >> 59) as u8 % 26)
+        };
+        let lines: Vec<Vec<u8>> = (0..200)
+            .map(|_| {
+                format!(
+                    "{{\"x\":\"{}\"}}",
+                    (0..1000).map(|_| letter()).collect::<String>()
+                )
+            })
+            .map(String::into_bytes)
+            .collect();
+        let recs: Vec<Rec> = lines
+            .iter()
+            .map(|l| Rec::Line(l.clone(), Direction::Agent, true))
+            .collect();
+        let zst = fixture(&recs);
+        let plain = lines
+            .join(&b'\n')
+            .into_iter()
+            .chain([b'\n'])
+            .collect::<Vec<u8>>();
+        assert!(zst.len() > HEAD && plain.len() > HEAD, "{}", zst.len());
+        let want = LoadedStream::from_plain(plain.clone());
+        let want = (want.bytes.clone(), want.spans.clone());
+        let dir = tempfile::tempdir().unwrap();
+        for (name, bytes) in [("f.jsonl.zst", &zst), ("f.jsonl", &plain)] {
+            let path = dir.path().join(name);
+            fs::write(&path, bytes).unwrap();
+            let n = bytes.len() as u64;
+            for hint in [
+                None,
+                Some(0),
+                Some(3),
+                Some(n / 2),
+                Some(n - 1),
+                Some(n),
+                Some(n * 3),
+            ] {
+                let got = load_file(fs::File::open(&path).unwrap(), hint, &path).unwrap();
+                assert_eq!(
+                    (&got.bytes, &got.spans),
+                    (&want.0, &want.1),
+                    "{name} {hint:?}"
+                );
+            }
+        }
+        // Plain text under a fixture's name is refused from its head.
+        let path = dir.path().join("plain.jsonl.zst");
+        fs::write(&path, &plain).unwrap();
+        let file = fs::File::open(&path).unwrap();
+        let e = load_file(file, Some(plain.len() as u64), &path).unwrap_err();
+        assert!(format!("{e:#}").contains("plain text"), "{e:#}");
     }
 
     #[test]

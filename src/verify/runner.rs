@@ -94,10 +94,11 @@ fn corpus_root(f: &FixtureEntry) -> &Path {
 /// Open a listed fixture through no link below its corpus root (in `corpus`, when the run keeps
 /// the corpus's folders open), as the regular file it must still be: the file checked is the
 /// file read.
-fn open_fixture(f: &FixtureEntry, corpus: Option<&Dirs>) -> Result<std::fs::File, String> {
+/// With its length when it was opened.
+fn open_fixture(f: &FixtureEntry, corpus: Option<&Dirs>) -> Result<(std::fs::File, u64), String> {
     let root = corpus_root(f);
     let opened = match corpus {
-        Some(dirs) if dirs.root() == root => dirs.open(Path::new(&f.rel)).map(|(file, _)| file),
+        Some(dirs) if dirs.root() == root => dirs.open(Path::new(&f.rel)),
         _ => confined::open(root, f.path.strip_prefix(root).unwrap_or(&f.path)),
     };
     opened.map_err(|e| format!("{}: {e}", f.rel))
@@ -260,7 +261,8 @@ fn normalize_inner(
         .parse()
         .map_err(|e| format!("{}: provider folder: {e}", f.rel))?;
     let stream = timings.time(Phase::Reading, || {
-        load_file(open_fixture(f, corpus)?, &f.path).map_err(|e| format!("{e:#}"))
+        let (file, len) = open_fixture(f, corpus)?;
+        load_file(file, Some(len), &f.path).map_err(|e| format!("{e:#}"))
     })?;
     let input = stream.input();
     // The folder names the provider; the header (or, failing that, the content) the dialect.
