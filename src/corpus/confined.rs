@@ -243,7 +243,8 @@ pub fn read_rest(file: &File, len: u64, out: &mut Vec<u8>) -> io::Result<()> {
 /// first if it is full; how many were read, 0 at the file's end.
 pub fn read_some(file: &File, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
     if out.len() == out.capacity() {
-        out.reserve(out.capacity().max(8 << 10));
+        // At least 8 KiB more; the vector's own growth doubles it past that.
+        out.reserve(8 << 10);
     }
     let spare = out.spare_capacity_mut();
     let (at, room) = (spare.as_mut_ptr(), spare.len().min(max).max(1));

@@ -273,19 +273,24 @@ const HEAD: usize = 1 << 16;
 /// [`load_stream`] of a file already open (a fixture opened through [`confined::open`], so what
 /// was checked is what is read), `len` its length when it was opened if known (a hint: it is
 /// read to its end whatever its length now); `path` names it in messages and tells a fixture by
-/// its suffix. A fixture that has not changed since it was opened is read in two calls.
+/// its suffix. A fixture that has not changed since it was opened is read in two calls (three
+/// past [`HEAD`] bytes: its head is read first).
 pub fn load_file(file: fs::File, len: Option<u64>, path: &Path) -> anyhow::Result<LoadedStream> {
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("failed to read {}", path.display()));
+    let fixture_error = |kind| {
+        anyhow::Error::new(FixtureError {
+            path: path.to_owned(),
+            kind,
+        })
+    };
     let named_fixture = path
         .file_name()
         .is_some_and(|n| n.to_string_lossy().ends_with(format::FIXTURE_SUFFIX));
     let magic = reader::ZSTD_MAGIC.len();
+    // All of a small file (and its end) in one read; never less than the magic.
     let first = len.map_or(HEAD, |n| {
-        usize::try_from(n)
-            .unwrap_or(usize::MAX)
-            .saturating_add(1)
-            .clamp(magic, HEAD)
+        n.saturating_add(1).clamp(magic as u64, HEAD as u64) as usize
     });
     spare::with_bytes(|bytes| {
         while bytes.len() < magic {
@@ -297,18 +302,10 @@ pub fn load_file(file: fs::File, len: Option<u64>, path: &Path) -> anyhow::Resul
             // Compressed fixtures are small; their decompressed stream is decoded frame by frame.
             let rest = len.map_or(0, |n| n.saturating_sub(bytes.len() as u64));
             confined::read_rest(&file, rest, bytes).map_err(fail)?;
-            return LoadedStream::from_fixture_bytes(bytes).map_err(|kind| {
-                anyhow::Error::new(FixtureError {
-                    path: path.to_owned(),
-                    kind,
-                })
-            });
+            return LoadedStream::from_fixture_bytes(bytes).map_err(fixture_error);
         }
         if named_fixture {
-            return Err(anyhow::Error::new(FixtureError {
-                path: path.to_owned(),
-                kind: reader::not_zstd(bytes),
-            }));
+            return Err(fixture_error(reader::not_zstd(bytes)));
         }
         let mut s = LoadedStream::recycled();
         s.read_plain(&mut io::BufReader::with_capacity(

@@ -92,9 +92,8 @@ fn corpus_root(f: &FixtureEntry) -> &Path {
 }
 
 /// Open a listed fixture through no link below its corpus root (in `corpus`, when the run keeps
-/// the corpus's folders open), as the regular file it must still be: the file checked is the
-/// file read.
-/// With its length when it was opened.
+/// the corpus's folders open), as the regular file it must still be (the file checked is the
+/// file read), with its length when it was opened.
 fn open_fixture(f: &FixtureEntry, corpus: Option<&Dirs>) -> Result<(std::fs::File, u64), String> {
     let root = corpus_root(f);
     let opened = match corpus {
