@@ -274,7 +274,7 @@ const HEAD: usize = 1 << 16;
 /// was checked is what is read), `len` its length when it was opened if known (a hint: it is
 /// read to its end whatever its length now); `path` names it in messages and tells a fixture by
 /// its suffix. A fixture that has not changed since it was opened is read in two calls (three
-/// past [`HEAD`] bytes: its head is read first).
+/// past 64 KiB, `HEAD`: its head is read first).
 pub fn load_file(file: fs::File, len: Option<u64>, path: &Path) -> anyhow::Result<LoadedStream> {
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("failed to read {}", path.display()));
