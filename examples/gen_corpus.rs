@@ -129,7 +129,7 @@ fn main() -> anyhow::Result<()> {
             largest.fetch_max(made.raw, Ordering::Relaxed);
             perturbed.fetch_add(u64::from(made.perturbed), Ordering::Relaxed);
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if n % 10_000 == 0 {
+            if n.is_multiple_of(10_000) {
                 eprintln!("{n} fixtures ({:.0?})", started.elapsed());
             }
             anyhow::Ok(())

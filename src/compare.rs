@@ -258,10 +258,10 @@ fn line_diff(old: &str, new: &str, headers: Headers) -> LineDiff {
                     .map(|(emph, s)| (emph, s.into_owned()))
                     .collect();
                 // Rows are lines: the terminator belongs to the file, not to the line.
-                if let Some((_, last)) = segments.last_mut() {
-                    if last.ends_with('\n') {
-                        last.pop();
-                    }
+                if let Some((_, last)) = segments.last_mut()
+                    && last.ends_with('\n')
+                {
+                    last.pop();
                 }
                 segments.retain(|(_, s)| !s.is_empty());
                 rows.push(Some(DiffRow {

@@ -639,10 +639,10 @@ impl Sniffer {
 
     /// The stream has ended: the verdict on all of it.
     pub fn finish(&mut self) -> Result<Dialect, NormalizeError> {
-        if self.shape == DocShape::Closed {
-            if let Some(d) = self.document_dialect() {
-                return Ok(d);
-            }
+        if self.shape == DocShape::Closed
+            && let Some(d) = self.document_dialect()
+        {
+            return Ok(d);
         }
         if self.held.is_empty() {
             return Err(NormalizeError::Empty(if self.seen == 0 {

@@ -70,12 +70,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if let Some(e) = write_err {
         return Err(anyhow::Error::new(e).context("failed to write stdout"));
     }
-    if args.header {
-        if let Some(h) = &header {
-            let v = merged_header(h, trailer.as_ref());
-            serde_json::to_writer_pretty(&mut out, &v)?;
-            out.write_all(b"\n")?;
-        }
+    if args.header
+        && let Some(h) = &header
+    {
+        let v = merged_header(h, trailer.as_ref());
+        serde_json::to_writer_pretty(&mut out, &v)?;
+        out.write_all(b"\n")?;
     }
     out.flush().context("failed to write stdout")?;
     for b in bad {

@@ -84,12 +84,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         dialect,
         cwd: args.cwd.as_deref().or(stream.cwd.as_deref()),
     };
-    if opts.dialect.is_none() {
-        if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
-            let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
-            opts.provider.get_or_insert(p);
-            opts.dialect = Dialect::parse(d, Some(p)).ok();
-        }
+    if opts.dialect.is_none()
+        && let (Some(p), Some(d)) = (&stream.provider, &stream.dialect)
+    {
+        let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
+        opts.provider.get_or_insert(p);
+        opts.dialect = Dialect::parse(d, Some(p)).ok();
     }
     let input = stream.input();
     let mut doc = normalize(&input, opts).with_context(|| format!("{}", args.path.display()))?;

@@ -126,10 +126,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
     if args.command.is_empty() {
         let (end, _) = recording.pipe(std::io::stdin().lock(), RawStdout::new())?;
-        if let CopyEnd::OutputClosed(e) = end {
-            if e.kind() != std::io::ErrorKind::BrokenPipe {
-                return Err(anyhow::Error::new(e).context("failed to write stdout"));
-            }
+        if let CopyEnd::OutputClosed(e) = end
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(anyhow::Error::new(e).context("failed to write stdout"));
         }
         return Ok(exit::SUCCESS);
     }

@@ -159,10 +159,10 @@ impl<'a> Map<'a> {
         }
         self.w.entry_head(first, &key);
         self.w.nested(v)?;
-        if self.w.entries.len() > self.base {
-            if let Some((last, _)) = self.w.entries.last() {
-                self.ordered &= *last < key;
-            }
+        if self.w.entries.len() > self.base
+            && let Some((last, _)) = self.w.entries.last()
+        {
+            self.ordered &= *last < key;
         }
         let to = self.w.out.len();
         self.w.entries.push((key, from..to));

@@ -532,10 +532,10 @@ fn align(old: &Value, new: &mut Value) {
     }
     let mut renamed: HashMap<String, String> = HashMap::new();
     for (i, j) in match_of_old.iter().enumerate() {
-        if let (Some(j), Some(to)) = (j, id_of(&old_parts[i])) {
-            if let Some(from) = id_of(&new_parts[*j]).filter(|from| *from != to) {
-                renamed.insert(from.to_owned(), to.to_owned());
-            }
+        if let (Some(j), Some(to)) = (j, id_of(&old_parts[i]))
+            && let Some(from) = id_of(&new_parts[*j]).filter(|from| *from != to)
+        {
+            renamed.insert(from.to_owned(), to.to_owned());
         }
     }
     let mut slots: Vec<Option<Value>> = new_parts.into_iter().map(Some).collect();

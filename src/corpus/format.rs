@@ -158,15 +158,15 @@ pub fn merged_header(header: &Header, trailer: Option<&Trailer>) -> serde_json::
             );
             obj.insert("lines".into(), t.lines.into());
             obj.insert("endedAt".into(), t.ended_at.clone().into());
-            if header.cli_version.is_none() {
-                if let Some(c) = &t.cli_version {
-                    obj.insert("cliVersion".into(), c.clone().into());
-                }
+            if header.cli_version.is_none()
+                && let Some(c) = &t.cli_version
+            {
+                obj.insert("cliVersion".into(), c.clone().into());
             }
-            if header.dialect.is_none() {
-                if let Some(d) = &t.dialect {
-                    obj.insert("dialect".into(), d.clone().into());
-                }
+            if header.dialect.is_none()
+                && let Some(d) = &t.dialect
+            {
+                obj.insert("dialect".into(), d.clone().into());
             }
             if let Some(f) = &t.recording_failed {
                 obj.insert("recordingFailed".into(), f.clone().into());

@@ -120,20 +120,19 @@ pub fn fixture_name(p: &Path) -> String {
     if parent
         .and_then(Path::file_name)
         .is_some_and(|n| n == "subagents")
+        && let Some(session) = parent.and_then(Path::parent).and_then(Path::file_name)
     {
-        if let Some(session) = parent.and_then(Path::parent).and_then(Path::file_name) {
-            return format!("{}__subagents__{stem}", session.to_string_lossy());
-        }
+        return format!("{}__subagents__{stem}", session.to_string_lossy());
     }
     stem
 }
 
 /// How the source is named in the header: `~/...` under the home directory, else as given.
 pub fn source_label(p: &Path, home: Option<&str>) -> String {
-    if p.is_absolute() {
-        if let Some(rest) = home.and_then(|h| p.strip_prefix(h).ok()) {
-            return format!("~/{}", slash(rest));
-        }
+    if p.is_absolute()
+        && let Some(rest) = home.and_then(|h| p.strip_prefix(h).ok())
+    {
+        return format!("~/{}", slash(rest));
     }
     slash(p)
 }

@@ -272,10 +272,11 @@ impl PartStore {
         }
         // The lifecycle only moves forward; once terminal, the state is frozen.
         let mut state = part.state;
-        if let Some(next) = update.state {
-            if !part.state.is_terminal() && next.rank() >= part.state.rank() {
-                state = next;
-            }
+        if let Some(next) = update.state
+            && !part.state.is_terminal()
+            && next.rank() >= part.state.rank()
+        {
+            state = next;
         }
         changed |= set(&mut part.state, state);
         match part.state {

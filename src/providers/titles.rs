@@ -44,16 +44,16 @@ pub fn host(url: &str) -> String {
 pub fn display_path(path: &str, cwd: Option<&str>) -> String {
     if let Some(cwd) = cwd {
         let cwd = cwd.trim_end_matches(['/', '\\']);
-        if !cwd.is_empty() {
-            if let Some(rest) = strip_dir(path, cwd) {
-                if let Some(rel) = rest.strip_prefix(['/', '\\']) {
-                    if !rel.is_empty() {
-                        return rel.to_owned();
-                    }
-                }
-                if rest.is_empty() {
-                    return ".".to_owned();
-                }
+        if !cwd.is_empty()
+            && let Some(rest) = strip_dir(path, cwd)
+        {
+            if let Some(rel) = rest.strip_prefix(['/', '\\'])
+                && !rel.is_empty()
+            {
+                return rel.to_owned();
+            }
+            if rest.is_empty() {
+                return ".".to_owned();
             }
         }
     }

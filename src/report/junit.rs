@@ -389,11 +389,11 @@ fn details(f: &FixtureResult) -> String {
             s.push('\n');
         }
     }
-    if let Some(d) = &f.diff {
-        if !d.unified.is_empty() {
-            s.push('\n');
-            s.push_str(&d.unified);
-        }
+    if let Some(d) = &f.diff
+        && !d.unified.is_empty()
+    {
+        s.push('\n');
+        s.push_str(&d.unified);
     }
     s
 }

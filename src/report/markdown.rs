@@ -297,10 +297,10 @@ fn failing(report: &Report, out: &mut impl Write) -> io::Result<()> {
         if !bullets.is_empty() {
             writeln!(out)?;
         }
-        if let Some(d) = &f.diff {
-            if !d.unified.is_empty() {
-                diff_block(d, out)?;
-            }
+        if let Some(d) = &f.diff
+            && !d.unified.is_empty()
+        {
+            diff_block(d, out)?;
         }
     }
     if failing.len() > MAX_FIXTURES {

@@ -66,10 +66,10 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         }
         // OpenCode MCP tools are `<server>_<tool>` with no separate field; the part's own MCP
         // metadata says where the prefix ends.
-        if let Some(mcp) = part.metadata.as_ref().and_then(|m| m.mcp.as_ref()) {
-            if raw_name.ends_with(&mcp.tool) {
-                accepted.push(ident(&mcp.tool));
-            }
+        if let Some(mcp) = part.metadata.as_ref().and_then(|m| m.mcp.as_ref())
+            && raw_name.ends_with(&mcp.tool)
+        {
+            accepted.push(ident(&mcp.tool));
         }
         if accepted.iter().any(|a| same_tool(a, &name)) {
             continue;

@@ -53,19 +53,19 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             say("codex exec streams carry no timing, but the part has some".to_owned());
             continue;
         }
-        if let Some(ms) = t.elapsed_ms {
-            if ms > MAX_ELAPSED_MS {
-                say(format!("elapsedMs {ms} is longer than a week"));
-            }
+        if let Some(ms) = t.elapsed_ms
+            && ms > MAX_ELAPSED_MS
+        {
+            say(format!("elapsedMs {ms} is longer than a week"));
         }
         for (name, v) in [
             ("startedAt", &t.started_at),
             ("completedAt", &t.completed_at),
         ] {
-            if let Some(TimeValue::Millis(ms)) = v {
-                if *ms < 0 {
-                    say(format!("{name} {ms} is negative"));
-                }
+            if let Some(TimeValue::Millis(ms)) = v
+                && *ms < 0
+            {
+                say(format!("{name} {ms} is negative"));
             }
         }
         if let (Some(a), Some(b)) = (&t.started_at, &t.completed_at) {
@@ -74,10 +74,10 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 (TimeValue::Millis(_), TimeValue::Millis(_))
                     | (TimeValue::Text(_), TimeValue::Text(_))
             );
-            if let (true, Some(sa), Some(sb)) = (same_form, millis(a), millis(b)) {
-                if sb < sa {
-                    say(format!("completedAt is {} ms before startedAt", sa - sb));
-                }
+            if let (true, Some(sa), Some(sb)) = (same_form, millis(a), millis(b))
+                && sb < sa
+            {
+                say(format!("completedAt is {} ms before startedAt", sa - sb));
             }
         }
     }

@@ -52,17 +52,17 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 "metadata.mcp has an empty server or tool",
             ));
         }
-        if let Some((server, tool)) = raw_mcp {
-            if &mcp.server != server || &mcp.tool != tool {
-                out.push(Finding::new(
-                    line,
-                    Some(&part.id),
-                    format!(
-                        "metadata.mcp is {}/{} but the raw call is {server}/{tool}",
-                        mcp.server, mcp.tool
-                    ),
-                ));
-            }
+        if let Some((server, tool)) = raw_mcp
+            && (&mcp.server != server || &mcp.tool != tool)
+        {
+            out.push(Finding::new(
+                line,
+                Some(&part.id),
+                format!(
+                    "metadata.mcp is {}/{} but the raw call is {server}/{tool}",
+                    mcp.server, mcp.tool
+                ),
+            ));
         }
         if part.name != mcp.tool {
             out.push(Finding::new(

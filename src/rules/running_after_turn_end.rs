@@ -73,10 +73,10 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             if background && end.scope.as_deref() != scope {
                 continue;
             }
-            if let (Some(a), Some(b)) = (scope, end.scope.as_deref()) {
-                if a != b {
-                    continue;
-                }
+            if let (Some(a), Some(b)) = (scope, end.scope.as_deref())
+                && a != b
+            {
+                continue;
             }
             if end
                 .scope

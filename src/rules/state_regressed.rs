@@ -57,18 +57,18 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             prev = Some(e.state);
             last_line = Some(e.line);
         }
-        if let Some(p) = prev {
-            if p != part.state {
-                out.push(Finding::new(
-                    last_line,
-                    Some(&part.id),
-                    format!(
-                        "final state `{}` is not the last event's state `{}`",
-                        part.state.as_str(),
-                        p.as_str()
-                    ),
-                ));
-            }
+        if let Some(p) = prev
+            && p != part.state
+        {
+            out.push(Finding::new(
+                last_line,
+                Some(&part.id),
+                format!(
+                    "final state `{}` is not the last event's state `{}`",
+                    part.state.as_str(),
+                    p.as_str()
+                ),
+            ));
         }
     }
     out

@@ -99,16 +99,17 @@ fn escape_with<const SHUFFLE: bool>(buf: &mut Vec<u8>, from: usize, text: &[u8])
         #[cfg(target_arch = "x86_64")]
         // Line breaks and tabs (text's usual control bytes) are escaped by the shuffle too when
         // they are all the block's control bytes.
-        if SHUFFLE && (b.controls == 0 || named_controls(&bytes) == b.controls) {
-            if let Some(dst) = buf.get_mut(at..at + 32) {
-                at += if b.controls == 0 {
-                    spread_by_shuffle(dst, &bytes, b.quotes)
-                } else {
-                    spread_named_by_shuffle(dst, &bytes, b.quotes | b.controls)
-                };
-                i += 16;
-                continue;
-            }
+        if SHUFFLE
+            && (b.controls == 0 || named_controls(&bytes) == b.controls)
+            && let Some(dst) = buf.get_mut(at..at + 32)
+        {
+            at += if b.controls == 0 {
+                spread_by_shuffle(dst, &bytes, b.quotes)
+            } else {
+                spread_named_by_shuffle(dst, &bytes, b.quotes | b.controls)
+            };
+            i += 16;
+            continue;
         }
         if b.controls == 0 {
             // Quotes and backslashes only, as in most blocks of a JSON line that need an

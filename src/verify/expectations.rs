@@ -131,10 +131,10 @@ impl Expectations {
             if let Some(p) = &entry.provider {
                 p.parse::<crate::stream::Provider>().map_err(fail)?;
             }
-            if let Some(url) = &entry.issue {
-                if !(url.starts_with("https://") || url.starts_with("http://")) {
-                    return Err(fail(format!("`issue` must be a URL, got `{url}`")));
-                }
+            if let Some(url) = &entry.issue
+                && !(url.starts_with("https://") || url.starts_with("http://"))
+            {
+                return Err(fail(format!("`issue` must be a URL, got `{url}`")));
             }
             entries.push(Compiled { entry, glob });
         }

@@ -47,15 +47,14 @@ pub fn read_report(path: &Path) -> Result<Report, MergeError> {
         source,
     })?;
     // Check the version before the shape, so an old report says why it does not parse.
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-        if let Some(found) = v.get("reportVersion").and_then(serde_json::Value::as_u64) {
-            if found == 0 || found > u64::from(REPORT_VERSION) {
-                return Err(MergeError::Version {
-                    path: path.to_owned(),
-                    found: found as u32,
-                });
-            }
-        }
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+        && let Some(found) = v.get("reportVersion").and_then(serde_json::Value::as_u64)
+        && (found == 0 || found > u64::from(REPORT_VERSION))
+    {
+        return Err(MergeError::Version {
+            path: path.to_owned(),
+            found: found as u32,
+        });
     }
     serde_json::from_str(&text).map_err(|source| MergeError::Parse {
         path: path.to_owned(),

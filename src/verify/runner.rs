@@ -502,10 +502,10 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
                     Comparison::Formatting(notes) => result.formatting = notes,
                     Comparison::Differs(d) => {
                         // A changed value in a file that is also not canonical: both are said.
-                        if let Some((last, notes)) = d.invisible.split_last() {
-                            if last.contains("toolnorm fmt") {
-                                result.formatting = notes.to_vec();
-                            }
+                        if let Some((last, notes)) = d.invisible.split_last()
+                            && last.contains("toolnorm fmt")
+                        {
+                            result.formatting = notes.to_vec();
                         }
                         result.diff = Some(d);
                     }
@@ -752,11 +752,11 @@ pub fn run_ordered(
             }
             while let Some(c) = waiting.remove(&next) {
                 next += 1;
-                if failure.is_none() {
-                    if let Err(e) = sink(c) {
-                        failure = Some(e);
-                        shared.abort();
-                    }
+                if failure.is_none()
+                    && let Err(e) = sink(c)
+                {
+                    failure = Some(e);
+                    shared.abort();
                 }
                 if let Ok(mut handed) = shared.handed.lock() {
                     *handed = next;

@@ -68,7 +68,7 @@ fn assert_bounded(diags: &[Value], n: usize) {
         let s = (n - 10).to_string();
         let mut out = String::new();
         for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);

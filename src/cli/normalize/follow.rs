@@ -150,12 +150,12 @@ fn follow(
             cwd: opts.cwd.or(stream.cwd.as_deref()),
             ..opts
         };
-        if opts.dialect.is_none() {
-            if let (Some(p), Some(d)) = (&stream.provider, &stream.dialect) {
-                let p: crate::stream::Provider = p.parse().map_err(anyhow::Error::msg)?;
-                opts.provider.get_or_insert(p);
-                opts.dialect = crate::stream::Dialect::parse(d, Some(p)).ok();
-            }
+        if opts.dialect.is_none()
+            && let (Some(p), Some(d)) = (&stream.provider, &stream.dialect)
+        {
+            let p: crate::stream::Provider = p.parse().map_err(anyhow::Error::msg)?;
+            opts.provider.get_or_insert(p);
+            opts.dialect = crate::stream::Dialect::parse(d, Some(p)).ok();
         }
         let mut n = Normalizer::new(opts)?;
         for line in &stream.input().lines {

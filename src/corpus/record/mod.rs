@@ -398,12 +398,12 @@ enum OpenError {
 }
 
 fn open(path: &Path, force: bool) -> Result<File, OpenError> {
-    if let Some(dir) = path.parent() {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return Err(OpenError::Io(
-                anyhow::Error::new(e).context(format!("failed to create {}", dir.display())),
-            ));
-        }
+    if let Some(dir) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return Err(OpenError::Io(
+            anyhow::Error::new(e).context(format!("failed to create {}", dir.display())),
+        ));
     }
     super::create_output(path, force).map_err(|e| {
         if e.to_string().contains("already exists") {
@@ -470,10 +470,10 @@ impl WriterLoop {
 
     /// Flush the fixture if its oldest unflushed line has waited long enough.
     fn tick(&mut self) {
-        if let Some(w) = &mut self.writer {
-            if let Err(e) = w.tick() {
-                self.io_failed(&e);
-            }
+        if let Some(w) = &mut self.writer
+            && let Err(e) = w.tick()
+        {
+            self.io_failed(&e);
         }
     }
 

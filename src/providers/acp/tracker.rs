@@ -315,29 +315,27 @@ impl Tracker {
         let result: Option<Value> = msg.result.and_then(|r| serde_json::from_str(r.get()).ok());
         // The client's answer to a permission request.
         let outcome = result.as_ref().and_then(|r| r.get("outcome"));
-        if let Some(outcome) = outcome {
-            if let Some(p) = self.permissions.remove(id) {
-                let outcome: Option<PermissionOutcome> =
-                    serde_json::from_value(outcome.clone()).ok();
-                let chosen = outcome.as_ref().and_then(|o| match o.outcome.as_deref() {
-                    Some("selected") => p
-                        .options
-                        .iter()
-                        .find(|opt| opt.option_id == o.option_id)
-                        .and_then(|opt| opt.kind.clone()),
-                    Some("cancelled") => Some("cancelled".to_owned()),
-                    _ => None,
-                });
-                if let Some(kind) = chosen.filter(|k| k.starts_with("reject") || k == "cancelled") {
-                    if let Some(call) = self.calls.get_mut(&p.tool_call_id) {
-                        if call.ours.is_none() {
-                            call.declined = Some(kind);
-                            self.emit(n, &p.tool_call_id, store);
-                        }
-                    }
-                }
-                return;
+        if let Some(outcome) = outcome
+            && let Some(p) = self.permissions.remove(id)
+        {
+            let outcome: Option<PermissionOutcome> = serde_json::from_value(outcome.clone()).ok();
+            let chosen = outcome.as_ref().and_then(|o| match o.outcome.as_deref() {
+                Some("selected") => p
+                    .options
+                    .iter()
+                    .find(|opt| opt.option_id == o.option_id)
+                    .and_then(|opt| opt.kind.clone()),
+                Some("cancelled") => Some("cancelled".to_owned()),
+                _ => None,
+            });
+            if let Some(kind) = chosen.filter(|k| k.starts_with("reject") || k == "cancelled")
+                && let Some(call) = self.calls.get_mut(&p.tool_call_id)
+                && call.ours.is_none()
+            {
+                call.declined = Some(kind);
+                self.emit(n, &p.tool_call_id, store);
             }
+            return;
         }
         let Some(method) = self.requests.remove(id) else {
             return;
@@ -347,10 +345,10 @@ impl Tracker {
                 let result: InitializeResult = result
                     .and_then(|r| serde_json::from_value(r).ok())
                     .unwrap_or_default();
-                if let Some(info) = result.agent_info {
-                    if let Some(name) = info.name {
-                        self.agent = Some((name, info.version));
-                    }
+                if let Some(info) = result.agent_info
+                    && let Some(name) = info.name
+                {
+                    self.agent = Some((name, info.version));
                 }
             }
             "session/prompt" => {

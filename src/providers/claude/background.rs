@@ -143,9 +143,9 @@ pub(crate) fn describe_recent(
 /// `600` → `10 min`, `90` → `90 s`, `3600` → `1 h`.
 fn duration(secs: f64) -> String {
     let s = secs.round() as u64;
-    if s >= 3600 && s % 3600 == 0 {
+    if s >= 3600 && s.is_multiple_of(3600) {
         format!("{} h", s / 3600)
-    } else if s >= 60 && s % 60 == 0 {
+    } else if s >= 60 && s.is_multiple_of(60) {
         format!("{} min", s / 60)
     } else {
         format!("{s} s")

@@ -43,14 +43,14 @@ fn line(tracker: &mut Tracker, number: u32, line: &Line<'_>, store: &mut PartSto
                     }
                 }
                 "content_block_delta" => {
-                    if let Some(d) = ev.delta.get() {
-                        if d.ty.get() == Some("input_json_delta") {
-                            tracker.stream_input_delta(
-                                parent,
-                                index,
-                                d.partial_json.get().unwrap_or(""),
-                            );
-                        }
+                    if let Some(d) = ev.delta.get()
+                        && d.ty.get() == Some("input_json_delta")
+                    {
+                        tracker.stream_input_delta(
+                            parent,
+                            index,
+                            d.partial_json.get().unwrap_or(""),
+                        );
                     }
                 }
                 "content_block_stop" => tracker.stream_block_stop(origin, index, store),

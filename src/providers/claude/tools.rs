@@ -341,20 +341,18 @@ pub(crate) fn classify_error(kind: ToolKind, text: &str, structured: Option<&str
         }
     }
     // MCP servers often answer with a JSON error object as text.
-    if t.starts_with('{') {
-        if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
-            if let Some(msg) = v
-                .get("message")
-                .or_else(|| v.get("error"))
-                .and_then(Value::as_str)
-            {
-                return ToolError {
-                    message: first_line(msg).unwrap_or_default(),
-                    code: None,
-                    details: Some(v),
-                };
-            }
-        }
+    if t.starts_with('{')
+        && let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t)
+        && let Some(msg) = v
+            .get("message")
+            .or_else(|| v.get("error"))
+            .and_then(Value::as_str)
+    {
+        return ToolError {
+            message: first_line(msg).unwrap_or_default(),
+            code: None,
+            details: Some(v),
+        };
     }
     plain_error(t)
 }

@@ -89,10 +89,10 @@ fn task_follow_up(name: &str, input: &Value) -> Option<String> {
 
 impl Tracker {
     pub(crate) fn set_cwd(&mut self, cwd: Option<&str>) {
-        if let Some(c) = cwd.filter(|c| !c.is_empty()) {
-            if self.cwd.as_deref() != Some(c) {
-                self.cwd = Some(c.to_owned());
-            }
+        if let Some(c) = cwd.filter(|c| !c.is_empty())
+            && self.cwd.as_deref() != Some(c)
+        {
+            self.cwd = Some(c.to_owned());
         }
     }
 
@@ -165,10 +165,10 @@ impl Tracker {
                                 continue;
                             };
                             interrupted |= raw.starts_with("\"[Request interrupted by user");
-                            if raw.contains("task-notification>") {
-                                if let Ok(text) = serde_json::from_str::<String>(raw) {
-                                    self.notifications(origin.line, &text, store);
-                                }
+                            if raw.contains("task-notification>")
+                                && let Ok(text) = serde_json::from_str::<String>(raw)
+                            {
+                                self.notifications(origin.line, &text, store);
                             }
                         }
                         _ => {}
@@ -238,11 +238,11 @@ impl Tracker {
             parent_tool_use_id: origin.parent.map(str::to_owned),
             ..ToolMetadata::default()
         };
-        if described.kind == ToolKind::Subagent {
-            if let Some(Value::String(t)) = u.input.as_ref().and_then(|i| i.get("subagent_type")) {
-                meta.extra
-                    .insert("subagentType".into(), Value::String(t.clone()));
-            }
+        if described.kind == ToolKind::Subagent
+            && let Some(Value::String(t)) = u.input.as_ref().and_then(|i| i.get("subagent_type"))
+        {
+            meta.extra
+                .insert("subagentType".into(), Value::String(t.clone()));
         }
         // A follow-up names the background task it reads or stops: linked to the call that
         // started it.

@@ -412,7 +412,7 @@ fn decode_base64(text: &[u8]) -> Result<Vec<u8>, String> {
             _ => None,
         }
     }
-    if text.len() % 4 != 0 {
+    if !text.len().is_multiple_of(4) {
         return Err(format!("Invalid input length: {}", text.len()));
     }
     let mut out = Vec::with_capacity(text.len() / 4 * 3);

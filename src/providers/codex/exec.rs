@@ -143,20 +143,21 @@ impl LineNormalizer for Normalizer {
         let created = !store.contains(&id);
         tracker.apply(&env, &item, store);
         // A reused id's part says which run (thread) it belongs to.
-        if renamed && created {
-            if let Some(thread) = &ids.thread {
-                let meta = ToolMetadata {
-                    session_id: Some(thread.clone()),
-                    ..ToolMetadata::default()
-                };
-                store.upsert(
-                    n,
-                    crate::providers::PartUpdate {
-                        metadata: Some(meta),
-                        ..crate::providers::PartUpdate::new(id)
-                    },
-                );
-            }
+        if renamed
+            && created
+            && let Some(thread) = &ids.thread
+        {
+            let meta = ToolMetadata {
+                session_id: Some(thread.clone()),
+                ..ToolMetadata::default()
+            };
+            store.upsert(
+                n,
+                crate::providers::PartUpdate {
+                    metadata: Some(meta),
+                    ..crate::providers::PartUpdate::new(id)
+                },
+            );
         }
     }
 

@@ -92,10 +92,10 @@ impl LineNormalizer for Normalizer {
             (Some("event_msg"), Some(p)) => event_msg::handle(store, tracker, pending, n, at, p),
             (Some("response_item"), Some(p)) => response_item(store, tracker, n, at, p),
             (Some("session_meta" | "turn_context"), Some(p)) => {
-                if let Ok(s) = serde_json::from_str::<CwdPayload<'_>>(p.get()) {
-                    if let Some(c) = s.cwd {
-                        tracker.cwd = Some(c.into_owned());
-                    }
+                if let Ok(s) = serde_json::from_str::<CwdPayload<'_>>(p.get())
+                    && let Some(c) = s.cwd
+                {
+                    tracker.cwd = Some(c.into_owned());
                 }
             }
             // The oldest rollouts wrote response items bare, one per line.
@@ -267,15 +267,14 @@ fn response_item(
             } else {
                 let output = Some(Value::String(text));
                 tools::simple_outcome(&mut u, status, output, "Tool call failed");
-                if let Some(e) = u.error.as_mut() {
-                    if let Some(m) = e
+                if let Some(e) = u.error.as_mut()
+                    && let Some(m) = e
                         .details
                         .as_ref()
                         .and_then(Value::as_str)
                         .and_then(first_line)
-                    {
-                        e.message = m;
-                    }
+                {
+                    e.message = m;
                 }
             }
             store.upsert(n, u);
@@ -330,26 +329,25 @@ fn parse_output(raw: Option<&RawValue>) -> (String, Option<i64>, Option<bool>) {
 }
 
 fn parse_output_text(s: String) -> (String, Option<i64>, Option<bool>) {
-    if s.trim_start().starts_with('{') {
-        if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&s) {
-            if let Some(out) = m.get("output").and_then(Value::as_str) {
-                let code = m
-                    .get("metadata")
-                    .and_then(|md| md.get("exit_code"))
-                    .and_then(Value::as_i64);
-                return (out.to_owned(), code, None);
-            }
-        }
+    if s.trim_start().starts_with('{')
+        && let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&s)
+        && let Some(out) = m.get("output").and_then(Value::as_str)
+    {
+        let code = m
+            .get("metadata")
+            .and_then(|md| md.get("exit_code"))
+            .and_then(Value::as_i64);
+        return (out.to_owned(), code, None);
     }
     // Unified exec: "Chunk ID: …\nWall time: …\nProcess exited with code N\n…\nOutput:\n…".
     let code = s
         .lines()
         .find_map(|l| l.trim().strip_prefix("Process exited with code "))
         .and_then(|c| c.trim().parse::<i64>().ok());
-    if code.is_some() {
-        if let Some((_, body)) = s.split_once("\nOutput:\n") {
-            return (body.to_owned(), code, None);
-        }
+    if code.is_some()
+        && let Some((_, body)) = s.split_once("\nOutput:\n")
+    {
+        return (body.to_owned(), code, None);
     }
     // `shell_command` (0.6x–0.9x): "Exit code: N\nWall time: …\nOutput:\n…".
     let code = code.or_else(|| {
@@ -357,10 +355,11 @@ fn parse_output_text(s: String) -> (String, Option<i64>, Option<bool>) {
             .find_map(|l| l.trim().strip_prefix("Exit code: "))
             .and_then(|c| c.trim().parse().ok())
     });
-    if code.is_some() && s.starts_with("Exit code: ") {
-        if let Some((_, body)) = s.split_once("\nOutput:\n") {
-            return (body.to_owned(), code, None);
-        }
+    if code.is_some()
+        && s.starts_with("Exit code: ")
+        && let Some((_, body)) = s.split_once("\nOutput:\n")
+    {
+        return (body.to_owned(), code, None);
     }
     let failed = PLAIN_TEXT_FAILURES
         .iter()

@@ -164,20 +164,20 @@ impl Tracker {
             parent_tool_use_id: parent.map(str::to_owned),
             ..ToolMetadata::default()
         });
-        if state == ToolState::Running {
-            if let Some(at) = at {
-                call.started = Some(at.to_owned());
-                u.timing = Some(Timing {
-                    started_at: Some(TimeValue::Text(at.to_owned())),
-                    ..Timing::default()
-                });
-            }
+        if state == ToolState::Running
+            && let Some(at) = at
+        {
+            call.started = Some(at.to_owned());
+            u.timing = Some(Timing {
+                started_at: Some(TimeValue::Text(at.to_owned())),
+                ..Timing::default()
+            });
         }
         store.upsert(line, u);
-        if let Some(p) = self.pending.remove(id) {
-            if let Ok(ev) = serde_json::from_str::<Event<'_>>(&p.text) {
-                self.event(p.line, &p.text, &ev, store);
-            }
+        if let Some(p) = self.pending.remove(id)
+            && let Ok(ev) = serde_json::from_str::<Event<'_>>(&p.text)
+        {
+            self.event(p.line, &p.text, &ev, store);
         }
     }
 
@@ -320,12 +320,11 @@ impl Tracker {
             "tool.execution_partial_result" => {
                 if let (Some(id), Some(out)) =
                     (data.tool_call_id.as_deref(), data.partial_output.as_deref())
+                    && self.calls.get(id).is_some_and(|c| !c.done)
                 {
-                    if self.calls.get(id).is_some_and(|c| !c.done) {
-                        let mut u = PartUpdate::new(id);
-                        u.output = Some(Value::String(out.to_owned()));
-                        store.upsert(line, u);
-                    }
+                    let mut u = PartUpdate::new(id);
+                    u.output = Some(Value::String(out.to_owned()));
+                    store.upsert(line, u);
                 }
             }
             "tool.execution_complete" => match data.tool_call_id.as_deref() {
@@ -342,15 +341,15 @@ impl Tracker {
                 _ => self.complete(line, &data, at, store),
             },
             "subagent.started" => {
-                if let (Some(id), Some(agent)) = (data.tool_call_id.as_deref(), &ev.agent_id) {
-                    if self.calls.contains_key(id) {
-                        let mut u = PartUpdate::new(id);
-                        u.metadata = Some(ToolMetadata {
-                            task_id: Some(agent.to_string()),
-                            ..ToolMetadata::default()
-                        });
-                        store.upsert(line, u);
-                    }
+                if let (Some(id), Some(agent)) = (data.tool_call_id.as_deref(), &ev.agent_id)
+                    && self.calls.contains_key(id)
+                {
+                    let mut u = PartUpdate::new(id);
+                    u.metadata = Some(ToolMetadata {
+                        task_id: Some(agent.to_string()),
+                        ..ToolMetadata::default()
+                    });
+                    store.upsert(line, u);
                 }
             }
             "abort" => {

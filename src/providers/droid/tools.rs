@@ -350,10 +350,10 @@ pub(super) fn exit_code(text: &str) -> Option<i64> {
 pub(super) fn output(value: &Value) -> Value {
     if let Value::String(text) = value {
         let t = text.trim();
-        if t.starts_with('{') {
-            if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
-                return v;
-            }
+        if t.starts_with('{')
+            && let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(t)
+        {
+            return v;
         }
     }
     value.clone()

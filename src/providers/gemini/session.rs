@@ -184,19 +184,19 @@ pub(super) fn apply_call(
         _ => return,
     };
     tracker.result(line, id, outcome, ts, store);
-    if name == "run_shell_command" {
-        if let Some(code) = llm_output.and_then(exit_code) {
-            store.upsert(
-                line,
-                PartUpdate {
-                    metadata: Some(ToolMetadata {
-                        exit_code: Some(code),
-                        ..ToolMetadata::default()
-                    }),
-                    ..PartUpdate::new(id)
-                },
-            );
-        }
+    if name == "run_shell_command"
+        && let Some(code) = llm_output.and_then(exit_code)
+    {
+        store.upsert(
+            line,
+            PartUpdate {
+                metadata: Some(ToolMetadata {
+                    exit_code: Some(code),
+                    ..ToolMetadata::default()
+                }),
+                ..PartUpdate::new(id)
+            },
+        );
     }
 }
 

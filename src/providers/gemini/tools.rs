@@ -68,10 +68,10 @@ pub(crate) fn split_mcp(family: Family, name: &str) -> Option<(&str, &str)> {
             return (!server.is_empty() && !tool.is_empty()).then_some((server, tool));
         }
         // Releases before the `mcp_` prefix: `<server>__<tool>` when two servers clash.
-        if builtin(family, name, &Value::Null, None).is_none() {
-            if let Some((server, tool)) = name.split_once("__") {
-                return (!server.is_empty() && !tool.is_empty()).then_some((server, tool));
-            }
+        if builtin(family, name, &Value::Null, None).is_none()
+            && let Some((server, tool)) = name.split_once("__")
+        {
+            return (!server.is_empty() && !tool.is_empty()).then_some((server, tool));
         }
     }
     None
@@ -91,19 +91,20 @@ pub(crate) fn describe(family: Family, name: &str, input: &Value, cwd: Option<&s
         };
     }
     // Qwen's `tool_call {name, arguments}` runs a deferred tool: it reads as that tool.
-    if family == Family::Qwen && name == "tool_call" {
-        if let Some(inner) = s(input, "name").filter(|n| *n != "tool_call") {
-            let args = match input.get("arguments") {
-                Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
-                Some(v) => v.clone(),
-                None => Value::Null,
-            };
-            let d = describe(family, inner, &args, cwd);
-            return Described {
-                name: name.to_owned(),
-                ..d
-            };
-        }
+    if family == Family::Qwen
+        && name == "tool_call"
+        && let Some(inner) = s(input, "name").filter(|n| *n != "tool_call")
+    {
+        let args = match input.get("arguments") {
+            Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
+            Some(v) => v.clone(),
+            None => Value::Null,
+        };
+        let d = describe(family, inner, &args, cwd);
+        return Described {
+            name: name.to_owned(),
+            ..d
+        };
     }
     let (kind, title) = builtin(family, name, input, cwd)
         .unwrap_or_else(|| (ToolKind::Unknown, titles::generic(name, input, cwd)));

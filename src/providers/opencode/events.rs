@@ -153,10 +153,10 @@ fn event(line: u32, env: &Envelope<'_>, store: &mut PartStore, tracker: &mut Tra
         },
         // A child session shares its parent's directory; the root one is what counts.
         "session.created" | "session.updated" if tracker.cwd.is_none() => {
-            if let Ok(SessionInfoProps { info: Some(info) }) = serde_json::from_str(props) {
-                if info.parent_id.is_none() {
-                    tracker.cwd = info.directory.as_deref().map(str::to_owned);
-                }
+            if let Ok(SessionInfoProps { info: Some(info) }) = serde_json::from_str(props)
+                && info.parent_id.is_none()
+            {
+                tracker.cwd = info.directory.as_deref().map(str::to_owned);
             }
         }
         "session.error" => {
@@ -176,18 +176,17 @@ fn event(line: u32, env: &Envelope<'_>, store: &mut PartStore, tracker: &mut Tra
         }
         "message.updated" => {
             // An assistant message that ends with MessageAbortedError leaves its open tools behind.
-            if let Ok(MessageProps { info: Some(info) }) = serde_json::from_str(props) {
-                if let (Some(e), Some(id)) = (info.error.as_ref(), info.id.as_deref()) {
-                    if e.is_abort() {
-                        tracker.abort(
-                            line,
-                            info.session_id.as_deref(),
-                            Some(id),
-                            "The message was aborted",
-                            store,
-                        );
-                    }
-                }
+            if let Ok(MessageProps { info: Some(info) }) = serde_json::from_str(props)
+                && let (Some(e), Some(id)) = (info.error.as_ref(), info.id.as_deref())
+                && e.is_abort()
+            {
+                tracker.abort(
+                    line,
+                    info.session_id.as_deref(),
+                    Some(id),
+                    "The message was aborted",
+                    store,
+                );
             }
         }
         // The experimental `packages/core` runner's tool events: parts stay the source of truth,

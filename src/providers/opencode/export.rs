@@ -162,18 +162,17 @@ fn normalize(fork: &'static Fork, whole: &[u8], starts: Vec<(usize, u32)>, store
             };
             tracker.apply(last_line, &part, store);
         }
-        if let Some(info) = &message.info {
-            if let (Some(e), Some(id)) = (&info.error, info.id.as_deref()) {
-                if e.is_abort() {
-                    tracker.abort(
-                        last_line,
-                        info.session_id.as_deref(),
-                        Some(id),
-                        "The message was aborted",
-                        store,
-                    );
-                }
-            }
+        if let Some(info) = &message.info
+            && let (Some(e), Some(id)) = (&info.error, info.id.as_deref())
+            && e.is_abort()
+        {
+            tracker.abort(
+                last_line,
+                info.session_id.as_deref(),
+                Some(id),
+                "The message was aborted",
+                store,
+            );
         }
     }
 }

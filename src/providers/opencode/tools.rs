@@ -80,18 +80,19 @@ pub(super) fn classify(fork: &Fork, tool: &str, input: &Value) -> Class {
             requested_tool,
         };
     }
-    if let Some((server, name)) = tool.split_once('_') {
-        if !server.is_empty() && !name.is_empty() {
-            return Class {
-                name: name.to_owned(),
-                kind: titles::mcp_kind(server, name),
-                mcp: Some(McpRef {
-                    server: server.to_owned(),
-                    tool: name.to_owned(),
-                }),
-                requested_tool: None,
-            };
-        }
+    if let Some((server, name)) = tool.split_once('_')
+        && !server.is_empty()
+        && !name.is_empty()
+    {
+        return Class {
+            name: name.to_owned(),
+            kind: titles::mcp_kind(server, name),
+            mcp: Some(McpRef {
+                server: server.to_owned(),
+                tool: name.to_owned(),
+            }),
+            requested_tool: None,
+        };
     }
     Class {
         name: tool.to_owned(),
@@ -207,10 +208,10 @@ fn action_descriptor(meta: &MetaWire<'_>) -> Option<String> {
 }
 
 pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
-    if let Some(d) = action_descriptor(ctx.meta) {
-        if let Some(d) = specific(Some(&d), ctx) {
-            return titles::finish(d, "Using a tool");
-        }
+    if let Some(d) = action_descriptor(ctx.meta)
+        && let Some(d) = specific(Some(&d), ctx)
+    {
+        return titles::finish(d, "Using a tool");
     }
     let input = ctx.input;
     if (ctx.fork.kind)(ctx.tool).is_some() {

@@ -141,10 +141,10 @@ impl Tracker {
         store: &mut PartStore,
     ) -> Option<String> {
         let part_id = part.id.as_deref().filter(|s| !s.is_empty());
-        if let Some(pid) = part_id {
-            if let Some(known) = self.ids.get(pid) {
-                return Some(known.clone());
-            }
+        if let Some(pid) = part_id
+            && let Some(known) = self.ids.get(pid)
+        {
+            return Some(known.clone());
         }
         let call_id = part.call_id.as_deref().filter(|s| !s.is_empty());
         let chosen = match (call_id, part_id) {
@@ -263,12 +263,11 @@ impl Tracker {
         if let Some(pm) = part
             .metadata
             .and_then(|m| serde_json::from_str::<PartMetaWire>(m.get()).ok())
+            && pm.provider_executed.as_ref().and_then(Value::as_bool) == Some(true)
         {
-            if pm.provider_executed.as_ref().and_then(Value::as_bool) == Some(true) {
-                metadata
-                    .extra
-                    .insert("providerExecuted".into(), Value::Bool(true));
-            }
+            metadata
+                .extra
+                .insert("providerExecuted".into(), Value::Bool(true));
         }
         if let Some(atts) = state.attachments.as_ref().filter(|a| !a.is_empty()) {
             metadata.attachments = Some(

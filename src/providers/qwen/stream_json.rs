@@ -137,19 +137,18 @@ impl Normalizer {
                     let Some(d) = &l.data else { return };
                     if let (Some(tool), Some(task)) =
                         (d.tool_use_id.as_deref(), d.task_id.as_deref())
+                        && store.contains(tool)
                     {
-                        if store.contains(tool) {
-                            store.upsert(
-                                number,
-                                PartUpdate {
-                                    metadata: Some(ToolMetadata {
-                                        task_id: Some(task.to_owned()),
-                                        ..ToolMetadata::default()
-                                    }),
-                                    ..PartUpdate::new(tool)
-                                },
-                            );
-                        }
+                        store.upsert(
+                            number,
+                            PartUpdate {
+                                metadata: Some(ToolMetadata {
+                                    task_id: Some(task.to_owned()),
+                                    ..ToolMetadata::default()
+                                }),
+                                ..PartUpdate::new(tool)
+                            },
+                        );
                     }
                 }
                 _ => {}
@@ -187,16 +186,14 @@ impl Normalizer {
             }
             Some("stream_event") => {
                 let Some(ev) = &l.event else { return };
-                if ev.ty.as_deref() == Some("content_block_start") {
-                    if let Some(b) = ev
+                if ev.ty.as_deref() == Some("content_block_start")
+                    && let Some(b) = ev
                         .content_block
                         .as_ref()
                         .filter(|b| b.ty.as_deref() == Some("tool_use"))
-                    {
-                        if !b.id.as_deref().is_some_and(|id| store.contains(id)) {
-                            self.tool_use(number, b, ToolState::Started, parent, ts, store);
-                        }
-                    }
+                    && !b.id.as_deref().is_some_and(|id| store.contains(id))
+                {
+                    self.tool_use(number, b, ToolState::Started, parent, ts, store);
                 }
             }
             Some("result") => {

@@ -148,13 +148,12 @@ fn call_fields(s: &mut RawScan, line: u32, u: &Node<'_>, servers: &[(String, Str
             call.mcp = Some((server.to_owned(), tool.to_owned()));
         }
     }
-    if call.mcp.is_none() {
-        if let Some(m) = name
+    if call.mcp.is_none()
+        && let Some(m) = name
             .or_else(|| str_of(u, "title"))
             .and_then(|n| declared_tool(n.trim(), servers))
-        {
-            call.mcp = Some(m);
-        }
+    {
+        call.mcp = Some(m);
     }
     if let Some(input) = u.get("rawInput") {
         merge_args(&mut call.args, input);

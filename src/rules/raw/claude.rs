@@ -85,10 +85,10 @@ impl Scan {
             }
             Some("stream_event") => {
                 let ev = v.get("event");
-                if ev.and_then(|e| str_of(e, "type")) == Some("content_block_start") {
-                    if let Some(block) = ev.and_then(|e| e.get("content_block")) {
-                        self.block(line, block);
-                    }
+                if ev.and_then(|e| str_of(e, "type")) == Some("content_block_start")
+                    && let Some(block) = ev.and_then(|e| e.get("content_block"))
+                {
+                    self.block(line, block);
                 }
             }
             Some("progress") => {
@@ -110,10 +110,10 @@ impl Scan {
             }
             Some("attachment") => {
                 let Some(a) = v.get("attachment") else { return };
-                if str_of(a, "type") == Some("queued_command") {
-                    if let Some(prompt) = a.get("prompt") {
-                        self.texts(line, prompt);
-                    }
+                if str_of(a, "type") == Some("queued_command")
+                    && let Some(prompt) = a.get("prompt")
+                {
+                    self.texts(line, prompt);
                 }
             }
             _ => {}
@@ -138,10 +138,10 @@ impl Scan {
                 if let Some(task) = task {
                     self.link(task, id, line);
                 }
-                if let Some(ended) = ended(str_of(v, "status"), str_of(v, "summary")) {
-                    if self.raw.get(id).is_some_and(|c| c.background) {
-                        self.end(id, line, ended);
-                    }
+                if let Some(ended) = ended(str_of(v, "status"), str_of(v, "summary"))
+                    && self.raw.get(id).is_some_and(|c| c.background)
+                {
+                    self.end(id, line, ended);
                 }
             }
             _ => {}
@@ -156,10 +156,8 @@ impl Scan {
             }
         }
         // A user message's own text (never a tool_result's) may hand a notification over.
-        if user {
-            if let Some(content) = content {
-                self.texts(line, content);
-            }
+        if user && let Some(content) = content {
+            self.texts(line, content);
         }
     }
 
@@ -218,10 +216,10 @@ impl Scan {
             Node::String(text) => self.notices(line, text),
             Node::Array(blocks) => {
                 for b in blocks {
-                    if str_of(b, "type") == Some("text") {
-                        if let Some(text) = str_of(b, "text") {
-                            self.notices(line, text);
-                        }
+                    if str_of(b, "type") == Some("text")
+                        && let Some(text) = str_of(b, "text")
+                    {
+                        self.notices(line, text);
                     }
                 }
             }

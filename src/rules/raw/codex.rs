@@ -267,10 +267,10 @@ fn exec_line(s: &mut RawScan, ids: &mut ExecIds, line: u32, v: &Node<'_>, bytes:
                 let started = str_of(v, "type") == Some("item.started");
                 let id = exec_call_id(ids, &raw_id, started);
                 thread_item(s, line, &id, ty, item, None);
-                if str_of(v, "type") == Some("item.completed") {
-                    if let Some(entry) = ids.get_mut(&raw_id) {
-                        entry.1 = true;
-                    }
+                if str_of(v, "type") == Some("item.completed")
+                    && let Some(entry) = ids.get_mut(&raw_id)
+                {
+                    entry.1 = true;
                 }
             }
         }
@@ -384,10 +384,10 @@ fn event_msg(s: &mut RawScan, line: u32, p: &Node<'_>) {
             }
         }
         "function_call_output" | "custom_tool_call_output" => {
-            if let (Some(id), Some(out)) = (str_of(p, "call_id"), p.get("output")) {
-                if output_exit_code(out).is_some_and(|c| c != 0) {
-                    s.fail_known(id, line);
-                }
+            if let (Some(id), Some(out)) = (str_of(p, "call_id"), p.get("output"))
+                && output_exit_code(out).is_some_and(|c| c != 0)
+            {
+                s.fail_known(id, line);
             }
         }
         "item_completed" => {
@@ -395,10 +395,10 @@ fn event_msg(s: &mut RawScan, line: u32, p: &Node<'_>) {
             let Some(ity) = str_of(item, "type") else {
                 return;
             };
-            if ROLLOUT_TYPED_TOOL_ITEMS.contains(&ity) {
-                if let Some(id) = str_of(item, "id") {
-                    thread_item(s, line, id, ity, item, None);
-                }
+            if ROLLOUT_TYPED_TOOL_ITEMS.contains(&ity)
+                && let Some(id) = str_of(item, "id")
+            {
+                thread_item(s, line, id, ity, item, None);
             }
         }
         "task_complete" | "turn_aborted" => s.turn_ends.push(TurnEnd { line, scope: None }),
@@ -425,10 +425,10 @@ fn event_msg(s: &mut RawScan, line: u32, p: &Node<'_>) {
                     merge_all(&mut call.tool_args, a);
                 }
             }
-            if let Some(action) = p.get("action").filter(|a| a.is_object()) {
-                if str_of(action, "type").is_some_and(|t| t != "other") {
-                    call.web_action = true;
-                }
+            if let Some(action) = p.get("action").filter(|a| a.is_object())
+                && str_of(action, "type").is_some_and(|t| t != "other")
+            {
+                call.web_action = true;
             }
             if failed {
                 call.failed_line.get_or_insert(line);

@@ -185,10 +185,10 @@ fn qwen_line(s: &mut RawScan, line: u32, v: &Node<'_>) {
         }
         Some("stream_event") => {
             let block = v.get("event").and_then(|e| e.get("content_block"));
-            if let Some(b) = block.filter(|b| str_of(b, "type") == Some("tool_use")) {
-                if let Some(id) = str_of(b, "id") {
-                    call(s, line, id, str_of(b, "name"), "tool_use", None);
-                }
+            if let Some(b) = block.filter(|b| str_of(b, "type") == Some("tool_use"))
+                && let Some(id) = str_of(b, "id")
+            {
+                call(s, line, id, str_of(b, "name"), "tool_use", None);
             }
         }
         Some("result") => s.turn_ends.push(TurnEnd { line, scope: None }),
@@ -223,17 +223,17 @@ pub(crate) fn qwen_session(input: &Input<'_>) -> RawScan {
         let parts = v.get("message").and_then(|m| m.get("parts"));
         let status = v.get("toolCallResult").and_then(|r| str_of(r, "status"));
         for p in parts.and_then(Node::as_array).into_iter().flatten() {
-            if let Some(fc) = p.get("functionCall") {
-                if let Some(id) = str_of(fc, "id") {
-                    call(
-                        &mut s,
-                        line,
-                        id,
-                        str_of(fc, "name"),
-                        "functionCall",
-                        fc.get("args"),
-                    );
-                }
+            if let Some(fc) = p.get("functionCall")
+                && let Some(id) = str_of(fc, "id")
+            {
+                call(
+                    &mut s,
+                    line,
+                    id,
+                    str_of(fc, "name"),
+                    "functionCall",
+                    fc.get("args"),
+                );
             }
             if let Some(fr) = p.get("functionResponse") {
                 let failed = fr.get("response").and_then(|r| r.get("error")).is_some()

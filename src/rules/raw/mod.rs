@@ -207,9 +207,9 @@ fn set_paths(dst: &mut Map<String, Value>, paths: Vec<Value>) {
 }
 
 fn set_arg(dst: &mut Map<String, Value>, key: &str, v: Option<&Node<'_>>) {
-    if let Some(v) = v {
-        if !v.is_empty() {
-            dst.insert(key.to_owned(), v.to_value());
-        }
+    if let Some(v) = v
+        && !v.is_empty()
+    {
+        dst.insert(key.to_owned(), v.to_value());
     }
 }

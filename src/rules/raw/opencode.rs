@@ -102,13 +102,12 @@ fn tool_part(s: &mut RawScan, line: u32, part: &Node<'_>) {
     if let Some(input) = state.and_then(|st| st.get("input")) {
         merge_args(&mut call.args, input);
     }
-    if tool == Some("task") {
-        if let Some(child) = state
+    if tool == Some("task")
+        && let Some(child) = state
             .and_then(|st| st.get("metadata"))
             .and_then(|m| str_of(m, "sessionId"))
-        {
-            call.child_session = Some(child.to_owned());
-        }
+    {
+        call.child_session = Some(child.to_owned());
     }
     if failed {
         call.failed_line.get_or_insert(line);

@@ -178,10 +178,10 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
     if let Ok(h) = tiny_http::Header::from_bytes("Content-Type", content_type) {
         response.add_header(h);
     }
-    if content_type.starts_with("text/event-stream") {
-        if let Ok(h) = tiny_http::Header::from_bytes("Cache-Control", "no-cache") {
-            response.add_header(h);
-        }
+    if content_type.starts_with("text/event-stream")
+        && let Ok(h) = tiny_http::Header::from_bytes("Cache-Control", "no-cache")
+    {
+        response.add_header(h);
     }
     let _ = request.respond(response);
 }

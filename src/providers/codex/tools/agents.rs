@@ -93,12 +93,11 @@ pub(crate) fn collab_item(id: &str, item: &RawItem<'_>, outcome: Option<Status>)
             .unwrap_or_default();
         let output = (!messages.is_empty()).then(|| Value::String(messages.join("\n")));
         simple_outcome(&mut u, s, output, "Subagent call failed");
-        if let Some(e) = u.error.as_mut() {
-            if let Some(m) = messages.first().and_then(|m| first_line(m)) {
-                if e.code.is_none() {
-                    e.message = m;
-                }
-            }
+        if let Some(e) = u.error.as_mut()
+            && let Some(m) = messages.first().and_then(|m| first_line(m))
+            && e.code.is_none()
+        {
+            e.message = m;
         }
     }
     u

@@ -177,12 +177,11 @@ fn action_title(a: &Action, cwd: Option<&str>) -> String {
 fn normalize_shell_path(command: &str) -> String {
     let c = command.trim_start();
     let (program, rest) = c.split_once(' ').unwrap_or((c, ""));
-    if let Some((_, base)) = program.rsplit_once('/') {
-        if matches!(base, "bash" | "zsh" | "sh")
-            && (rest.starts_with("-lc ") || rest.starts_with("-c "))
-        {
-            return format!("{base} {rest}");
-        }
+    if let Some((_, base)) = program.rsplit_once('/')
+        && matches!(base, "bash" | "zsh" | "sh")
+        && (rest.starts_with("-lc ") || rest.starts_with("-c "))
+    {
+        return format!("{base} {rest}");
     }
     command.to_owned()
 }

@@ -95,10 +95,10 @@ pub(crate) fn changes_from_patch(patch: &str) -> Vec<Change> {
         } else if let Some(p) = line.strip_prefix("*** Update File: ") {
             (ChangeKind::Update, p)
         } else {
-            if let Some(m) = line.strip_prefix("*** Move to: ") {
-                if let Some(last) = out.last_mut() {
-                    last.move_path = Some(m.trim().to_owned());
-                }
+            if let Some(m) = line.strip_prefix("*** Move to: ")
+                && let Some(last) = out.last_mut()
+            {
+                last.move_path = Some(m.trim().to_owned());
             }
             continue;
         };
