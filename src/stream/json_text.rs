@@ -166,6 +166,116 @@ pub(crate) use plain_run_by_words as plain_run;
 /// Whether this CPU has what the shuffles below need: SSSE3, and POPCNT to count a block's flags
 /// in one instruction. Checked once per string by the callers, which then run code compiled
 /// with both.
+/// The CPU compares sixty-four bytes at a time into a mask (AVX-512 F and BW): the scans of
+/// string bodies then take a block of 64 bytes per look. Checked once per string by the callers,
+/// which then run code compiled with both.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn has_wide_masks() -> bool {
+    #[cfg(test)]
+    if NARROW_ONLY.get() {
+        return false;
+    }
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
+/// [`has_wide_masks`], and the CPU can also pack bytes by a mask (AVX-512 VBMI2's `vpcompressb`):
+/// the reader's unescape then drops a block's escapes in one instruction.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn has_compress() -> bool {
+    has_wide_masks() && std::arch::is_x86_feature_detected!("avx512vbmi2") && has_shuffles()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by [`narrow_only`]: the wide paths are off on this thread.
+    static NARROW_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `f` run with the 64-byte paths off, so that tests hold the narrow ones to the same results on
+/// a CPU that has AVX-512 too.
+#[cfg(test)]
+pub(crate) fn narrow_only<T>(f: impl FnOnce() -> T) -> T {
+    NARROW_ONLY.set(true);
+    let out = f();
+    NARROW_ONLY.set(false);
+    out
+}
+
+/// What [`wide_masks`] finds in 64 bytes, one bit per byte.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct WideMasks {
+    pub(crate) backslash: u64,
+    pub(crate) quote: u64,
+    /// Bytes below 0x20.
+    pub(crate) controls: u64,
+    /// Bytes past ASCII.
+    pub(crate) high: u64,
+}
+
+/// The backslashes, quotes, control bytes and bytes past ASCII of 64 bytes. Only for a caller
+/// compiled with AVX-512 F and BW (it is inlined there).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn wide_masks(bytes: &[u8; 64]) -> WideMasks {
+    use std::arch::x86_64::{
+        _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask,
+        _mm512_set1_epi8,
+    };
+    // SAFETY: the caller runs with AVX-512 F and BW; the load reads the 64 bytes of `bytes`.
+    unsafe {
+        let v = _mm512_loadu_si512(bytes.as_ptr().cast());
+        WideMasks {
+            backslash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
+            quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
+            controls: _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)),
+            high: _mm512_movepi8_mask(v),
+        }
+    }
+}
+
+/// The bytes of 64 that are one of `set`, one bit per byte. Only for a caller compiled with
+/// AVX-512 F and BW.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn wide_bytes_of(bytes: &[u8; 64], set: &[u8]) -> u64 {
+    use std::arch::x86_64::{_mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_set1_epi8};
+    // SAFETY: as in `wide_masks`.
+    unsafe {
+        let v = _mm512_loadu_si512(bytes.as_ptr().cast());
+        set.iter().fold(0, |m, &b| {
+            m | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8))
+        })
+    }
+}
+
+/// Which of the backslashes flagged in `backslash` (64 bytes that start outside any escape)
+/// start an escape: in a run of backslashes every other one does, from the first, which the
+/// carry of a subtraction tells (as simdjson finds them). Bit 63 may be one, whose escape goes
+/// on past the block.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn escape_starts(backslash: u64) -> u64 {
+    const ODD: u128 = 0xaaaa_aaaa_aaaa_aaaa_aaaa_aaaa_aaaa_aaaa;
+    let bs = u128::from(backslash);
+    ((((bs << 1) | ODD).wrapping_sub(bs) ^ ODD) & bs) as u64
+}
+
+/// The bytes of `bytes` flagged in `keep`, packed at the start of `dst` (64 bytes are written).
+/// Only for a caller compiled with AVX-512 F, BW and VBMI2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn compress_store(dst: &mut [MaybeUninit<u8>], bytes: &[u8; 64], keep: u64) {
+    use std::arch::x86_64::{_mm512_loadu_si512, _mm512_maskz_compress_epi8, _mm512_storeu_si512};
+    assert!(dst.len() >= 64);
+    // SAFETY: the caller runs with AVX-512 F, BW and VBMI2; the load reads the 64 bytes of
+    // `bytes`, the store writes the first 64 of `dst` (asserted).
+    unsafe {
+        let v = _mm512_loadu_si512(bytes.as_ptr().cast());
+        _mm512_storeu_si512(dst.as_mut_ptr().cast(), _mm512_maskz_compress_epi8(keep, v));
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn has_shuffles() -> bool {
     std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("popcnt")
