@@ -107,24 +107,29 @@ unsafe fn decode_avx512<'s>(
 /// Sixty-four bytes of a string body unescaped to the start of `out` where its escapes are all
 /// plain, up to the first byte that ends that (as in [`plain_escapes`]: a quote not escaped, an
 /// escape of another kind or one that goes on past the block, or a control byte). Returns (bytes
-/// of the block taken, bytes written, a byte past ASCII seen). `out` must hold 64 bytes: all of
-/// them are written. Only for a caller compiled with AVX-512 F, BW and VBMI2.
+/// of the block taken, bytes written, a byte past ASCII seen, whether the next block may be taken
+/// the same way: all 64 were, or all but a plain escape's backslash, which starts the next).
+/// `out` must hold 64 bytes: all of them are written. Only for a caller compiled with AVX-512 F,
+/// BW and VBMI2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn wide_block(block: &[u8; 64], out: &mut [MaybeUninit<u8>]) -> (usize, usize, bool) {
+fn wide_block(block: &[u8; 64], out: &mut [MaybeUninit<u8>]) -> (usize, usize, bool, bool) {
     use crate::stream::json_text::{compress_store, escape_starts, wide_bytes_of, wide_masks};
     let m = wide_masks(block);
     if m.backslash | m.quote | m.controls == 0 {
         put(out, 0, block);
-        return (64, 64, m.high != 0);
+        return (64, 64, m.high != 0, true);
     }
     let starts = escape_starts(m.backslash);
     let escaped = starts << 1;
     let stray = m.quote & !escaped;
-    // A start at bit 63 is an escape past the block: not plain, as far as the block goes.
+    // A start at bit 63 is of an escape that goes on past the block, whose second byte the
+    // plain ones are not looked for in.
+    let past = starts & 1 << 63;
     let plain = escaped & (m.quote | m.backslash | wide_bytes_of(block, b"/"));
-    let other = starts & !(plain >> 1);
-    let end = (u128::from(stray | other | m.controls) | 1 << 64).trailing_zeros() as usize;
+    let other = starts & !past & !(plain >> 1);
+    let stop = u128::from(stray | other | m.controls);
+    let end = (stop | u128::from(past) | 1 << 64).trailing_zeros() as usize;
     let taken = if end == 64 {
         u64::MAX
     } else {
@@ -132,7 +137,8 @@ fn wide_block(block: &[u8; 64], out: &mut [MaybeUninit<u8>]) -> (usize, usize, b
     };
     let keep = !starts & taken;
     compress_store(out, block, keep);
-    (end, keep.count_ones() as usize, m.high & taken != 0)
+    let more = stop >> end == 0;
+    (end, keep.count_ones() as usize, m.high & taken != 0, more)
 }
 
 /// [`decode`] compiled for a CPU with SSSE3, which its shuffles need (and POPCNT, which counts
@@ -173,11 +179,12 @@ fn decode_with<'s, const SHUFFLE: bool, const WIDE: bool>(
         #[cfg(target_arch = "x86_64")]
         if WIDE {
             while let Some(block) = s.get(i..i + 64) {
-                let (taken, written, high) = wide_block(block.try_into().ok()?, &mut out[w..]);
+                let (taken, written, high, more) =
+                    wide_block(block.try_into().ok()?, &mut out[w..]);
                 beyond_ascii |= high;
                 i += taken;
                 w += written;
-                if taken < 64 {
+                if !more {
                     break;
                 }
             }
