@@ -224,19 +224,31 @@ pub fn read(root: &Path, rel: &Path) -> io::Result<Vec<u8>> {
 /// The rest of an open file, `len` its length when it was opened (see [`read_rest`]).
 fn read_open(file: File, len: u64) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    read_rest(&file, len, &mut out)?;
+    read_rest(&file, Some(len), &mut out)?;
     Ok(out)
 }
 
-/// Append the rest of `file` to `out`, `len` how much of it is left to read when it was opened
-/// (a hint: it is read to its end whatever its length now). The room is reserved up front and
-/// read into as it is, so a file that has not changed costs two calls: its bytes, then its end.
-/// std's `read_to_end` asks the system for the length and position again, or, without them,
-/// reads in doubling steps from 8 KiB.
-pub fn read_rest(file: &File, len: u64, out: &mut Vec<u8>) -> io::Result<()> {
-    out.reserve(len.min(READ_HINT_CAP) as usize + 1);
-    while read_some(file, out, usize::MAX)? > 0 {}
-    Ok(())
+/// Append the rest of `file` to `out`. `len`, for a regular file, is how much of it was left to
+/// read when it was opened (a hint: it is read to its end whatever its length now); `None` for
+/// any other file. The room is reserved up front and read into as it is, so a regular file that
+/// has not changed costs one call: a read of a regular file that gives fewer bytes than it asked
+/// for has reached the end (POSIX: only a signal could cut it short otherwise, and Linux lets
+/// none but a fatal one), while any other file is read until a read gives nothing. std's
+/// `read_to_end` asks the system for the length and position again, or, without them, reads in
+/// doubling steps from 8 KiB.
+pub fn read_rest(file: &File, len: Option<u64>, out: &mut Vec<u8>) -> io::Result<()> {
+    out.reserve(len.unwrap_or(0).min(READ_HINT_CAP) as usize + 1);
+    loop {
+        if out.len() == out.capacity() {
+            // At least 8 KiB more; the vector's own growth doubles it past that.
+            out.reserve(8 << 10);
+        }
+        let room = out.capacity() - out.len();
+        let n = read_some(file, out, room)?;
+        if n == 0 || (len.is_some() && n < room) {
+            return Ok(());
+        }
+    }
 }
 
 /// One read of at most `max` bytes (at least one) of `file`, appended to `out`, which grows

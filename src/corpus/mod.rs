@@ -273,8 +273,8 @@ const HEAD: usize = 1 << 16;
 /// [`load_stream`] of a file already open (a fixture opened through [`confined::open`], so what
 /// was checked is what is read), `len` its length when it was opened if known (a hint: it is
 /// read to its end whatever its length now); `path` names it in messages and tells a fixture by
-/// its suffix. A fixture that has not changed since it was opened is read in two calls (three
-/// past 64 KiB, `HEAD`: its head is read first).
+/// its suffix. A fixture that has not changed since it was opened is read in one call (two past
+/// 64 KiB, `HEAD`: its head is read first).
 pub fn load_file(file: fs::File, len: Option<u64>, path: &Path) -> anyhow::Result<LoadedStream> {
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("failed to read {}", path.display()));
@@ -293,15 +293,21 @@ pub fn load_file(file: fs::File, len: Option<u64>, path: &Path) -> anyhow::Resul
         n.saturating_add(1).clamp(magic as u64, HEAD as u64) as usize
     });
     spare::with_bytes(|bytes| {
-        while bytes.len() < magic {
-            if confined::read_some(&file, bytes, first - bytes.len()).map_err(fail)? == 0 {
-                break;
-            }
+        // A read of a regular file (whose length is known) that gives less than it asked for
+        // has reached the end (see `confined::read_rest`).
+        let mut ended = false;
+        bytes.reserve(first);
+        while bytes.len() < magic && !ended {
+            let asked = first - bytes.len();
+            let n = confined::read_some(&file, bytes, asked).map_err(fail)?;
+            ended = n == 0 || (len.is_some() && n < asked);
         }
         if bytes.starts_with(&reader::ZSTD_MAGIC) {
             // Compressed fixtures are small; their decompressed stream is decoded frame by frame.
-            let rest = len.map_or(0, |n| n.saturating_sub(bytes.len() as u64));
-            confined::read_rest(&file, rest, bytes).map_err(fail)?;
+            if !ended {
+                let rest = len.map(|n| n.saturating_sub(bytes.len() as u64));
+                confined::read_rest(&file, rest, bytes).map_err(fail)?;
+            }
             return LoadedStream::from_fixture_bytes(bytes).map_err(fixture_error);
         }
         if named_fixture {

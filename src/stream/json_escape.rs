@@ -236,6 +236,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Long text, as dense in escapes as a tool's output or a file's (quotes, backslashes,
+        /// line breaks, tabs) with the odd control byte JSON escapes by its code: many 16-byte
+        /// blocks, escaped as `serde_json` escapes them by every path.
+        #[test]
+        fn long_text_is_escaped_as_serde_json_escapes_it(
+            text in "(?s)[\\n\\t\\r\\x08\\x0c\\x01\\x1f\"\\\\a-z \u{e9}]{0,300}",
+        ) {
+            for escape in ESCAPES {
+                let mut buf = vec![b'#'; 20];
+                let (len, ascii) = escape(&mut buf, text.as_bytes());
+                buf.truncate(len);
+                proptest::prop_assert_eq!(ascii, text.is_ascii());
+                proptest::prop_assert_eq!(
+                    String::from_utf8(buf).unwrap(),
+                    serde_json::to_string(&text).unwrap()
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_byte_below_0x80_is_escaped_as_serde_json_escapes_it_at_every_offset() {
         for b in 0u8..0x80 {
