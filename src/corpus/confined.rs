@@ -231,29 +231,20 @@ fn read_open(file: File, len: u64) -> io::Result<Vec<u8>> {
 /// Append the rest of `file` to `out`. `len`, for a regular file, is how much of it was left to
 /// read when it was opened (a hint: it is read to its end whatever its length now); `None` for
 /// any other file. The room is reserved up front and read into as it is, so a regular file that
-/// has not changed costs one call: a read of a regular file that gives fewer bytes than it asked
-/// for has reached the end (POSIX: only a signal could cut it short otherwise, and Linux lets
-/// none but a fatal one), while any other file is read until a read gives nothing. std's
-/// `read_to_end` asks the system for the length and position again, or, without them, reads in
-/// doubling steps from 8 KiB.
+/// has not changed costs one call (see [`read_some`]). std's `read_to_end` asks the system for
+/// the length and position again, or, without them, reads in doubling steps from 8 KiB.
 pub fn read_rest(file: &File, len: Option<u64>, out: &mut Vec<u8>) -> io::Result<()> {
     out.reserve(len.unwrap_or(0).min(READ_HINT_CAP) as usize + 1);
-    loop {
-        if out.len() == out.capacity() {
-            // At least 8 KiB more; the vector's own growth doubles it past that.
-            out.reserve(8 << 10);
-        }
-        let room = out.capacity() - out.len();
-        let n = read_some(file, out, room)?;
-        if n == 0 || (len.is_some() && n < room) {
-            return Ok(());
-        }
-    }
+    while !read_some(file, out, usize::MAX, len.is_some())? {}
+    Ok(())
 }
 
 /// One read of at most `max` bytes (at least one) of `file`, appended to `out`, which grows
-/// first if it is full; how many were read, 0 at the file's end.
-pub fn read_some(file: &File, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+/// first if it is full; whether the file has ended. It has when the read gives nothing, or, for
+/// a `regular` file, fewer bytes than it asked for (POSIX: only a signal could cut such a read
+/// short otherwise, and Linux lets none but a fatal one); any other file is read until a read
+/// gives nothing.
+pub fn read_some(file: &File, out: &mut Vec<u8>, max: usize, regular: bool) -> io::Result<bool> {
     if out.len() == out.capacity() {
         // At least 8 KiB more; the vector's own growth doubles it past that.
         out.reserve(8 << 10);
@@ -267,7 +258,7 @@ pub fn read_some(file: &File, out: &mut Vec<u8>, max: usize) -> io::Result<usize
         if let Ok(n) = usize::try_from(n) {
             // SAFETY: read(2) wrote the first `n` of those bytes.
             unsafe { out.set_len(out.len() + n) };
-            return Ok(n);
+            return Ok(n == 0 || (regular && n < room));
         }
         let e = io::Error::last_os_error();
         if e.kind() != io::ErrorKind::Interrupted {

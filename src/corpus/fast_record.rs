@@ -114,7 +114,9 @@ unsafe fn decode_avx512<'s>(
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn wide_block(block: &[u8; 64], out: &mut [MaybeUninit<u8>]) -> (usize, usize, bool, bool) {
-    use crate::stream::json_text::{compress_store, escape_starts, wide_bytes_of, wide_masks};
+    use crate::stream::json_text::{
+        compress_store, escape_starts, low_bits, wide_bytes_of, wide_masks,
+    };
     let m = wide_masks(block);
     if m.backslash | m.quote | m.controls == 0 {
         put(out, 0, block);
@@ -130,11 +132,7 @@ fn wide_block(block: &[u8; 64], out: &mut [MaybeUninit<u8>]) -> (usize, usize, b
     let other = starts & !past & !(plain >> 1);
     let stop = u128::from(stray | other | m.controls);
     let end = (stop | u128::from(past) | 1 << 64).trailing_zeros() as usize;
-    let taken = if end == 64 {
-        u64::MAX
-    } else {
-        (1u64 << end) - 1
-    };
+    let taken = low_bits(end);
     let keep = !starts & taken;
     compress_store(out, block, keep);
     let more = stop >> end == 0;

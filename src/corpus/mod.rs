@@ -293,14 +293,13 @@ pub fn load_file(file: fs::File, len: Option<u64>, path: &Path) -> anyhow::Resul
         n.saturating_add(1).clamp(magic as u64, HEAD as u64) as usize
     });
     spare::with_bytes(|bytes| {
-        // A read of a regular file (whose length is known) that gives less than it asked for
-        // has reached the end (see `confined::read_rest`).
-        let mut ended = false;
+        // Room for the first read whole (a known length is a regular file's: a read that gives
+        // less than it asked for has reached the end).
         bytes.reserve(first);
+        let mut ended = false;
         while bytes.len() < magic && !ended {
-            let asked = first - bytes.len();
-            let n = confined::read_some(&file, bytes, asked).map_err(fail)?;
-            ended = n == 0 || (len.is_some() && n < asked);
+            ended = confined::read_some(&file, bytes, first - bytes.len(), len.is_some())
+                .map_err(fail)?;
         }
         if bytes.starts_with(&reader::ZSTD_MAGIC) {
             // Compressed fixtures are small; their decompressed stream is decoded frame by frame.

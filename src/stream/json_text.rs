@@ -163,11 +163,8 @@ pub(crate) fn plain_run_by_words(s: &[u8]) -> (usize, bool) {
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use plain_run_by_words as plain_run;
 
-/// Whether this CPU has what the shuffles below need: SSSE3, and POPCNT to count a block's flags
-/// in one instruction. Checked once per string by the callers, which then run code compiled
-/// with both.
 /// The CPU compares sixty-four bytes at a time into a mask (AVX-512 F and BW): the scans of
-/// string bodies then take a block of 64 bytes per look. Checked once per string by the callers,
+/// string bodies then take a block of 64 bytes per look. Checked once per line by the callers,
 /// which then run code compiled with both.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn has_wide_masks() -> bool {
@@ -261,6 +258,13 @@ pub(crate) fn escape_starts(backslash: u64) -> u64 {
     ((((bs << 1) | ODD).wrapping_sub(bs) ^ ODD) & bs) as u64
 }
 
+/// The flags of the first `n` bytes of a 64-byte block (`n` at most 64).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn low_bits(n: usize) -> u64 {
+    u64::MAX.checked_shr(64 - n as u32).unwrap_or(0)
+}
+
 /// The bytes of `bytes` flagged in `keep`, packed at the start of `dst` (64 bytes are written).
 /// Only for a caller compiled with AVX-512 F, BW and VBMI2.
 #[cfg(target_arch = "x86_64")]
@@ -276,6 +280,9 @@ pub(crate) fn compress_store(dst: &mut [MaybeUninit<u8>], bytes: &[u8; 64], keep
     }
 }
 
+/// Whether this CPU has what the shuffles below need: SSSE3, and POPCNT to count a block's flags
+/// in one instruction. Checked once per string by the callers, which then run code compiled
+/// with both.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn has_shuffles() -> bool {
     std::arch::is_x86_feature_detected!("ssse3") && std::arch::is_x86_feature_detected!("popcnt")

@@ -37,6 +37,9 @@ struct Parser<'a> {
     i: usize,
     /// The arrays and objects being skipped, innermost last.
     open: Vec<u8>,
+    /// The CPU has AVX-512 BW: strings are looked at 64 bytes at a time (asked once a line).
+    #[cfg(target_arch = "x86_64")]
+    wide: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -46,6 +49,8 @@ impl<'a> Parser<'a> {
             text,
             i: 0,
             open: Vec::new(),
+            #[cfg(target_arch = "x86_64")]
+            wide: json_text::has_wide_masks(),
         }
     }
 
@@ -250,8 +255,8 @@ impl<'a> Parser<'a> {
     /// escape. Every quote and backslash of a block is taken from the one look at it.
     fn string_end(&mut self) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
-        if json_text::has_wide_masks() {
-            // SAFETY: the CPU has AVX-512 F and BW, checked just above.
+        if self.wide {
+            // SAFETY: the CPU has AVX-512 F and BW (`wide`).
             return unsafe { self.string_end_avx512() };
         }
         self.string_end_narrow(self.i, false)
@@ -280,12 +285,7 @@ impl<'a> Parser<'a> {
             let stray = m.quote & !(starts << 1);
             let stop = (u128::from(stray | m.controls | starts & 1 << 63) | 1 << 64)
                 .trailing_zeros() as usize;
-            let before = if stop == 64 {
-                u64::MAX
-            } else {
-                (1u64 << stop) - 1
-            };
-            let mut escapes = starts & before;
+            let mut escapes = starts & json_text::low_bits(stop);
             if escapes != 0 {
                 escaped = true;
                 // Every escape before the stop must be one serde_json takes: its second byte one
