@@ -40,6 +40,11 @@
 //! - `TOOLNORM_BENCH_BASELINE`: the path of another `toolnorm` binary (a build of an earlier
 //!   revision), timed as a third side in the same alternation, on the same corpus and expected
 //!   files: before and after in one run, under the same load.
+//! - `TOOLNORM_BENCH_PROFILES`: cargo profiles, comma-separated (`dist`: the shipped binaries'
+//!   profile, fat LTO and one code generation unit). The bench builds `toolnorm` with each
+//!   (`cargo build --profile P --locked --bin toolnorm`, into the same target folder) and times it
+//!   as one more side in the same alternation, printed with its ratio to the floor and to
+//!   `verify` (the `bench` profile, which is `release`): what the profile gains over `release`.
 //!
 //! The two sides:
 //!
@@ -87,6 +92,32 @@ fn env_num(name: &str, default: u64) -> u64 {
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_toolnorm")
+}
+
+/// Build `toolnorm` with the cargo profile `profile` (`TOOLNORM_BENCH_PROFILES`) into the target
+/// folder this bench was built in; the binary's path.
+fn build_profile(profile: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--profile",
+            profile,
+            "--locked",
+            "--bin",
+            "toolnorm",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo build");
+    assert!(status.success(), "cargo build --profile {profile} failed");
+    // `target/release/toolnorm` -> `target/<profile>/toolnorm`.
+    let release = Path::new(bin());
+    let target = release
+        .parent()
+        .and_then(Path::parent)
+        .expect("the bench's toolnorm lies in target/<profile>/");
+    target.join(profile).join("toolnorm")
 }
 
 /// Run `toolnorm` to completion in `dir`, failing the bench if it cannot run or exits above 1.
@@ -401,6 +432,13 @@ fn main() {
         .map(|j| j.trim().parse().expect("TOOLNORM_BENCH_JOBS: numbers"))
         .collect();
     let me = std::env::current_exe().expect("this bench's binary");
+    let profiles: Vec<(String, PathBuf)> = std::env::var("TOOLNORM_BENCH_PROFILES")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| (p.to_owned(), build_profile(p)))
+        .collect();
     for jobs in jobs_list {
         let corpus = dir.join("corpus");
         let floor_cmd = || {
@@ -427,6 +465,9 @@ fn main() {
         if let Some(base) = std::env::var_os("TOOLNORM_BENCH_BASELINE") {
             let base = PathBuf::from(base);
             sides.push(("baseline".to_owned(), Box::new(move || toolnorm_cmd(&base))));
+        }
+        for (profile, built) in &profiles {
+            sides.push((profile.clone(), Box::new(move || toolnorm_cmd(built))));
         }
         // `TOOLNORM_BENCH_PIN` (see the top of this file); children inherit the affinity.
         let pinned = (jobs == 1 && std::env::var("TOOLNORM_BENCH_PIN").as_deref() != Ok("0"))
@@ -498,6 +539,23 @@ fn main() {
                 quartile(1),
                 quartile(3)
             );
+            // A profile's side against `verify` (release), round by round: what it gains.
+            if profiles.iter().any(|(p, _)| p == name) {
+                let mut against: Vec<f64> = runs_of[k]
+                    .iter()
+                    .zip(&runs_of[1])
+                    .map(|(r, v)| cpu(r) / cpu(v))
+                    .collect();
+                against.sort_by(f64::total_cmp);
+                let q = |i: usize| against[(against.len() - 1) * i / 4];
+                println!(
+                    "  {name:8} / verify (release) = {:.3} (CPU, median of the rounds' ratios; \
+                     quartiles {:.3}-{:.3})",
+                    q(2),
+                    q(1),
+                    q(3)
+                );
+            }
         }
         if let Some((_, all)) = pinned {
             set_affinity(&all);

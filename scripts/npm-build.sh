@@ -6,8 +6,8 @@
 #
 #   scripts/npm-build.sh [--binary PATH] [--platform KEY] [--out DIR]
 #
-# --binary    the binary to package (default: `cargo build --release --no-default-features
-#             --features cli`, then target/release/toolnorm)
+# --binary    the binary to package (default: `cargo build --profile dist --no-default-features
+#             --features cli`, then target/dist/toolnorm)
 # --platform  the platform it was built for: linux-x64, linux-arm64, linux-x64-musl,
 #             linux-arm64-musl, darwin-x64, darwin-arm64 (default: this machine's)
 # --out       where the two package folders go (default: target/npm): DIR/toolnorm and
@@ -60,8 +60,9 @@ esac
 if [ -z "$binary" ]; then
     # The npm binaries leave out the HTTPS page server of `scenario run` (feature `https-pages`:
     # rustls, ring, rcgen), which only the Claude scenarios with pages use (docs/npm.md).
-    cargo build --release --locked --no-default-features --features cli
-    binary="target/release/toolnorm"
+    # The shipped profile (`dist` in Cargo.toml: fat LTO, one code generation unit).
+    cargo build --profile dist --locked --no-default-features --features cli
+    binary="${CARGO_TARGET_DIR:-target}/dist/toolnorm"
 fi
 if [ ! -x "$binary" ]; then
     echo "npm-build: $binary is not an executable file" >&2

@@ -187,7 +187,7 @@ fn the_launcher_forwards_signals_and_dies_of_the_binarys_signal() {
 /// What users download on every install: the platform package of the release build, gzipped.
 const PLATFORM_PACKAGE_BUDGET: u64 = 8_000_000;
 
-/// The release binary as a release packages it: `cargo build --release` with the npm features,
+/// The binary as a release packages it: `cargo build --profile dist` with the npm features,
 /// then npm-build.sh. The
 /// platform package holds the binary stripped, within its size budget, and it still runs; its
 /// debug info lies beside the packages, named by the binary's debug link.
@@ -201,7 +201,8 @@ fn the_platform_package_ships_a_stripped_binary_within_its_size_budget() {
             &cargo,
             &[
                 "build",
-                "--release",
+                "--profile",
+                "dist",
                 "--locked",
                 "--no-default-features",
                 "--features",
@@ -210,9 +211,11 @@ fn the_platform_package_ships_a_stripped_binary_within_its_size_budget() {
                 "toolnorm",
             ],
         ),
-        "cargo build --release, as npm-build.sh builds it",
+        "cargo build --profile dist, as npm-build.sh builds it",
     );
-    let release = root().join("target/release/toolnorm");
+    let release = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root().join("target"), std::path::PathBuf::from)
+        .join("dist/toolnorm");
     let dir = tempdir();
     let out = dir.path().join("npm");
     ok(
