@@ -8,14 +8,14 @@
 #
 #   scripts/drift-new-releases.sh [--dry-run] [claude] [codex] [opencode] [gemini] [qwen] [kilo] [droid] [copilot]
 #
-# Environment: TOOLNORM (the command to run, default `cargo run --release --quiet --`), REPORTS
+# Environment: TOOLNORM (the command to run, default `cargo run --release --quiet --features https-pages --`), REPORTS
 # (default reports/drift), MAX_PER_CLI (default 3), NPM (default npm).
 # --dry-run lists the drift commands it would run, without running them.
 # Exit status: 0 when no new release changed anything (or there was none), 1 when some drift
 # changed or failed, 2 when the registry could not be asked.
 set -eu
 
-TOOLNORM=${TOOLNORM:-cargo run --release --quiet --}
+TOOLNORM=${TOOLNORM:-cargo run --release --quiet --features https-pages --}
 REPORTS=${REPORTS:-reports/drift}
 MAX_PER_CLI=${MAX_PER_CLI:-3}
 NPM=${NPM:-npm}

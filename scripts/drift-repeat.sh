@@ -7,13 +7,13 @@
 #
 #   scripts/drift-repeat.sh N CLI@VERSION [NAME...]
 #
-# Environment: TOOLNORM (the command to run, default `cargo run --release --quiet --`), REPORTS
+# Environment: TOOLNORM (the command to run, default `cargo run --release --quiet --features https-pages --`), REPORTS
 # (default reports/drift-repeat).
 # Exit status: 0 when the N runs agree (whatever they found), 1 when they differ, 2 on bad usage
 # or when a run could not be made at all (toolnorm exited 2).
 set -eu
 
-TOOLNORM=${TOOLNORM:-cargo run --release --quiet --}
+TOOLNORM=${TOOLNORM:-cargo run --release --quiet --features https-pages --}
 REPORTS=${REPORTS:-reports/drift-repeat}
 if [ $# -lt 2 ] || ! [ "$1" -ge 1 ] 2>/dev/null; then
     echo "usage: $0 N CLI@VERSION [NAME...]" >&2

@@ -32,7 +32,7 @@
 //! - `cli` (default): the `toolnorm` command and the shells around the core — `cli`, `corpus`
 //!   (fixtures and the recorder), `rules` and `compare` (the conformance checks), `verify` (the
 //!   gate), `report`, `scenario`, `protocol`.
-//! - `https-pages` (default): the HTTPS page server of `scenario run` (Claude Code's WebFetch
+//! - `https-pages` (off by default): the HTTPS page server of `scenario run` (Claude Code's WebFetch
 //!   fetches only https), with rustls, ring and rcgen; the npm binaries leave it out.
 //! - `schema` (in `cli`): JSON Schema and TypeScript derives on the contract's types.
 //! - `acp` (in `cli`): the parts as typed ACP frames (`model::acp`), with the official schema crate.

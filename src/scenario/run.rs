@@ -102,8 +102,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     let tls_pages: Option<NoTlsPages> = if needs_https {
         bail!(
             "scenario {} serves its pages over HTTPS (Claude Code's WebFetch fetches only https), \
-             and this toolnorm was built without the HTTPS page server (the npm binaries are): \
-             build it with cargo, whose default features include `https-pages`",
+             and this toolnorm was built without the HTTPS page server (feature `https-pages`, \
+             off by default and in the npm binaries): build it with `cargo build --release \
+             --features https-pages`",
             s.name
         );
     } else {
