@@ -49,6 +49,16 @@ pub enum Update {
     Diagnostic(Diagnostic),
 }
 
+impl Update {
+    /// The part a `Part` or `Revised` update carries (what a wire emitter takes).
+    pub fn part(&self) -> Option<&NormalizedToolPart> {
+        match self {
+            Update::Part { part, .. } | Update::Revised(part) => Some(part),
+            Update::Dialect(_) | Update::Diagnostic(_) => None,
+        }
+    }
+}
+
 /// An update as one JSON object, `type` first — the line `toolnorm normalize --follow --emit
 /// parts` prints, and what the JavaScript and Python packages hand out:
 /// `{"type":"dialect","provider","dialect"}`, `{"type":"part","created","event","part"}`,

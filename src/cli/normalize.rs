@@ -11,6 +11,7 @@ use anyhow::Context;
 use crate::cli::exit;
 use crate::corpus::load_stream;
 use crate::dialects::normalize;
+use crate::model::wire::{SSE_DONE, Wire, WireFrame, document_frames, sse_event};
 use crate::model::{Diagnostic, DiagnosticLevel, acp_frames, legacy_parts};
 use crate::providers::NormalizeOptions;
 use crate::stream::{Dialect, Provider};
@@ -28,6 +29,23 @@ pub enum Emit {
     AcpLegacy,
     /// The UI's legacy tool parts (calling / output-available / output-error).
     Legacy,
+    /// The AI SDK UI message stream (`ai` 7.x): one chunk per line, from `start` to `finish`;
+    /// see docs/ui-wires.md.
+    AiSdk,
+    /// AG-UI 1.0 events: one per line, from `RUN_STARTED` to `RUN_FINISHED`; see
+    /// docs/ui-wires.md.
+    AgUi,
+}
+
+impl Emit {
+    /// The UI wire this emits, if it is one.
+    pub(crate) fn wire(self) -> Option<Wire> {
+        match self {
+            Emit::AiSdk => Some(Wire::AiSdk),
+            Emit::AgUi => Some(Wire::AgUi),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -53,6 +71,11 @@ pub struct Args {
     /// With `--follow` on a regular file: stop once nothing was added for this many seconds.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     pub idle_timeout: f64,
+    /// With `--emit ai-sdk` or `ag-ui`: write the wire's Server-Sent Events framing (`data:
+    /// <frame>` and a blank line per frame; the AI SDK stream ends with `data: [DONE]`) instead of
+    /// JSON Lines. The HTTP headers are the server's (docs/ui-wires.md).
+    #[arg(long)]
+    pub sse: bool,
     /// Print compact JSON on one line.
     #[arg(long)]
     pub compact: bool,
@@ -68,6 +91,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Some(d) => Some(Dialect::parse(d, args.provider).map_err(anyhow::Error::msg)?),
         None => None,
     };
+    if args.sse && args.emit.wire().is_none() {
+        anyhow::bail!("--sse goes with --emit ai-sdk or --emit ag-ui");
+    }
     if args.follow {
         let opts = NormalizeOptions {
             provider: args.provider,
@@ -76,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         };
         let idle = std::time::Duration::try_from_secs_f64(args.idle_timeout.max(0.0))
             .map_err(|e| anyhow::anyhow!("--idle-timeout: {e}"))?;
-        return follow::run(&args.path, opts, args.emit, idle);
+        return follow::run(&args.path, opts, args.emit, args.sse, idle);
     }
     let stream = load_stream(&args.path)?;
     let mut opts = NormalizeOptions {
@@ -116,6 +142,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         }
         Emit::AcpLegacy => serde_json::to_value(acp_frames(&doc.parts))?,
         Emit::Legacy => serde_json::to_value(legacy_parts(&doc.parts))?,
+        Emit::AiSdk | Emit::AgUi => {
+            let wire = if matches!(args.emit, Emit::AiSdk) {
+                Wire::AiSdk
+            } else {
+                Wire::AgUi
+            };
+            write_frames(&mut out, wire, &document_frames(wire, &doc), args.sse, true)?;
+            return Ok(exit::SUCCESS);
+        }
     };
     if args.compact {
         serde_json::to_writer(&mut out, &value)?;
@@ -124,4 +159,28 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     writeln!(out)?;
     Ok(exit::SUCCESS)
+}
+
+/// Write a wire's frames: a JSON line each, or with `sse` a Server-Sent Event each and, at the
+/// `end` of an AI SDK stream, its `data: [DONE]`.
+pub(crate) fn write_frames(
+    out: &mut impl Write,
+    wire: Wire,
+    frames: &[WireFrame],
+    sse: bool,
+    end: bool,
+) -> io::Result<()> {
+    for f in frames {
+        let json = serde_json::to_string(f)?;
+        if sse {
+            out.write_all(sse_event(&json).as_bytes())?;
+        } else {
+            out.write_all(json.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+    }
+    if sse && end && wire == Wire::AiSdk {
+        out.write_all(SSE_DONE.as_bytes())?;
+    }
+    Ok(())
 }

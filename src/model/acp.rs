@@ -21,7 +21,7 @@ pub use super::acp_meta::META_KEY;
 /// The JSON-RPC method of the frames.
 pub const SESSION_UPDATE: &str = "session/update";
 /// The session id of the frames when the document names none.
-pub const DEFAULT_SESSION_ID: &str = "toolnorm";
+pub use super::wire::DEFAULT_SESSION_ID;
 
 /// One frame: `{"jsonrpc":"2.0","method":"session/update","params":{sessionId, update}}`.
 pub type AcpUpdateFrame = acp::JsonRpcMessage<acp::Notification<acp::SessionNotification>>;
@@ -213,64 +213,23 @@ pub fn part_update_frame(
     wrap(session_id, acp::SessionUpdate::ToolCallUpdate(update))
 }
 
-/// The session id the document's frames use: the first session a part names, else
-/// [`DEFAULT_SESSION_ID`].
-pub fn document_session_id(doc: &NormalizedDocument) -> &str {
-    doc.parts
-        .iter()
-        .find_map(|p| p.metadata.as_ref().and_then(|m| m.session_id.as_deref()))
-        .unwrap_or(DEFAULT_SESSION_ID)
-}
+pub use super::wire::document_session_id;
 
-/// The snapshot of `part` at one of its events: the state of that event; the result fields
-/// (output, error, timing) only at its last event, since the document keeps final values only.
-fn snapshot(part: &NormalizedToolPart, state: ToolState, last: bool) -> NormalizedToolPart {
-    if last {
-        return part.clone();
-    }
-    NormalizedToolPart {
-        state,
-        output: None,
-        error: None,
-        timing: None,
-        ..part.clone()
-    }
-}
-
-/// Every frame of a document, in the order of its `events`: a `tool_call` at a part's first event,
-/// a `tool_call_update` at each later one. A part without events (none is known) gets its
-/// `tool_call` after the others. Folding the frames gives back `doc.parts`.
+/// Every frame of a document, in the order of its `events` ([`super::wire::replay`]): a
+/// `tool_call` at a part's first event, a `tool_call_update` at each later one. A part without
+/// events (none is known) gets its `tool_call` after the others. Folding the frames gives back
+/// `doc.parts`.
 pub fn document_frames(doc: &NormalizedDocument) -> Vec<AcpUpdateFrame> {
     let session = document_session_id(doc);
-    let index: HashMap<&str, usize> = doc
-        .parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.id.as_str(), i))
-        .collect();
-    let mut remaining = vec![0usize; doc.parts.len()];
-    for e in &doc.events {
-        if let Some(&i) = index.get(e.part_id.as_str()) {
-            remaining[i] += 1;
-        }
-    }
-    let mut shown: Vec<Option<NormalizedToolPart>> = vec![None; doc.parts.len()];
-    let mut frames = Vec::with_capacity(doc.events.len());
-    for e in &doc.events {
-        let Some(&i) = index.get(e.part_id.as_str()) else {
-            continue;
-        };
-        remaining[i] -= 1;
-        let now = snapshot(&doc.parts[i], e.state, remaining[i] == 0);
-        frames.push(part_update_frame(session, shown[i].as_ref(), &now));
-        shown[i] = Some(now);
-    }
-    for (i, part) in doc.parts.iter().enumerate() {
-        if shown[i].is_none() {
-            frames.push(part_update_frame(session, None, part));
-        }
-    }
-    frames
+    let mut shown: HashMap<String, NormalizedToolPart> = HashMap::new();
+    super::wire::replay(doc)
+        .into_iter()
+        .map(|now| {
+            let frame = part_update_frame(session, shown.get(&now.id), &now);
+            shown.insert(now.id.clone(), now);
+            frame
+        })
+        .collect()
 }
 
 /// Why a frame could not be folded.

@@ -10,6 +10,7 @@ mod part;
 #[cfg(feature = "schema")]
 mod typescript;
 mod views;
+pub mod wire;
 
 pub use document::{Diagnostic, DiagnosticLevel, NormalizedDocument, PartEvent, SCHEMA_VERSION};
 pub use part::{

@@ -317,3 +317,80 @@ fn follow_reads_a_growing_file_until_it_stays_still() {
     assert!(line.contains(r#""state":"complete""#), "{line}");
     assert!(child.wait().unwrap().success());
 }
+
+/// `--follow --emit ai-sdk` on a live pipe: the first tool chunk comes once the first tool line
+/// is in, with the input still open (so nothing later can have caused it).
+fn first_wire_chunk_comes_with_its_line(fixture: &str, emit: &str, first_tool_type: &str) {
+    let lines: Vec<Vec<u8>> = read_fixture(&root().join(fixture))
+        .unwrap()
+        .lines
+        .into_iter()
+        .filter(|l| l.dir == Direction::Agent)
+        .map(|l| l.bytes)
+        .collect();
+    let text: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| [&l[..], b"\n"].concat())
+        .collect();
+    let batch =
+        toolnorm::normalize(&Input::from_bytes(&text), NormalizeOptions::default()).unwrap();
+    let first = &batch.events[0];
+    let mut child = toolnorm()
+        .args(["normalize", "--follow", "--emit", emit, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<serde_json::Value>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    for line in &lines[..first.line as usize] {
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let tool = loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(v) if v["type"] == first_tool_type => break v,
+            Ok(_) => {}
+            Err(_) => panic!("{fixture}: no {first_tool_type} after line {}", first.line),
+        }
+    };
+    assert_eq!(tool["toolCallId"], first.part_id.as_str(), "{fixture}");
+    drop(stdin);
+    let rest: Vec<serde_json::Value> = rx.iter().collect();
+    let last = if emit == "ai-sdk" {
+        "finish"
+    } else {
+        "RUN_FINISHED"
+    };
+    assert_eq!(
+        rest.last().map(|v| v["type"].clone()),
+        Some(last.into()),
+        "{fixture}"
+    );
+    reader.join().unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn follow_emits_the_first_ai_sdk_chunk_at_the_first_tool_line() {
+    for fixture in [
+        FIXTURE,
+        "corpus/codex/live-codex-exec-shell.jsonl.zst",
+        "corpus/gemini/live-gemini-files.jsonl.zst",
+    ] {
+        first_wire_chunk_comes_with_its_line(fixture, "ai-sdk", "tool-input-start");
+    }
+    first_wire_chunk_comes_with_its_line(FIXTURE, "ag-ui", "TOOL_CALL_START");
+}

@@ -197,3 +197,55 @@ fn a_closed_stdout_is_not_an_error() {
         assert_eq!(stderr(&out), "", "{extra:?}");
     }
 }
+
+/// `--emit ai-sdk` / `ag-ui`: one frame per line, from the stream's opening to its end; `--sse`
+/// frames each as a Server-Sent Event (the AI SDK stream ends with `data: [DONE]`); the frames
+/// fold back into the document's parts.
+#[test]
+fn emits_the_ui_wires_as_lines_and_as_sse() {
+    use toolnorm::model::wire::{ag_ui, ai_sdk};
+    let dir = tempdir();
+    fs::write(dir.path().join("s.jsonl"), CLAUDE_STREAM).unwrap();
+    let doc = run_in(dir.path(), &["normalize", "s.jsonl", "--compact"]);
+    let doc: toolnorm::NormalizedDocument = serde_json::from_str(&stdout(&doc)).unwrap();
+    for (emit, first, last) in [
+        ("ai-sdk", "start", "finish"),
+        ("ag-ui", "RUN_STARTED", "RUN_FINISHED"),
+    ] {
+        let out = run_in(dir.path(), &["normalize", "s.jsonl", "--emit", emit]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let frames: Vec<serde_json::Value> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(frames[0]["type"], first);
+        assert_eq!(frames[frames.len() - 1]["type"], last);
+        let parts = if emit == "ai-sdk" {
+            let chunks: Vec<_> = frames
+                .iter()
+                .filter_map(|f| ai_sdk::read_chunk(f).unwrap())
+                .collect();
+            ai_sdk::fold_chunks(&chunks).unwrap()
+        } else {
+            let events: Vec<_> = frames
+                .iter()
+                .filter_map(|f| ag_ui::read_event(f).unwrap())
+                .collect();
+            ag_ui::fold_events(&events).unwrap()
+        };
+        assert_eq!(parts, doc.parts, "{emit}");
+        let out = run_in(
+            dir.path(),
+            &["normalize", "s.jsonl", "--emit", emit, "--sse"],
+        );
+        let sse = stdout(&out);
+        let events: Vec<&str> = sse.split("\n\n").filter(|e| !e.is_empty()).collect();
+        assert!(events.iter().all(|e| e.starts_with("data: ")), "{sse}");
+        let done = events.last() == Some(&"data: [DONE]");
+        assert_eq!(done, emit == "ai-sdk", "{sse}");
+        assert_eq!(events.len(), frames.len() + usize::from(done));
+    }
+    let out = run_in(dir.path(), &["normalize", "s.jsonl", "--sse"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("--sse goes with"), "{}", stderr(&out));
+}

@@ -17,3 +17,4 @@ mod prefixes;
 mod samples;
 mod streaming;
 mod update_schema;
+mod wires;

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use super::Emit;
 use crate::cli::exit;
 use crate::corpus::load_stream;
+use crate::model::wire::{Wire, WireEmitter, WireFrame};
 use crate::model::{AcpFrame, LegacyToolPart, NormalizedToolPart};
 use crate::normalizer::{Normalizer, Update};
 use crate::providers::NormalizeOptions;
@@ -25,6 +26,45 @@ use crate::providers::NormalizeOptions;
 pub(crate) enum Rendered {
     Stdout(String),
     Stderr(String),
+    /// A wire's frames for stdout, each already with its end.
+    Frames(String),
+}
+
+/// What `--emit ai-sdk` / `ag-ui` remembers between updates: the wire's emitter, and whether
+/// frames are written as Server-Sent Events.
+pub(crate) struct WireLive {
+    emitter: WireEmitter,
+    wire: Wire,
+    sse: bool,
+}
+
+impl WireLive {
+    pub(crate) fn new(wire: Wire, sse: bool) -> WireLive {
+        WireLive {
+            emitter: WireEmitter::new(wire),
+            wire,
+            sse,
+        }
+    }
+
+    /// The frames as one text (lines or events, each with its end), `None` when there are none.
+    fn text(&self, frames: &[WireFrame], end: bool) -> Option<String> {
+        let mut buf = Vec::new();
+        super::write_frames(&mut buf, self.wire, frames, self.sse, end).ok()?;
+        (!buf.is_empty()).then(|| String::from_utf8_lossy(&buf).into_owned())
+    }
+
+    /// The frames for one update, written.
+    pub(crate) fn update(&mut self, update: &Update) -> Option<String> {
+        let frames = self.emitter.part(update.part()?);
+        self.text(&frames, false)
+    }
+
+    /// The frames that close the stream, written.
+    pub(crate) fn finish(&mut self) -> Option<String> {
+        let frames = self.emitter.finish();
+        self.text(&frames, true)
+    }
 }
 
 /// What `--emit acp` remembers between updates: each part's last snapshot (a `tool_call_update`
@@ -58,7 +98,19 @@ impl AcpLive {
 
 /// One update as `--follow` writes it for `emit`: the one place that knows an update's JSON line.
 /// `None` only if the value cannot be written as JSON.
+#[cfg(test)]
 pub(crate) fn render(emit: Emit, update: &Update, live: &mut AcpLive) -> Option<Rendered> {
+    render_with(emit, update, live, None)
+}
+
+/// [`render`], with the wire's emitter for `--emit ai-sdk` / `ag-ui` (whose text may be several
+/// lines, each with its end, or nothing).
+pub(crate) fn render_with(
+    emit: Emit,
+    update: &Update,
+    live: &mut AcpLive,
+    wire: Option<&mut WireLive>,
+) -> Option<Rendered> {
     #[cfg(not(feature = "acp"))]
     let _ = live;
     let text = match (emit, update) {
@@ -75,6 +127,9 @@ pub(crate) fn render(emit: Emit, update: &Update, live: &mut AcpLive) -> Option<
         (Emit::Legacy, Update::Part { part, .. } | Update::Revised(part)) => {
             serde_json::to_string(&LegacyToolPart::from(part))
         }
+        (Emit::AiSdk | Emit::AgUi, _) => {
+            return wire?.update(update).map(Rendered::Frames);
+        }
     };
     text.ok().map(Rendered::Stdout)
 }
@@ -83,19 +138,34 @@ pub(crate) fn render(emit: Emit, update: &Update, live: &mut AcpLive) -> Option<
 struct Writer {
     emit: Emit,
     live: AcpLive,
+    wire: Option<WireLive>,
     out: io::Stdout,
     err: io::Stderr,
 }
 
 impl Writer {
+    /// The wire's closing frames, if it is a wire.
+    fn finish(&mut self) -> io::Result<()> {
+        if let Some(text) = self.wire.as_mut().and_then(WireLive::finish) {
+            let mut out = self.out.lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+
     fn write(&mut self, updates: impl IntoIterator<Item = Update>) -> io::Result<()> {
         for u in updates {
-            let (mut text, to_stdout) = match render(self.emit, &u, &mut self.live) {
-                Some(Rendered::Stdout(v)) => (v, true),
-                Some(Rendered::Stderr(v)) => (v, false),
-                None => continue,
-            };
-            text.push('\n');
+            let (mut text, to_stdout) =
+                match render_with(self.emit, &u, &mut self.live, self.wire.as_mut()) {
+                    Some(Rendered::Stdout(v)) => (v, true),
+                    Some(Rendered::Stderr(v)) => (v, false),
+                    Some(Rendered::Frames(v)) => (v, true),
+                    None => continue,
+                };
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
             let text = text.as_bytes();
             if to_stdout {
                 let mut out = self.out.lock();
@@ -116,11 +186,13 @@ pub(crate) fn run(
     path: &Path,
     opts: NormalizeOptions<'_>,
     emit: Emit,
+    sse: bool,
     idle: Duration,
 ) -> anyhow::Result<u8> {
     let mut writer = Writer {
         emit,
         live: AcpLive::default(),
+        wire: emit.wire().map(|w| WireLive::new(w, sse)),
         out: io::stdout(),
         err: io::stderr(),
     };
@@ -172,6 +244,7 @@ fn follow(
         n
     };
     writer.write(n.finish().map_err(fail)?)?;
+    writer.finish()?;
     Ok(exit::SUCCESS)
 }
 
