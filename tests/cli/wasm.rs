@@ -2,9 +2,10 @@
 //! Node test suite over every fixture of the corpus (line by line and in one call, a page in
 //! headless Chromium, the protocol helper, the type declarations); the packed tarball installed
 //! offline into a scratch project, normalizing a fixture in five lines; the WebAssembly normalizer
-//! gated through the protocol; the README's snippets, run. Ignored by a plain `cargo test`: they
-//! need node, npm, Chromium and the WebAssembly toolchain, which `scripts/install-test-deps.sh`
-//! installs; `cargo test -- --ignored` runs them, and they fail when a tool is missing.
+//! gated through the protocol; the JavaScript snippets of docs/embedding.md, run. Ignored by a
+//! plain `cargo test`: they need node, npm, Chromium and the WebAssembly toolchain, which
+//! `scripts/install-test-deps.sh` installs; `cargo test -- --ignored` runs them, and they fail when
+//! a tool is missing.
 
 use std::fs;
 use std::io::Write;
@@ -262,31 +263,10 @@ fn the_webassembly_normalizer_passes_every_fixture_through_the_protocol() {
     assert_eq!(float_spelling, 1);
 }
 
-/// The fenced code blocks of a `### heading` subsection of the README's "Use it from your engine":
-/// (info string, code).
-fn readme_blocks(heading: &str) -> Vec<(String, String)> {
-    let readme = fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme
-        .split("\n## ")
-        .find(|s| s.starts_with("Use it from your engine"))
-        .expect("README: ## Use it from your engine");
-    let sub = section
-        .split("\n### ")
-        .find(|s| s.starts_with(heading))
-        .unwrap_or_else(|| panic!("README: ### {heading}"));
-    let mut blocks = Vec::new();
-    let mut lines = sub.lines();
-    while let Some(line) = lines.next() {
-        if let Some(info) = line.strip_prefix("```") {
-            let mut code = String::new();
-            for l in lines.by_ref().take_while(|l| *l != "```") {
-                code.push_str(l);
-                code.push('\n');
-            }
-            blocks.push((info.to_owned(), code));
-        }
-    }
-    blocks
+/// The fenced code blocks of a `## heading` section of the guide's docs/embedding.md, with its
+/// subsections: (info string, code).
+fn embedding_blocks(heading: &str) -> Vec<(String, String)> {
+    crate::docs::section_blocks("docs/embedding.md", heading)
 }
 
 /// Run `program args` in `dir` with `input` on stdin.
@@ -307,7 +287,7 @@ fn run_with_input(dir: &Path, program: &str, args: &[&str], input: &[u8]) -> Out
 
 #[test]
 #[ignore = "needs node, npm, Chromium and the WebAssembly toolchain: scripts/install-test-deps.sh"]
-fn the_readme_snippets_run() {
+fn the_embedding_pages_javascript_snippets_run() {
     let dir = tempdir();
     let project = scratch_project(dir.path());
     let stream = raw_stream("corpus/claude/live-claude-bash.jsonl.zst");
@@ -315,41 +295,8 @@ fn the_readme_snippets_run() {
     let first = &want.parts[0];
     let line_of_first = format!("{} complete {}", first.id, first.title);
 
-    // Rust: the program, as a crate of its own on the library's core.
-    let rust = readme_blocks("Rust");
-    let (_, program) = rust
-        .iter()
-        .find(|(info, _)| info == "rust")
-        .expect("a rust block");
-    let krate = root().join("target/readme-snippets/rust");
-    fs::create_dir_all(krate.join("src")).unwrap();
-    fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"readme-rust\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\ntoolnorm = {{ path = {:?}, default-features = false }}\n",
-            root().display().to_string()
-        ),
-    )
-    .unwrap();
-    fs::write(krate.join("src/main.rs"), program).unwrap();
-    let o = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--manifest-path"])
-        .arg(krate.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", krate.join("target"))
-        .output()
-        .unwrap();
-    ok(&o, "the README's Rust snippet builds");
-    let o = run_with_input(
-        dir.path(),
-        krate.join("target/debug/readme-rust").to_str().unwrap(),
-        &[],
-        &stream,
-    );
-    ok(&o, "the README's Rust snippet");
-    assert!(stdout(&o).contains(&line_of_first), "{}", stdout(&o));
-
     // JavaScript: each block is a program of the scratch project, ES module or CommonJS.
-    let js = readme_blocks("JavaScript/TypeScript");
+    let js = embedding_blocks("JavaScript/TypeScript");
     let programs: Vec<&String> = js
         .iter()
         .filter(|(info, _)| info == "js")
@@ -364,7 +311,10 @@ fn the_readme_snippets_run() {
         };
         fs::write(project.join(&name), code).unwrap();
         let o = run_with_input(&project, "node", &[&name], &stream);
-        ok(&o, &format!("the README's JavaScript snippet {i}:\n{code}"));
+        ok(
+            &o,
+            &format!("docs/embedding.md's JavaScript snippet {i}:\n{code}"),
+        );
         assert!(
             stdout(&o).contains(&line_of_first),
             "snippet {i}: {}",
@@ -373,7 +323,7 @@ fn the_readme_snippets_run() {
     }
 
     // The protocol: the engine the block names goes under the gate with the command shown.
-    let protocol = readme_blocks("The protocol");
+    let protocol = embedding_blocks("The protocol");
     let (_, engine) = protocol
         .iter()
         .find(|(info, _)| info == "js")
@@ -386,8 +336,8 @@ fn the_readme_snippets_run() {
     fs::write(project.join(file), engine).unwrap();
     let (_, command) = protocol
         .iter()
-        .find(|(info, _)| info == "sh")
-        .expect("a sh block");
+        .find(|(info, code)| info == "sh" && code.contains(file))
+        .unwrap_or_else(|| panic!("a sh block running {file}"));
     let command = command.trim();
     assert!(command.contains(file), "{command}");
     for f in [
@@ -412,6 +362,9 @@ fn the_readme_snippets_run() {
         .env_remove("CI")
         .output()
         .unwrap();
-    ok(&o, &format!("the README's protocol command: {command}"));
+    ok(
+        &o,
+        &format!("docs/embedding.md's protocol command: {command}"),
+    );
     assert!(stdout(&o).contains("2 passed"), "{}", stdout(&o));
 }

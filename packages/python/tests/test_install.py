@@ -1,5 +1,5 @@
 """The wheel as a user gets it: a scratch virtualenv installs it offline and normalizes a fixture
-in five lines, and the README's Python snippet runs as it is printed."""
+in five lines, and the Python snippet of the guide's docs/embedding.md runs as it is printed."""
 
 import json
 import os
@@ -51,19 +51,19 @@ def test_a_scratch_virtualenv_installs_the_wheel_offline_and_normalizes_a_fixtur
         same_json(json.loads(run_in(scratch, FIVE_LINES, fx.text)), fx.expected())
 
 
-def readme_python_snippet() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = re.search(r"^### Python\n(.*?)(?=^#)", readme, re.S | re.M)
-    assert section, "the README has no '### Python' section"
+def embedding_python_snippet() -> str:
+    page = (ROOT / "docs" / "embedding.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Python\n(.*?)(?=^## )", page, re.S | re.M)
+    assert section, "docs/embedding.md has no '## Python' section"
     blocks = re.findall(r"^```python\n(.*?)^```", section.group(1), re.S | re.M)
-    assert len(blocks) == 1, f"the README's Python section has {len(blocks)} python blocks, not one"
+    assert len(blocks) == 1, f"docs/embedding.md's Python section has {len(blocks)} python blocks, not one"
     return blocks[0]
 
 
-def test_the_readme_python_snippet_runs_on_an_agent_stream(scratch):
+def test_the_guides_python_snippet_runs_on_an_agent_stream(scratch):
     fx = fixture("claude/live-claude-2.1.197-coding")
     expected = fx.expected()
-    out = run_in(scratch, readme_python_snippet(), fx.text).splitlines()
+    out = run_in(scratch, embedding_python_snippet(), fx.text).splitlines()
     # One line per part update (id, state, title as that line left it), then the count.
     assert out[-1] == f"{len(expected['parts'])} tool calls"
     assert [l.split(" ", 2)[:2] for l in out[:-1]] == [[e["partId"], e["state"]] for e in expected["events"]]
