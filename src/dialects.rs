@@ -1,16 +1,18 @@
 //! The registry of dialects: one row per wire format naming its sniffer, its normalizer and its
 //! raw-call scan, as `rules/registry.rs` is for rules. Detection, normalization and the rules'
 //! scan all go through this table, so adding a dialect is its folder and one row here. Detection
-//! reads a line at a time (`Sniffer`); [`normalize`], the batch path, is a loop over the
-//! streaming [`Normalizer`].
+//! reads a line at a time (`Sniffer`); the streaming [`Normalizer`](crate::normalizer::Normalizer)
+//! above this floor picks its rows, and [`normalize`](crate::normalize), the batch path, is a
+//! loop over it.
 
 use std::fmt;
 
+#[cfg(test)]
 use crate::model::NormalizedDocument;
-use crate::normalizer::Normalizer;
+#[cfg(test)]
+use crate::providers::NormalizeOptions;
 use crate::providers::{
-    NewNormalizer, NormalizeOptions, Probe, acp, claude, codex, copilot, droid, gemini, kilo,
-    opencode, qwen,
+    NewNormalizer, Probe, acp, claude, codex, copilot, droid, gemini, kilo, opencode, qwen,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -266,30 +268,6 @@ impl fmt::Display for NormalizeError {
 
 impl std::error::Error for NormalizeError {}
 
-/// Normalize one raw stream: the batch path, a loop over the streaming [`Normalizer`] that keeps
-/// every event. Bad lines become diagnostics; only an undetectable dialect is an error.
-///
-/// ```
-/// use toolnorm::{Input, NormalizeOptions, ToolState, normalize};
-///
-/// let raw = br#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#;
-/// let doc = normalize(&Input::from_bytes(raw), NormalizeOptions::default())?;
-/// assert_eq!((doc.provider.as_str(), doc.dialect.as_str()), ("codex", "exec"));
-/// assert_eq!(doc.parts[0].state, ToolState::Complete);
-/// assert_eq!(doc.events.len(), 1);
-/// # Ok::<(), toolnorm::dialects::NormalizeError>(())
-/// ```
-pub fn normalize(
-    input: &Input<'_>,
-    opts: NormalizeOptions<'_>,
-) -> Result<NormalizedDocument, NormalizeError> {
-    let mut n = Normalizer::collecting(opts)?;
-    for line in &input.lines {
-        n.push(line)?;
-    }
-    n.finish_document()
-}
-
 /// The rules' scan of a stream in a dialect.
 #[cfg(feature = "cli")]
 pub fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
@@ -300,7 +278,7 @@ pub fn scan(input: &Input<'_>, dialect: Dialect) -> RawScan {
 #[cfg(test)]
 pub(crate) fn normalize_text(text: &str, dialect: Dialect) -> NormalizedDocument {
     let input = Input::from_bytes(text.as_bytes());
-    normalize(
+    crate::normalizer::normalize(
         &input,
         NormalizeOptions {
             dialect: Some(dialect),

@@ -66,8 +66,8 @@ pub mod text;
 #[cfg(feature = "cli")]
 pub mod verify;
 
-pub use dialects::normalize;
 pub use model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};
+pub use normalizer::normalize;
 pub use normalizer::{DocumentBuilder, Normalizer, Update, Updates};
 pub use providers::NormalizeOptions;
 pub use stream::{Dialect, Input, Provider};

@@ -22,7 +22,31 @@ use crate::dialects::{HeldLine, NormalizeError, Sniffer, entry};
 use crate::model::{Diagnostic, NormalizedDocument, NormalizedToolPart, PartEvent, SCHEMA_VERSION};
 use crate::providers::store::Change;
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore};
-use crate::stream::{Dialect, Direction, Provider, RawLine, trim_line};
+use crate::stream::{Dialect, Direction, Input, Provider, RawLine, trim_line};
+
+/// Normalize one raw stream: the batch path, a loop over the streaming [`Normalizer`] that keeps
+/// every event. Bad lines become diagnostics; only an undetectable dialect is an error.
+///
+/// ```
+/// use toolnorm::{Input, NormalizeOptions, ToolState, normalize};
+///
+/// let raw = br#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}"#;
+/// let doc = normalize(&Input::from_bytes(raw), NormalizeOptions::default())?;
+/// assert_eq!((doc.provider.as_str(), doc.dialect.as_str()), ("codex", "exec"));
+/// assert_eq!(doc.parts[0].state, ToolState::Complete);
+/// assert_eq!(doc.events.len(), 1);
+/// # Ok::<(), toolnorm::dialects::NormalizeError>(())
+/// ```
+pub fn normalize(
+    input: &Input<'_>,
+    opts: NormalizeOptions<'_>,
+) -> Result<NormalizedDocument, NormalizeError> {
+    let mut n = Normalizer::collecting(opts)?;
+    for line in &input.lines {
+        n.push(line)?;
+    }
+    n.finish_document()
+}
 
 /// What one raw line (or the end of the stream) did. Updates come in the order things happened;
 /// folded in that order (see [`DocumentBuilder`]) they give the batch path's document.

@@ -10,9 +10,9 @@ use anyhow::Context;
 
 use crate::cli::exit;
 use crate::corpus::load_stream;
-use crate::dialects::normalize;
 use crate::model::wire::{SSE_DONE, Wire, WireFrame, document_frames, sse_event};
 use crate::model::{Diagnostic, DiagnosticLevel, acp_frames, legacy_parts};
+use crate::normalizer::normalize;
 use crate::providers::NormalizeOptions;
 use crate::stream::{Dialect, Provider};
 

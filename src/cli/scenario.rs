@@ -320,7 +320,7 @@ fn normalize_fixture(path: &std::path::Path) -> anyhow::Result<crate::model::Nor
         dialect,
         cwd: stream.cwd.as_deref(),
     };
-    crate::dialects::normalize(&stream.input(), opts).with_context(|| path.display().to_string())
+    crate::normalizer::normalize(&stream.input(), opts).with_context(|| path.display().to_string())
 }
 
 fn compare(scenarios: &[Scenario], a: CompareArgs) -> anyhow::Result<u8> {

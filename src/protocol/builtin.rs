@@ -3,7 +3,7 @@
 //! stdio around it.
 
 use super::{HelloReply, HelloType, Normalize, NormalizeResult, ResultType};
-use crate::dialects::normalize;
+use crate::normalizer::normalize;
 use crate::providers::NormalizeOptions;
 use crate::stream::{Dialect, Input, Provider, RawLine};
 

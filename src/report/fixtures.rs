@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::model::{FixtureResult, Status};
+use super::result::{FixtureResult, Status};
 
 /// A fixture the reports list and count but show nothing more of: it passed, with nothing to
 /// say (no diff, violation, message, fixed entry or formatting note).

@@ -27,6 +27,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::model::*;
+use super::result::*;
 
 /// Write `junit.xml` for `report`, streaming its testcases: the document quick-junit would write
 /// for the whole report, without holding every testcase at once. The frame (every suite with its
@@ -409,6 +410,7 @@ fn describe(status: &mut TestCaseStatus, f: &FixtureResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Fixtures;
     use crate::report::sample::sample_report;
 
     fn rendered(report: &Report) -> String {

@@ -12,6 +12,7 @@
 use std::io::{self, Write};
 
 use super::model::*;
+use super::result::*;
 use crate::text::truncate;
 
 /// Failing fixtures listed in full; the rest are counted.

@@ -7,6 +7,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod result;
 #[doc(hidden)]
 pub mod sample;
 pub mod terminal;
@@ -15,7 +16,9 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+pub use fixtures::Fixtures;
 pub use model::*;
+pub use result::{FixtureResult, Status, Violation};
 
 /// The files every verify run (and `report merge`) writes under `--reports`.
 pub const REPORT_FILES: [&str; 4] = ["report.json", "junit.xml", "summary.md", "index.html"];

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 
 use similar::{ChangeTag, TextDiff};
 
+use super::fixtures::Fixtures;
 use super::model::*;
+use super::result::*;
 
 /// A script payload that, were it ever executed, would rename the page. Tests look for it.
 pub const SCRIPT_PAYLOAD: &str = "<script>document.title='PWNED'</script>";

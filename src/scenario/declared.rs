@@ -103,7 +103,7 @@ fn probe(cli: Cli, name: &str) -> Option<(ToolKind, String, Option<String>)> {
         dialect: Some(dialect),
         ..NormalizeOptions::default()
     };
-    let doc = crate::dialects::normalize(&Input::from_bytes(line.as_bytes()), opts).ok()?;
+    let doc = crate::normalizer::normalize(&Input::from_bytes(line.as_bytes()), opts).ok()?;
     let part = doc.parts.into_iter().next()?;
     let server = part.metadata.and_then(|m| m.mcp).map(|m| m.server);
     Some((part.kind, part.title, server))

@@ -264,7 +264,7 @@ fn normalized(path: &Path) -> anyhow::Result<Value> {
         opts.provider = Some(p);
         opts.dialect = Dialect::parse(d, Some(p)).ok();
     }
-    let doc = crate::dialects::normalize(&stream.input(), opts)
+    let doc = crate::normalizer::normalize(&stream.input(), opts)
         .with_context(|| format!("{}", path.display()))?;
     Ok(serde_json::to_value(doc)?)
 }

@@ -22,11 +22,12 @@ use crate::compare::{
 };
 use crate::corpus::confined::{self, Dirs, Skipped, describe};
 use crate::corpus::{FixtureEntry, FixtureIndex, load_file};
-use crate::dialects::{detect, normalize};
+use crate::dialects::detect;
 use crate::model::{
     Diagnostic, DiagnosticLevel, LegacyToolPart, NormalizedDocument, NormalizedToolPart, PartEvent,
     SCHEMA_VERSION,
 };
+use crate::normalizer::normalize;
 use crate::protocol::Normalize;
 use crate::providers::NormalizeOptions;
 use crate::report::{FixtureDiff, FixtureResult, Status, Violation};

@@ -1,7 +1,7 @@
 //! The Codex normalizer on small hand-written streams: bad lines and bytes that are not UTF-8
 //! become diagnostics while the rest of the stream is still read.
 
-use toolnorm::dialects::normalize;
+use toolnorm::normalize;
 use toolnorm::providers::NormalizeOptions;
 use toolnorm::stream::Input;
 

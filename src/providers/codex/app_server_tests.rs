@@ -1,7 +1,7 @@
 //! Tests of the `codex app-server` dialect.
 
-use crate::dialects::normalize;
 use crate::model::{ToolKind, ToolState};
+use crate::normalizer::normalize;
 use crate::providers::NormalizeOptions;
 use crate::stream::{Dialect, Input};
 

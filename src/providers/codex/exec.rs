@@ -305,9 +305,9 @@ mod tests {
             cwd,
             ..Default::default()
         };
-        let doc = crate::dialects::normalize(&input, opts(Some("/w"))).unwrap();
+        let doc = crate::normalizer::normalize(&input, opts(Some("/w"))).unwrap();
         assert_eq!(doc.parts[0].title, "Creating src/a.js");
-        let doc = crate::dialects::normalize(&input, opts(None)).unwrap();
+        let doc = crate::normalizer::normalize(&input, opts(None)).unwrap();
         assert_eq!(doc.parts[0].title, "Creating /w/src/a.js");
     }
 }

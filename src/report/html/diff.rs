@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use super::{
     LARGE_DIFF_LINES, MAX_DIFF_ROWS, MAX_LINE_CHARS, MAX_TEXT_CHARS, bytes, esc, esc_clip,
 };
-use crate::report::model::*;
+use crate::report::*;
 use crate::text::thousands;
 
 pub(super) fn diff(index: usize, d: &FixtureDiff, w: &mut impl Write) -> io::Result<()> {

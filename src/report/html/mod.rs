@@ -19,7 +19,8 @@ use std::io::{self, BufWriter, Write};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-use super::model::*;
+use crate::report::model::*;
+use crate::report::result::*;
 
 mod formatting;
 use crate::text::thousands;

@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{fixture_anchor, thousands};
-use crate::report::model::{Report, Status};
+use crate::report::{Report, Status};
 
 /// Reports with more fixtures than this list their passing fixtures compactly and defer diffs.
 pub(super) const COMPACT_FROM: usize = 1_000;

@@ -28,7 +28,7 @@ fn every_call_of_the_new_dialects_is_seen_by_the_raw_scan() {
                 cwd: stream.cwd.as_deref(),
                 ..Default::default()
             };
-            let mut doc = crate::dialects::normalize(&input, opts).unwrap();
+            let mut doc = crate::normalizer::normalize(&input, opts).unwrap();
             let raw = scan(&input, dialect);
             let name = path.display();
             let clean = rule.check(&RuleContext::new(dialect, &input, &doc, &raw));

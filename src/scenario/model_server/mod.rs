@@ -18,7 +18,7 @@ use std::thread::{self, JoinHandle};
 
 use serde_json::{Value, json};
 
-use self::render::{anthropic_web_search, render};
+use self::render::anthropic_web_search;
 use super::spec::{Api, Page, Scenario, Subagent, Turn};
 
 /// What the server plays: the main script, the subagent scripts and the pages it serves.
@@ -188,6 +188,16 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
 
 type Routed = (u16, &'static str, String, Option<(String, Option<usize>)>);
 
+/// One scripted turn as the streaming body of `api`.
+fn render_turn(api: Api, turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+    match api {
+        Api::Anthropic => render::anthropic(turn, sid, index, protect),
+        Api::Responses => render::responses(turn, sid, index, protect),
+        Api::ChatCompletions => render::chat(turn, sid, index, protect),
+        Api::Gemini => gemini::stream(turn, sid, index),
+    }
+}
+
 fn route(script: &Script, method: &str, path: &str, body: Option<&Value>) -> Routed {
     if method == "GET" {
         if let Some(page) = script.pages.iter().find(|p| p.path == path) {
@@ -289,7 +299,7 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
             script: label.into(),
             turn: None,
             content_type: "text/event-stream",
-            body: render(api, &turn, "x", 0, &[]),
+            body: render_turn(api, &turn, "x", 0, &[]),
         };
     }
     let (label, sid, turns) = match script
@@ -320,7 +330,7 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
         script: label,
         turn: (index < turns.len()).then_some(index),
         content_type: "text/event-stream",
-        body: render(api, &turn, &sid, index, &protect),
+        body: render_turn(api, &turn, &sid, index, &protect),
     }
 }
 

@@ -1,22 +1,14 @@
 //! The wire side of the scripted model: one scripted turn rendered as the streaming body of the
 //! Anthropic Messages, OpenAI Responses or OpenAI Chat Completions API (SSE events with text and
 //! tool-argument deltas, ids minted so that [`super::scripted_turn`] can read the turn back).
+//! Gemini's own wire is in `gemini.rs`, which shares the ids and the streaming pieces from here.
 
 use serde_json::{Value, json};
 
-use crate::scenario::spec::{Api, CallKind, ToolCall, Turn};
+use crate::scenario::spec::{CallKind, ToolCall, Turn};
 
 pub(super) fn call_id(prefix: &str, sid: &str, turn: usize, n: usize) -> String {
     format!("{prefix}_{sid}_tn{turn}c{n}")
-}
-
-pub(super) fn render(api: Api, turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
-    match api {
-        Api::Anthropic => anthropic(turn, sid, index, protect),
-        Api::Responses => responses(turn, sid, index, protect),
-        Api::ChatCompletions => chat(turn, sid, index, protect),
-        Api::Gemini => super::gemini::stream(turn, sid, index),
-    }
 }
 
 /// Split text into streaming pieces on char boundaries.
@@ -71,7 +63,7 @@ fn args_json(call: &ToolCall) -> String {
 
 const MODEL: &str = "scripted-model";
 
-fn anthropic(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+pub(super) fn anthropic(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let msg_id = format!("msg_{sid}_turn{index}");
     sse(
@@ -247,7 +239,7 @@ impl Streamed {
     }
 }
 
-fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+pub(super) fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let resp_id = format!("resp_{sid}_turn{index}");
     let mut seq = 0u64;
@@ -371,7 +363,7 @@ fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String
     out
 }
 
-fn chat(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
+pub(super) fn chat(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let id = format!("chatcmpl_{sid}_turn{index}");
     let chunk = |delta: Value, finish: Value| {

@@ -1,0 +1,919 @@
+//! The house (CONTRIBUTING.md): no circle between the files of `src/`, no import from a lower
+//! floor to a higher one. `cargo test --test house -- --nocapture` reads the crate from
+//! `src/lib.rs` down and prints every circle and every upward import it finds (and, with
+//! `HOUSE_EDGES=1`, every file-to-file edge with the names it goes through).
+//!
+//! What counts as one file naming another: each leaf of a `use` (written `crate::`, `super::`,
+//! `self::` or from a child module) and each path in code that starts with `crate::`, `super::`,
+//! `self::`, a child module or a name the file imported. A path is followed through re-exports to
+//! the file that defines the item, so a re-export does not hide an import.
+//!
+//! Two things do not count. A module's file and the files of its own submodules (`a/mod.rs` or
+//! `a.rs` and everything under `a/`) may name each other: the parent holds what its children
+//! share and picks among them, as `dialects` does with the dialects. And code under
+//! `#[cfg(test)]` is left out: a dialect's unit tests drive it through the registry
+//! (`dialects::normalize_text`), a rule's may read the corpus; nothing of them is in the library.
+//!
+//! A small lexer, not `syn`: the check needs only paths from formatted source, and `syn` with
+//! `full` would be one more build of it (for the target, beside the proc-macros' one) in every
+//! cold `cargo test`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The floors of CONTRIBUTING.md's house, from the ground up: a module imports only from its
+/// own floor or the floors below.
+const FLOORS: &[(&str, &[&str])] = &[
+    ("base", &["stream", "model", "text", "hash"]),
+    ("core", &["providers", "rules", "compare"]),
+    ("registry", &["dialects", "normalizer"]),
+    (
+        "shells",
+        &["corpus", "report", "verify", "scenario", "protocol"],
+    ),
+    ("top", &["cli"]),
+];
+
+/// Circles and upward imports still standing (`src/...` files, sorted). Each one removed is
+/// removed here too: the test fails on one more and on one fewer.
+const KNOWN_CIRCLES: &[&[&str]] = &[
+    &[
+        "src/scenario/agents/acp.rs",
+        "src/scenario/agents/opencode.rs",
+    ],
+    &[
+        "src/scenario/agents/copilot.rs",
+        "src/scenario/launch.rs",
+        "src/scenario/npm.rs",
+        "src/scenario/agents/droid.rs",
+        "src/scenario/spec.rs",
+    ],
+];
+const KNOWN_UPWARD: &[(&str, &str)] = &[];
+
+#[test]
+fn no_circles_no_imports_up() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let house = House::read(&root).expect("src/ is readable");
+    let circles = house.circles();
+    let upward = house.upward();
+    let report = house.describe(&circles, &upward);
+    eprintln!("{report}");
+    if std::env::var_os("HOUSE_EDGES").is_some() {
+        for (a, tos) in &house.edges {
+            for (b, names) in tos {
+                eprintln!(
+                    "edge {a} {b} {:?} {:?} {names:?}",
+                    House::floor(a),
+                    House::floor(b)
+                );
+            }
+        }
+    }
+    assert!(
+        house.files.len() > 100,
+        "the crate was not read: {} files",
+        house.files.len()
+    );
+    let found = circles.clone();
+    let known: Vec<Vec<String>> = KNOWN_CIRCLES
+        .iter()
+        .map(|c| c.iter().map(|s| s.to_string()).collect())
+        .collect();
+    assert_eq!(found, known, "circles between files:\n{report}");
+    let found: Vec<(String, String)> = upward.keys().cloned().collect();
+    let known: Vec<(String, String)> = KNOWN_UPWARD
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(found, known, "imports up the floors:\n{report}");
+}
+
+/// The check fails on a planted circle (through a re-export and a `super::` path), on a path in
+/// a function body that runs up a floor, and on neither in the same tree without them. A module's
+/// file and its own submodules' files may name each other.
+#[test]
+fn the_check_finds_a_planted_circle_and_an_upward_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |p: &str, text: &str| {
+        let path = src.join(p);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    };
+    write(
+        "lib.rs",
+        "pub mod stream;\npub mod dialects;\npub mod cli;\n#[cfg(test)]\nmod tests;\n",
+    );
+    write(
+        "stream/mod.rs",
+        "mod line;\nmod raw;\npub use line::Input;\npub use raw::Raw;\npub struct Shared;\n",
+    );
+    write(
+        "stream/raw.rs",
+        "// use crate::cli::Nothing; (a comment)\nconst S: &str = \"crate::cli::x()\";\n\
+         pub struct Raw(super::Input, super::Shared);\n",
+    );
+    write("stream/line.rs", "pub struct Input(pub super::Shared);\n");
+    write(
+        "dialects.rs",
+        "use crate::stream::{self, Raw};\npub fn f(_: Raw, _: stream::Input) {}\n",
+    );
+    write(
+        "cli/mod.rs",
+        "pub fn run() { crate::dialects::f(todo!(), todo!()) }\n",
+    );
+    write("tests.rs", "use crate::cli::run;\n");
+    let clean = House::read(src).unwrap();
+    assert_eq!(clean.circles(), Vec::<Vec<String>>::new());
+    assert!(clean.upward().is_empty(), "{:?}", clean.upward());
+    assert!(clean.edges["src/dialects.rs"].contains_key("src/stream/raw.rs"));
+    assert!(clean.edges["src/stream/raw.rs"].contains_key("src/stream/line.rs"));
+
+    // line.rs names raw.rs's `Raw` through the re-export in mod.rs: a circle with raw.rs.
+    write("stream/line.rs", "pub struct Input(pub super::Raw);\n");
+    // A lower floor calling into the top, in a function body.
+    write(
+        "dialects.rs",
+        "use crate::stream::{self, Raw};\npub fn f(_: Raw, _: stream::Input) { crate::cli::run() }\n",
+    );
+    let planted = House::read(src).unwrap();
+    assert_eq!(
+        planted.circles(),
+        vec![
+            vec!["src/cli/mod.rs".to_string(), "src/dialects.rs".to_string()],
+            vec![
+                "src/stream/line.rs".to_string(),
+                "src/stream/raw.rs".to_string()
+            ],
+        ]
+    );
+    let up: Vec<_> = planted.upward().into_keys().collect();
+    assert_eq!(
+        up,
+        vec![("src/dialects.rs".to_string(), "src/cli/mod.rs".to_string())]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    /// `::`
+    Sep,
+    Punct(char),
+    Lit,
+}
+
+fn lex(text: &str) -> Vec<Tok> {
+    let c: Vec<char> = text.chars().collect();
+    let at = |i: usize| c.get(i).copied().unwrap_or('\0');
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < c.len() {
+        let ch = c[i];
+        if ch.is_whitespace() {
+            i += 1;
+        } else if ch == '/' && at(i + 1) == '/' {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '/' && at(i + 1) == '*' {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && at(i + 1) == '*' {
+                    depth += 1;
+                    i += 2;
+                } else if c[i] == '*' && at(i + 1) == '/' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if let Some(end) = string_end(&c, i) {
+            out.push(Tok::Lit);
+            i = end;
+        } else if ch == '\'' {
+            // A char literal or a lifetime.
+            if at(i + 1) == '\\' {
+                i += 2;
+                while i < c.len() && c[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+                out.push(Tok::Lit);
+            } else if at(i + 2) == '\'' {
+                i += 3;
+                out.push(Tok::Lit);
+            } else {
+                i += 1;
+                while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                    i += 1;
+                }
+            }
+        } else if ch == 'r' && at(i + 1) == '#' && (at(i + 2).is_alphabetic() || at(i + 2) == '_') {
+            i += 2;
+            let start = i;
+            while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Ident(c[start..i].iter().collect()));
+        } else if ch.is_alphabetic() || ch == '_' {
+            let start = i;
+            while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Ident(c[start..i].iter().collect()));
+        } else if ch.is_ascii_digit() {
+            while i < c.len()
+                && (c[i].is_alphanumeric()
+                    || c[i] == '_'
+                    || (c[i] == '.' && at(i + 1).is_ascii_digit()))
+            {
+                i += 1;
+            }
+            out.push(Tok::Lit);
+        } else if ch == ':' && at(i + 1) == ':' {
+            out.push(Tok::Sep);
+            i += 2;
+        } else {
+            out.push(Tok::Punct(ch));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Where a string literal starting at `i` ends (`"..."`, `r#"..."#`, `b"..."`, `br"..."`,
+/// `c"..."`, `b'x'`), or None when none starts there.
+fn string_end(c: &[char], i: usize) -> Option<usize> {
+    let at = |j: usize| c.get(j).copied().unwrap_or('\0');
+    let mut j = i;
+    if (c[j] == 'b' || c[j] == 'c') && (at(j + 1) == '"' || at(j + 1) == 'r' || at(j + 1) == '\'') {
+        if at(j + 1) == '\'' {
+            j += 2;
+            if at(j) == '\\' {
+                j += 1;
+            }
+            while j < c.len() && c[j] != '\'' {
+                j += 1;
+            }
+            return Some(j + 1);
+        }
+        j += 1;
+    }
+    if at(j) == 'r' && (at(j + 1) == '"' || at(j + 1) == '#') {
+        j += 1;
+        let mut hashes = 0;
+        while at(j) == '#' {
+            hashes += 1;
+            j += 1;
+        }
+        if at(j) != '"' {
+            return None;
+        }
+        j += 1;
+        while j < c.len() {
+            if c[j] == '"' && (1..=hashes).all(|h| at(j + h) == '#') {
+                return Some(j + 1 + hashes);
+            }
+            j += 1;
+        }
+        return Some(j);
+    }
+    if at(j) != '"' {
+        return None;
+    }
+    j += 1;
+    while j < c.len() {
+        match c[j] {
+            '\\' => j += 2,
+            '"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    Some(j)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modules, items and the paths each file names
+
+/// What a name in a module stands for.
+#[derive(Debug, Clone)]
+enum Def {
+    /// An item defined in this file.
+    Item(String),
+    /// A module (its path from the crate root).
+    Module(Vec<String>),
+    /// An import of an absolute path (or of a path relative to the module, resolved later).
+    Import(Vec<String>, Vec<String>),
+}
+
+#[derive(Debug, Default)]
+struct Module {
+    file: String,
+    names: HashMap<String, Vec<Def>>,
+    /// `use x::*` (the scope it was written in, the path).
+    globs: Vec<(Vec<String>, Vec<String>)>,
+}
+
+/// A path a file names: the module it is written in, the path as written, and whether it is a
+/// `use` leaf (a module imported by name is named for the paths that go through it, not itself).
+#[derive(Debug)]
+struct Named {
+    file: String,
+    scope: Vec<String>,
+    path: Vec<String>,
+    leaf_of_use: bool,
+}
+
+struct House {
+    modules: HashMap<Vec<String>, Module>,
+    files: BTreeSet<String>,
+    /// file -> file it names -> the names it uses there.
+    edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+}
+
+impl House {
+    fn read(src: &Path) -> std::io::Result<House> {
+        let mut reader = Reader {
+            src: src.to_path_buf(),
+            modules: HashMap::new(),
+            named: Vec::new(),
+            files: BTreeSet::new(),
+        };
+        reader.file(&src.join("lib.rs"), Vec::new())?;
+        let mut house = House {
+            modules: reader.modules,
+            files: reader.files,
+            edges: BTreeMap::new(),
+        };
+        for n in &reader.named {
+            let Some(abs) = house.absolute(&n.scope, &n.path) else {
+                continue;
+            };
+            let Some((file, is_module)) = house.resolve(&abs, 0) else {
+                continue;
+            };
+            if file == n.file
+                || (n.leaf_of_use && is_module)
+                || ancestor(&file, &n.file)
+                || ancestor(&n.file, &file)
+            {
+                continue;
+            }
+            let name = n.path.last().cloned().unwrap_or_default();
+            house
+                .edges
+                .entry(n.file.clone())
+                .or_default()
+                .entry(file)
+                .or_default()
+                .insert(name);
+        }
+        Ok(house)
+    }
+
+    /// `path` written in `scope`, from the crate root; None for another crate's path.
+    fn absolute(&self, scope: &[String], path: &[String]) -> Option<Vec<String>> {
+        let first = path.first()?;
+        match first.as_str() {
+            "crate" | "$crate" => Some(path[1..].to_vec()),
+            "self" => Some([scope, &path[1..]].concat()),
+            "super" => {
+                let mut base = scope.to_vec();
+                let mut rest = path;
+                while rest.first().map(String::as_str) == Some("super") {
+                    base.pop()?;
+                    rest = &rest[1..];
+                }
+                Some([&base[..], rest].concat())
+            }
+            _ => {
+                let m = self.modules.get(scope)?;
+                m.names.contains_key(first).then(|| [scope, path].concat())
+            }
+        }
+    }
+
+    /// The file that defines what an absolute path names, and whether it is a module.
+    fn resolve(&self, path: &[String], depth: usize) -> Option<(String, bool)> {
+        if depth > 16 {
+            return None;
+        }
+        let mut module: Vec<String> = Vec::new();
+        for (i, seg) in path.iter().enumerate() {
+            let m = self.modules.get(&module)?;
+            let rest = &path[i + 1..];
+            let defs = m.names.get(seg);
+            let found = defs.and_then(|defs| {
+                defs.iter().find_map(|d| match d {
+                    Def::Item(file) => Some(Err((file.clone(), false))),
+                    Def::Module(p) => Some(Ok(p.clone())),
+                    Def::Import(scope, target) => {
+                        let abs = self.absolute(scope, target)?;
+                        let full = [&abs[..], rest].concat();
+                        self.resolve(&full, depth + 1).map(Err)
+                    }
+                })
+            });
+            match found {
+                Some(Ok(next)) => module = next,
+                Some(Err(hit)) => return Some(hit),
+                None => {
+                    // Through a glob, or an item a macro defines in this module.
+                    for (scope, glob) in &m.globs {
+                        let Some(abs) = self.absolute(scope, glob) else {
+                            continue;
+                        };
+                        if let Some(hit) = self.resolve(&[&abs[..], &path[i..]].concat(), depth + 1)
+                        {
+                            return Some(hit);
+                        }
+                    }
+                    return Some((m.file.clone(), false));
+                }
+            }
+        }
+        self.modules.get(&module).map(|m| (m.file.clone(), true))
+    }
+
+    fn floor(file: &str) -> Option<usize> {
+        let top = file.strip_prefix("src/")?;
+        let top = top.split(['/', '.']).next()?;
+        FLOORS.iter().position(|(_, mods)| mods.contains(&top))
+    }
+
+    /// Imports from a floor to a higher one: (from, to) -> the names.
+    fn upward(&self) -> BTreeMap<(String, String), BTreeSet<String>> {
+        let mut up = BTreeMap::new();
+        for (from, tos) in &self.edges {
+            for (to, names) in tos {
+                if let (Some(a), Some(b)) = (House::floor(from), House::floor(to))
+                    && a < b
+                {
+                    up.insert((from.clone(), to.clone()), names.clone());
+                }
+            }
+        }
+        up
+    }
+
+    /// The strongly connected sets of files with more than one file (Tarjan), each in the order
+    /// of its first file's discovery, sorted.
+    fn circles(&self) -> Vec<Vec<String>> {
+        struct T<'a> {
+            house: &'a House,
+            index: HashMap<&'a str, usize>,
+            low: HashMap<&'a str, usize>,
+            stack: Vec<&'a str>,
+            on: BTreeSet<&'a str>,
+            out: Vec<Vec<String>>,
+        }
+        impl<'a> T<'a> {
+            fn visit(&mut self, v: &'a str) {
+                let i = self.index.len();
+                self.index.insert(v, i);
+                self.low.insert(v, i);
+                self.stack.push(v);
+                self.on.insert(v);
+                if let Some(tos) = self.house.edges.get(v) {
+                    for w in tos.keys() {
+                        let w = w.as_str();
+                        if !self.index.contains_key(w) {
+                            self.visit(w);
+                            let l = self.low[w].min(self.low[v]);
+                            self.low.insert(v, l);
+                        } else if self.on.contains(w) {
+                            let l = self.index[w].min(self.low[v]);
+                            self.low.insert(v, l);
+                        }
+                    }
+                }
+                if self.low[v] == self.index[v] {
+                    let mut set = Vec::new();
+                    while let Some(w) = self.stack.pop() {
+                        self.on.remove(w);
+                        set.push(w.to_string());
+                        if w == v {
+                            break;
+                        }
+                    }
+                    if set.len() > 1 {
+                        set.reverse();
+                        self.out.push(set);
+                    }
+                }
+            }
+        }
+        let mut t = T {
+            house: self,
+            index: HashMap::new(),
+            low: HashMap::new(),
+            stack: Vec::new(),
+            on: BTreeSet::new(),
+            out: Vec::new(),
+        };
+        for f in &self.files {
+            if !t.index.contains_key(f.as_str()) {
+                t.visit(f);
+            }
+        }
+        let mut out = t.out;
+        for set in &mut out {
+            // Start each circle at its smallest file, keeping the order it was found in.
+            let first = (0..set.len()).min_by_key(|&i| &set[i]).unwrap_or(0);
+            set.rotate_left(first);
+        }
+        out.sort();
+        out
+    }
+
+    fn describe(
+        &self,
+        circles: &[Vec<String>],
+        upward: &BTreeMap<(String, String), BTreeSet<String>>,
+    ) -> String {
+        let mut s = format!(
+            "{} files, {} circles, {} imports up\n",
+            self.files.len(),
+            circles.len(),
+            upward.len()
+        );
+        for set in circles {
+            s += &format!("circle: {}\n", set.join(", "));
+            for a in set {
+                for (b, names) in &self.edges[a] {
+                    if set.contains(b) {
+                        let names: Vec<_> = names.iter().map(String::as_str).collect();
+                        s += &format!("  {a} -> {b}: {}\n", names.join(", "));
+                    }
+                }
+            }
+        }
+        for ((a, b), names) in upward {
+            let names: Vec<_> = names.iter().map(String::as_str).collect();
+            s += &format!("up: {a} -> {b}: {}\n", names.join(", "));
+        }
+        s
+    }
+}
+
+/// Whether `a` is the file of a module that `b`'s module is inside (`src/x/mod.rs` or `src/x.rs`
+/// for `src/x/y.rs`; `src/lib.rs` for all).
+fn ancestor(a: &str, b: &str) -> bool {
+    let dir = a
+        .strip_suffix("/mod.rs")
+        .or_else(|| a.strip_suffix("/lib.rs"))
+        .or_else(|| a.strip_suffix(".rs"));
+    dir.is_some_and(|d| b.starts_with(&format!("{d}/")))
+}
+
+struct Reader {
+    src: PathBuf,
+    modules: HashMap<Vec<String>, Module>,
+    named: Vec<Named>,
+    files: BTreeSet<String>,
+}
+
+impl Reader {
+    fn file(&mut self, path: &Path, module: Vec<String>) -> std::io::Result<()> {
+        let text = fs::read_to_string(path)?;
+        let rel = path.strip_prefix(&self.src).unwrap_or(path);
+        let name = format!("src/{}", rel.to_string_lossy().replace('\\', "/"));
+        self.files.insert(name.clone());
+        self.modules.entry(module.clone()).or_default().file = name.clone();
+        let toks = lex(&text);
+        let mut i = 0;
+        let mut children = Vec::new();
+        self.items(&toks, &mut i, &name, &module, false, &mut children);
+        // A module's own folder: `a.rs` has its children in `a/`, `a/mod.rs` beside it.
+        let dir = if path
+            .file_name()
+            .is_some_and(|n| n == "mod.rs" || n == "lib.rs")
+        {
+            path.parent().unwrap_or(&self.src).to_path_buf()
+        } else {
+            path.with_extension("")
+        };
+        for child in children {
+            let mut m = module.clone();
+            m.push(child.clone());
+            let flat = dir.join(format!("{child}.rs"));
+            let nested = dir.join(&child).join("mod.rs");
+            let file = if flat.exists() { flat } else { nested };
+            self.file(&file, m)?;
+        }
+        Ok(())
+    }
+
+    fn define(&mut self, module: &[String], name: &str, def: Def) {
+        self.modules
+            .entry(module.to_vec())
+            .or_default()
+            .names
+            .entry(name.to_string())
+            .or_default()
+            .push(def);
+    }
+
+    /// The items of one module's body, up to its closing brace when `inner`. Child modules in
+    /// their own files go to `children`.
+    fn items(
+        &mut self,
+        toks: &[Tok],
+        i: &mut usize,
+        file: &str,
+        module: &[String],
+        inner: bool,
+        children: &mut Vec<String>,
+    ) {
+        while *i < toks.len() {
+            let mut test_only = false;
+            while toks.get(*i) == Some(&Tok::Punct('#')) {
+                *i += 1;
+                if toks.get(*i) == Some(&Tok::Punct('!')) {
+                    *i += 1;
+                }
+                let start = *i;
+                skip_group(toks, i);
+                let attr = &toks[start..*i];
+                test_only |= attr
+                    == [
+                        Tok::Punct('['),
+                        ident("cfg"),
+                        Tok::Punct('('),
+                        ident("test"),
+                        Tok::Punct(')'),
+                        Tok::Punct(']'),
+                    ];
+            }
+            match toks.get(*i) {
+                None => return,
+                Some(Tok::Punct('}')) if inner => {
+                    *i += 1;
+                    return;
+                }
+                Some(Tok::Punct(';')) => {
+                    *i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            if test_only {
+                self.skip_item(toks, i, file, module, false);
+                continue;
+            }
+            if toks.get(*i) == Some(&ident("pub")) {
+                *i += 1;
+                if toks.get(*i) == Some(&Tok::Punct('(')) {
+                    skip_group(toks, i);
+                }
+            }
+            while matches!(toks.get(*i), Some(Tok::Ident(k)) if ["unsafe", "async", "default", "extern"].contains(&k.as_str()))
+                || (toks.get(*i) == Some(&ident("const"))
+                    && matches!(toks.get(*i + 1), Some(Tok::Ident(k)) if ["fn", "unsafe", "async", "extern"].contains(&k.as_str())))
+            {
+                *i += 1;
+                if toks.get(*i) == Some(&Tok::Lit) {
+                    *i += 1;
+                }
+            }
+            let Some(Tok::Ident(kw)) = toks.get(*i) else {
+                self.skip_item(toks, i, file, module, true);
+                continue;
+            };
+            match kw.as_str() {
+                "use" => {
+                    *i += 1;
+                    self.use_tree(toks, i, file, module);
+                }
+                "mod" => {
+                    let Some(Tok::Ident(name)) = toks.get(*i + 1) else {
+                        *i += 1;
+                        continue;
+                    };
+                    let name = name.clone();
+                    *i += 2;
+                    let mut m = module.to_vec();
+                    m.push(name.clone());
+                    self.define(module, &name, Def::Module(m.clone()));
+                    if toks.get(*i) == Some(&Tok::Punct('{')) {
+                        *i += 1;
+                        self.modules.entry(m.clone()).or_default().file = file.to_string();
+                        // Files declared in an inline module are not read (none are).
+                        self.items(toks, i, file, &m, true, &mut Vec::new());
+                    } else {
+                        children.push(name);
+                    }
+                }
+                "crate" if toks.get(*i + 1) != Some(&Tok::Sep) => {
+                    // `extern crate x;`
+                    self.skip_item(toks, i, file, module, false);
+                }
+                "fn" | "struct" | "enum" | "union" | "trait" | "type" | "const" | "static"
+                | "macro_rules" => {
+                    let mut j = *i + 1;
+                    if toks.get(j) == Some(&Tok::Punct('!')) {
+                        j += 1;
+                    }
+                    if toks.get(j) == Some(&ident("mut")) {
+                        j += 1;
+                    }
+                    if let Some(Tok::Ident(name)) = toks.get(j) {
+                        let name = name.clone();
+                        self.define(module, &name, Def::Item(file.to_string()));
+                    }
+                    self.skip_item(toks, i, file, module, true);
+                }
+                _ => self.skip_item(toks, i, file, module, true),
+            }
+        }
+    }
+
+    /// Past one item (to its `;` or its closing brace), noting the paths in it.
+    fn skip_item(
+        &mut self,
+        toks: &[Tok],
+        i: &mut usize,
+        file: &str,
+        module: &[String],
+        note: bool,
+    ) {
+        let mut depth = 0usize;
+        while *i < toks.len() {
+            match &toks[*i] {
+                Tok::Punct('(' | '[' | '{') => depth += 1,
+                Tok::Punct(')' | ']') => depth = depth.saturating_sub(1),
+                Tok::Punct('}') => {
+                    if depth <= 1 {
+                        *i += 1;
+                        return;
+                    }
+                    depth -= 1;
+                }
+                Tok::Punct(';') if depth == 0 => {
+                    *i += 1;
+                    return;
+                }
+                Tok::Ident(k)
+                    if note
+                        && k == "use"
+                        && matches!(toks.get(*i + 1), Some(Tok::Ident(_)) | Some(Tok::Sep)) =>
+                {
+                    // A `use` in a function body.
+                    *i += 1;
+                    self.use_tree(toks, i, file, module);
+                    continue;
+                }
+                Tok::Ident(first) if note => {
+                    let after_dot = *i > 0 && matches!(toks[*i - 1], Tok::Punct('.') | Tok::Sep);
+                    if !after_dot && toks.get(*i + 1) == Some(&Tok::Sep) {
+                        let mut path = vec![first.clone()];
+                        if *i > 0 && toks[*i - 1] == Tok::Punct('$') && first == "crate" {
+                            path[0] = "$crate".into();
+                        }
+                        let mut j = *i + 1;
+                        while toks.get(j) == Some(&Tok::Sep) {
+                            match toks.get(j + 1) {
+                                Some(Tok::Ident(s)) => {
+                                    path.push(s.clone());
+                                    j += 2;
+                                }
+                                _ => break,
+                            }
+                        }
+                        self.named.push(Named {
+                            file: file.to_string(),
+                            scope: module.to_vec(),
+                            path,
+                            leaf_of_use: false,
+                        });
+                        *i = j;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            *i += 1;
+        }
+    }
+
+    /// A `use` tree up to its `;`: each leaf is a name in `module` and a path the file names.
+    fn use_tree(&mut self, toks: &[Tok], i: &mut usize, file: &str, module: &[String]) {
+        let mut leaves = Vec::new();
+        if toks.get(*i) == Some(&Tok::Sep) {
+            *i += 1;
+        }
+        tree(toks, i, Vec::new(), &mut leaves);
+        while *i < toks.len() && toks[*i] != Tok::Punct(';') {
+            *i += 1;
+        }
+        *i += 1;
+        for (path, bind) in leaves {
+            match bind {
+                None => self
+                    .modules
+                    .entry(module.to_vec())
+                    .or_default()
+                    .globs
+                    .push((module.to_vec(), path.clone())),
+                Some(name) if name != "_" => {
+                    self.define(module, &name, Def::Import(module.to_vec(), path.clone()))
+                }
+                Some(_) => {}
+            }
+            self.named.push(Named {
+                file: file.to_string(),
+                scope: module.to_vec(),
+                path,
+                leaf_of_use: true,
+            });
+        }
+    }
+}
+
+fn ident(s: &str) -> Tok {
+    Tok::Ident(s.to_string())
+}
+
+/// Past a bracketed group starting at `i`.
+fn skip_group(toks: &[Tok], i: &mut usize) {
+    let mut depth = 0usize;
+    while *i < toks.len() {
+        match toks[*i] {
+            Tok::Punct('(' | '[' | '{') => depth += 1,
+            Tok::Punct(')' | ']' | '}') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    *i += 1;
+                    return;
+                }
+            }
+            _ => {}
+        }
+        *i += 1;
+    }
+}
+
+/// One use tree: its leaves as (path, the name it binds; None for a glob).
+fn tree(
+    toks: &[Tok],
+    i: &mut usize,
+    prefix: Vec<String>,
+    leaves: &mut Vec<(Vec<String>, Option<String>)>,
+) {
+    let mut path = prefix;
+    loop {
+        match toks.get(*i) {
+            Some(Tok::Punct('{')) => {
+                *i += 1;
+                loop {
+                    match toks.get(*i) {
+                        Some(Tok::Punct('}')) => {
+                            *i += 1;
+                            return;
+                        }
+                        Some(Tok::Punct(',')) => *i += 1,
+                        None => return,
+                        _ => tree(toks, i, path.clone(), leaves),
+                    }
+                }
+            }
+            Some(Tok::Punct('*')) => {
+                *i += 1;
+                leaves.push((path, None));
+                return;
+            }
+            Some(Tok::Ident(s)) => {
+                *i += 1;
+                if s == "self" && !path.is_empty() {
+                    // `a::b::{self}`
+                } else {
+                    path.push(s.clone());
+                }
+                if toks.get(*i) == Some(&Tok::Sep) {
+                    *i += 1;
+                    continue;
+                }
+                let mut bind = path.last().cloned();
+                if toks.get(*i) == Some(&ident("as")) {
+                    if let Some(Tok::Ident(a)) = toks.get(*i + 1) {
+                        bind = Some(a.clone());
+                    }
+                    *i += 2;
+                }
+                leaves.push((path, bind));
+                return;
+            }
+            _ => return,
+        }
+    }
+}
