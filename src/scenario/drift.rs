@@ -122,6 +122,8 @@ pub struct Judge {
 pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome> {
     let (cli, version) = parse_cli_spec(&opts.cli)?;
     let chosen = choose(all, cli, &opts.names)?;
+    // A program the agent needs from the machine is missing: that is no verdict on the release.
+    super::sandbox::check_programs(cli)?;
     let temp = std::env::temp_dir().join(format!("toolnorm-drift-{}", std::process::id()));
     let corpus = opts.corpus.clone().unwrap_or_else(|| temp.join("corpus"));
     let expected = temp.join("expected");
