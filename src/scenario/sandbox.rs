@@ -283,6 +283,22 @@ mod tests {
         assert!(find_programs(Cli::Opencode, &path).is_err());
     }
 
+    /// The error `docs/scenario-environment.md` shows is the one a machine without ripgrep gets.
+    #[test]
+    fn the_documented_error_is_the_real_one() {
+        let dir = tempfile::tempdir().unwrap();
+        executable(dir.path(), "bash");
+        executable(dir.path(), "node");
+        let err = find_programs(Cli::Qwen, &dir.path().display().to_string()).unwrap_err();
+        let doc = include_str!("../../docs/scenario-environment.md");
+        let shown = doc
+            .split("```text\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap();
+        assert_eq!(shown, format!("error: {err:#}\n"));
+    }
+
     #[test]
     fn ripgrep_outside_the_system_folders_is_refused() {
         let dir = tempfile::tempdir().unwrap();

@@ -15,7 +15,16 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::util::{root, stderr, tempdir, toolnorm};
+use crate::util::{root, stderr, tempdir};
+
+/// The toolnorm under test: this build's, or the one `TOOLNORM_SANDBOX_TEST_BIN` names (to see
+/// what another build's sandbox does, e.g. one from before the sandbox was pinned).
+fn toolnorm() -> Command {
+    match std::env::var_os("TOOLNORM_SANDBOX_TEST_BIN") {
+        Some(bin) => Command::new(bin),
+        None => crate::util::toolnorm(),
+    }
+}
 
 /// One short scenario per agent CLI, the ones whose output depends most on the machine: the
 /// search tools (ripgrep, the workspace path in titles) and a served or ACP session.
