@@ -74,13 +74,14 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     }
 
     let scratch = Scratch::create(&s.name)?;
-    for f in &s.files {
+    for (i, f) in s.files.iter().enumerate() {
         let p = scratch.work.join(&f.path);
         if let Some(parent) = p.parent() {
             fs::create_dir_all(parent)
                 .with_context(|| format!("failed to create {}", parent.display()))?;
         }
         fs::write(&p, &f.content).with_context(|| format!("failed to write {}", p.display()))?;
+        sandbox::set_file_time(&p, i)?;
     }
     let log_path = scratch.root.join("requests.jsonl");
     let mut script = Script::from_scenario(s);

@@ -12,6 +12,7 @@
 //!   configuration, never looking above the scratch folder, and fixed author and dates; `PATH` is
 //!   the scratch `bin` (links to the programs the agent needs, found once in the caller's PATH)
 //!   before the system folders alone.
+//! - The workspace files get fixed modification times ([`set_file_time`]).
 //! - The programs an agent runs from the machine ([`needs`]) are checked before anything runs
 //!   ([`provide`]): a missing one is an error naming it and its install command, never a
 //!   recording that differs.
@@ -96,7 +97,17 @@ pub fn find_programs(cli: Cli, path: &str) -> anyhow::Result<Vec<(Program, PathB
     let mut found = Vec::new();
     let mut missing = Vec::new();
     for p in needs(cli) {
-        match locate(p.name, path) {
+        let mut candidates = locate(p.name, path);
+        // A program that must be the system's: the first one in a system folder, passing over
+        // others earlier on PATH (a `~/.cargo/bin/rg`).
+        let first = candidates.next();
+        let chosen = match first {
+            Some(at) if p.system && !in_system_dir(&at) => {
+                Some(candidates.find(|c| in_system_dir(c)).unwrap_or(at))
+            }
+            other => other,
+        };
+        match chosen {
             Some(at) if p.system && !in_system_dir(&at) => missing.push(format!(
                 "`{}` ({}) is at {}, not in a system folder ({}): {}; install it with \
                  `apt-get install {}` (or your system's package manager)",
@@ -134,13 +145,13 @@ fn caller_path() -> String {
     std::env::var("PATH").unwrap_or_default()
 }
 
-/// The first executable file `name` in the folders of `path`.
-fn locate(name: &str, path: &str) -> Option<PathBuf> {
+/// The executable files `name` in the folders of `path`, in PATH's order.
+fn locate<'a>(name: &'a str, path: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
     use std::os::unix::fs::PermissionsExt;
     path.split(':')
         .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join(name))
-        .find(|p| {
+        .map(move |d| Path::new(d).join(name))
+        .filter(|p| {
             p.metadata()
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
@@ -208,6 +219,23 @@ pub fn provide(cli: Cli, bin: &Path) -> anyhow::Result<String> {
             .with_context(|| format!("failed to link {}", link.display()))?;
     }
     Ok(format!("{}:{SYSTEM_PATH}", bin.display()))
+}
+
+/// 2026-01-01T00:00:00Z, in seconds since the epoch.
+const FILE_EPOCH: u64 = 1_767_225_600;
+
+/// Give the `index`th workspace file of a scenario its fixed modification time: a second before
+/// the one before it, so the first file is the newest. Files written in one clock tick share a
+/// time, and OpenCode and Kilo list search results newest first, ties in ripgrep's order, which
+/// varies from run to run; the corpus lists them in the scenario's order.
+pub fn set_file_time(path: &Path, index: usize) -> anyhow::Result<()> {
+    let back = u64::try_from(index).unwrap_or(u64::MAX).min(FILE_EPOCH);
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(FILE_EPOCH - back);
+    File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(when))
+        .with_context(|| format!("failed to set the time of {}", path.display()))
 }
 
 /// The date every git commit an agent makes carries.
@@ -309,6 +337,13 @@ mod tests {
         let err = find_programs(Cli::Gemini, &path).unwrap_err().to_string();
         assert!(err.contains("not in a system folder"), "{err}");
         assert!(err.contains("apt-get install ripgrep"), "{err}");
+        // One in a system folder later on PATH is taken instead.
+        let system = Path::new("/usr/bin");
+        if system.join("rg").exists() {
+            let found = find_programs(Cli::Gemini, &format!("{path}:/usr/bin")).unwrap();
+            let rg = found.iter().find(|(p, _)| p.name == "rg").unwrap();
+            assert_eq!(rg.1, system.join("rg"));
+        }
     }
 
     #[test]
@@ -335,6 +370,24 @@ mod tests {
         assert!(!second.root.join("work/left.txt").exists());
         assert!(second.root.join("home").is_dir() && second.root.join("bin").is_dir());
         assert!(claim(base.path(), "../x").is_err());
+    }
+
+    #[test]
+    fn workspace_files_get_fixed_times_the_first_the_newest() {
+        let dir = tempfile::tempdir().unwrap();
+        let time = |i: usize| {
+            let p = dir.path().join(format!("f{i}"));
+            fs::write(&p, "x").unwrap();
+            set_file_time(&p, i).unwrap();
+            p.metadata().unwrap().modified().unwrap()
+        };
+        let (first, second) = (time(0), time(1));
+        assert_eq!(
+            first,
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(FILE_EPOCH)
+        );
+        assert!(first > second);
+        assert!(set_file_time(&dir.path().join("missing"), 0).is_err());
     }
 
     #[test]

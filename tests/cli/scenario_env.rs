@@ -1,7 +1,7 @@
 //! The scenario sandbox holds a recording to the release, not to the machine: one short scenario of
 //! each agent, recorded in two deliberately different environments (another HOME, TMPDIR and
-//! current folder, the temporary folder inside a git repository, another locale, time zone,
-//! terminal and width), normalizes to the same output, volatile fields aside
+//! current folder, the temporary folder inside a git repository, a ripgrep of the user's own first
+//! on PATH, another locale, time zone, terminal and width), normalizes to the same output, volatile fields aside
 //! (`toolnorm::compare::volatile`, the one place that says what two recordings of a session may
 //! differ in). This is what lets `scenario drift` give its verdict on a machine that did not
 //! record the corpus.
@@ -53,6 +53,8 @@ struct Env {
     tmp: PathBuf,
     cwd: PathBuf,
     vars: Vec<(&'static str, &'static str)>,
+    /// A folder put first on PATH.
+    path_first: Option<PathBuf>,
 }
 
 impl Env {
@@ -62,11 +64,22 @@ impl Env {
             tmp: base.join(name).join("tmp"),
             cwd: base.join(name).join("cwd"),
             vars,
+            path_first: None,
         };
         for d in [&env.home, &env.tmp, &env.cwd] {
             std::fs::create_dir_all(d).unwrap();
         }
         env
+    }
+
+    fn path(&self) -> std::ffi::OsString {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let folders = self
+            .path_first
+            .iter()
+            .cloned()
+            .chain(std::env::split_paths(&path));
+        std::env::join_paths(folders).unwrap()
     }
 
     /// Record every scenario of [`SCENARIOS`] into `corpus`.
@@ -79,7 +92,7 @@ impl Env {
             .args(SCENARIOS.iter().map(|(_, s)| s))
             .current_dir(&self.cwd)
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", self.path())
             .env("HOME", &self.home)
             .env("TMPDIR", &self.tmp)
             .env("XDG_CACHE_HOME", cli_cache());
@@ -150,6 +163,19 @@ fn one_scenario_of_each_agent_records_the_same_in_two_environments() {
         ..b
     };
     std::fs::create_dir_all(&b.tmp).unwrap();
+    // And a ripgrep of its own first on PATH, as `cargo install ripgrep` leaves one in
+    // `~/.cargo/bin`: Gemini CLI runs an `rg` only from a system folder.
+    let bin = base.path().join("b-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let system_rg = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("rg"))
+        .find(|p| p.is_file())
+        .expect("ripgrep is installed (scripts/install-test-deps.sh)");
+    std::fs::copy(&system_rg, bin.join("rg")).unwrap();
+    let b = Env {
+        path_first: Some(bin),
+        ..b
+    };
 
     let (corpus_a, corpus_b) = (base.path().join("corpus-a"), base.path().join("corpus-b"));
     a.record(&corpus_a);
