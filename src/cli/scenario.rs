@@ -115,8 +115,10 @@ pub struct DriftArgs {
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Scenarios recorded at once (0: one per CPU core). A session mostly waits on its agent and
-    /// the scripted model, and each scenario has a scratch folder of its own.
-    #[arg(long, default_value_t = 0)]
+    /// the scripted model, and each scenario has a scratch folder of its own; but a scenario
+    /// interrupted after N seconds (`interrupt_after_secs`) may be interrupted before a slowed
+    /// agent printed anything, so one at a time is the default.
+    #[arg(long, default_value_t = 1)]
     pub jobs: usize,
 }
 

@@ -34,7 +34,7 @@ pub struct DriftOptions {
     pub corpus: Option<PathBuf>,
     /// Verify strictly (see `toolnorm verify --strict`).
     pub strict: bool,
-    /// Scenarios recorded at once (0: one per CPU core).
+    /// Scenarios recorded at once (0: one per CPU core; `scenario drift` defaults to 1).
     pub jobs: usize,
 }
 
