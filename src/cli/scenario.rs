@@ -114,6 +114,12 @@ pub struct DriftArgs {
     /// Keep the temporary corpus of new recordings here instead of a temp folder.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
+    /// Scenarios recorded at once (0: one per CPU core). A session mostly waits on its agent and
+    /// the scripted model, and each scenario has a scratch folder of its own; but a scenario
+    /// interrupted after N seconds (`interrupt_after_secs`) may be interrupted before a slowed
+    /// agent printed anything, so one at a time is the default.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
@@ -274,6 +280,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 reports: a.reports,
                 corpus: a.corpus,
                 strict: crate::verify::strict_from_env(std::env::var("CI").ok().as_deref()),
+                jobs: a.jobs,
             };
             let outcome = drift::run(&scenarios, &opts)?;
             let mut out = anstream::stdout().lock();

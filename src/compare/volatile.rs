@@ -20,8 +20,7 @@
 //!   scheduled job runs next (`next run Dec 4 3:25am`), OpenCode
 //!   session ids inside text (`ses_…`), Kilo's background process and wakeup ids (`bgp_…`,
 //!   `wku_…`), wall-clock times and process ids quoted in text (ISO-8601, epoch milliseconds,
-//!   `pid: 14771`, an `ls -l` listing's times) and a scratch folder's name an agent cut short in a
-//!   title (`...lot-acp-files-19916-645878938/`), a time taken quoted in text with its fraction
+//!   `pid: 14771`, an `ls -l` listing's times), a time taken quoted in text with its fraction
 //!   (Qwen Code's `from 127.0.0.1 in 0.2s`, `took 1.25 ms`), and the suggestions a CLI gives for
 //!   an unknown tool name (`Did you mean one of: "web_fetch", "grep_search", …?`: Qwen Code ranks
 //!   them by distance and breaks ties in the order its tools registered, which varies by run);
@@ -90,9 +89,6 @@ struct Masks {
     pid_in_text: Regex,
     /// The modification times of an `ls -l` listing (`Dec  5 09:08`).
     ls_time: Regex,
-    /// A scratch folder's name cut short by an agent's own title (`...lot-acp-files-19916-645878938/`,
-    /// too mangled to fold): its run-drawn process id and nanoseconds.
-    scratch_tail: Regex,
     /// An id drawn per run, named in text (`agentId: aeb5fbb2929d67da2`).
     id_in_text: Regex,
     /// A duration quoted in text (Claude's `<usage>… duration_ms: 877</usage>`).
@@ -117,7 +113,6 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         millis: re(r"\b1[6-9]\d{11}\b"),
         pid_in_text: re(r"(?i)\b(pid):? \d+"),
         ls_time: re(r"\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}\b"),
-        scratch_tail: re(r"\.\.\.[A-Za-z0-9._-]*-\d+-\d{5,}/"),
         id_in_text: re(
             r#"\b(agentId|agent_id|taskId|task_id)(\\?["']?\s*[:=]\s*\\?["']?)([A-Za-z0-9_-]{6,})"#,
         ),
@@ -197,7 +192,6 @@ fn mask(v: &mut Value, drawn: &[String]) {
             let masked = m.millis.replace_all(&masked, "<millis>");
             let masked = m.pid_in_text.replace_all(&masked, "$1: <pid>");
             let masked = m.ls_time.replace_all(&masked, "<mtime>");
-            let masked = m.scratch_tail.replace_all(&masked, ".../<scratch>/");
             let masked = m.duration.replace_all(&masked, "${1}${2}<ms>");
             let masked = m.next_run.replace_all(&masked, "${1}<time>");
             let masked = sort_quoted_json(&masked);
@@ -569,7 +563,9 @@ mod tests {
                 "id: bgp_2454f02ca0018zOHg1qPV1DQeT\npid: 14771", "due 2026-12-05T09:26:00.117Z (in 60m)",
                 "Background process started (PID: 11329)",
                 "drwxr-xr-x 2 root root 4096 Dec  5 09:08 .",
-                "Viewing ...lot-acp-files-19916-645878938/work/CHANGELOG.md",
+                // The scratch folder is the same path on every machine (the scenario sandbox):
+                // a title that cuts it short is no volatile field.
+                "Viewing ...rm-scenario/copilot-acp-files/work/CHANGELOG.md",
                 "This session is named \"work-e4\".", "Received 91 bytes (200 OK) from 127.0.0.1 in 0.2s",
                 "took 12.5 ms; in 3 steps; in 2s",
                 "Tool \"web_search\" not found in registry. Did you mean one of: \"web_fetch\", \"grep_search\", \"tool_search\"?",
@@ -590,7 +586,7 @@ mod tests {
                     "id: <bgp>\npid: <pid>", "due <time> (in 60m)",
                     "Background process started (PID: <pid>)",
                     "drwxr-xr-x 2 root root 4096 <mtime> .",
-                    "Viewing .../<scratch>/work/CHANGELOG.md",
+                    "Viewing ...rm-scenario/copilot-acp-files/work/CHANGELOG.md",
                     "This session is named \"<peer-name>\".", "Received 91 bytes (200 OK) from 127.0.0.1 in <elapsed>",
                     "took <elapsed>; in 3 steps; in 2s",
                     "Tool \"web_search\" not found in registry. Did you mean one of: <suggestions>?",

@@ -34,6 +34,8 @@ pub struct DriftOptions {
     pub corpus: Option<PathBuf>,
     /// Verify strictly (see `toolnorm verify --strict`).
     pub strict: bool,
+    /// Scenarios recorded at once (0: one per CPU core; `scenario drift` defaults to 1).
+    pub jobs: usize,
 }
 
 /// What a drift check found: the report of the new recordings (written under the reports folder,
@@ -122,6 +124,8 @@ pub struct Judge {
 pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome> {
     let (cli, version) = parse_cli_spec(&opts.cli)?;
     let chosen = choose(all, cli, &opts.names)?;
+    // A program the agent needs from the machine is missing: that is no verdict on the release.
+    super::sandbox::check_programs(cli)?;
     let temp = std::env::temp_dir().join(format!("toolnorm-drift-{}", std::process::id()));
     let corpus = opts.corpus.clone().unwrap_or_else(|| temp.join("corpus"));
     let expected = temp.join("expected");
@@ -144,10 +148,13 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
         expected_to: &expected,
         corpus: &corpus,
     };
-    let mut recordings = chosen
-        .iter()
-        .map(|s| rec.record(s))
-        .collect::<anyhow::Result<Vec<Recording>>>()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        .build()
+        .context("failed to start the recording threads")?;
+    let all: Vec<Option<&Scenario>> = chosen.iter().map(|s| Some(*s)).collect();
+    let mut recordings: Vec<Recording> =
+        rec.record_all(&pool, &all)?.into_iter().flatten().collect();
     let judge_with = |recordings: &[Recording], earlier: Vec<FixtureResult>| {
         let recorded: Vec<String> = recordings.iter().flat_map(|r| r.fixtures.clone()).collect();
         if recorded.is_empty() {
@@ -186,9 +193,15 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
              CLI's unsteadiness",
             chosen.iter().filter(|s| changed(s)).count()
         );
-        for (s, recording) in chosen.iter().zip(&mut recordings) {
-            if changed(s) {
-                *recording = rec.record(s)?;
+        let again: Vec<Option<&Scenario>> =
+            chosen.iter().map(|s| changed(s).then_some(*s)).collect();
+        for (new, recording) in rec
+            .record_all(&pool, &again)?
+            .into_iter()
+            .zip(&mut recordings)
+        {
+            if let Some(new) = new {
+                *recording = new;
             }
         }
         judged = judge_with(&recordings, earlier);
@@ -220,6 +233,22 @@ struct Recording {
 }
 
 impl Recorder<'_> {
+    /// Record the scenarios given (`None`: not this time) on `pool`'s threads, each into its own
+    /// scratch folder; the results in the order given.
+    fn record_all(
+        &self,
+        pool: &rayon::ThreadPool,
+        scenarios: &[Option<&Scenario>],
+    ) -> anyhow::Result<Vec<Option<Recording>>> {
+        use rayon::prelude::*;
+        pool.install(|| {
+            scenarios
+                .par_iter()
+                .map(|s| s.map(|s| self.record(s)).transpose())
+                .collect()
+        })
+    }
+
     /// Record scenario `s`.
     fn record(&self, s: &Scenario) -> anyhow::Result<Recording> {
         let (cli, version, run_opts, corpus) = (self.cli, self.version, self.run_opts, self.corpus);
@@ -231,14 +260,14 @@ impl Recorder<'_> {
         // A session that could not run at all (the CLI exited at once, a timeout) is tried once
         // more: one failed start on a loaded machine says nothing about the release.
         let recording = run_scenario(s, run_opts).or_else(|e| {
-            eprintln!("  error: {e:#}; trying once more");
+            eprintln!("  {}: error: {e:#}; trying once more", s.name);
             run_scenario(s, run_opts)
         });
         match recording {
             Ok(o) => {
-                eprintln!("  recorded in {:.1}s", o.elapsed.as_secs_f64());
+                eprintln!("  {}: recorded in {:.1}s", s.name, o.elapsed.as_secs_f64());
                 for p in &o.problems {
-                    eprintln!("  problem: {p}");
+                    eprintln!("  {}: problem: {p}", s.name);
                 }
                 // The recording, and the session transcript kept beside it (`transcript`).
                 let mut names = vec![name.clone()];
@@ -276,7 +305,7 @@ impl Recorder<'_> {
                 if let Some(new) =
                     super::declared::untitled(cli, &o.declared).filter(|n| !n.is_empty())
                 {
-                    eprintln!("  untitled tools: {}", new.join(", "));
+                    eprintln!("  {}: untitled tools: {}", s.name, new.join(", "));
                     trouble.push(Trouble {
                         provider,
                         name,

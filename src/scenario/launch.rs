@@ -13,6 +13,7 @@ use anyhow::Context;
 
 use super::mcp_server::ServerCommand;
 use super::npm;
+use super::sandbox;
 use super::spec::{Cli, Scenario};
 use crate::corpus::record::{AgentEnds, Recording, SseOptions, Subscription, WrappedAgent};
 use crate::corpus::redact::{RedactOptions, Redactor};
@@ -36,36 +37,31 @@ pub struct RunOptions {
     pub raw: bool,
 }
 
-/// The scratch folders of one run.
+/// The scratch folders of one run: [`sandbox::ROOT`]`/<scenario>`, the same path on every
+/// machine, held for the run (see [`sandbox::claim`]).
 pub struct Scratch {
     pub root: PathBuf,
     pub home: PathBuf,
     pub work: PathBuf,
+    /// The agent's PATH folder of links to the programs it needs ([`sandbox::provide`]).
+    pub bin: PathBuf,
+    _claim: sandbox::Claim,
 }
 
 impl Scratch {
     pub(super) fn create(name: &str) -> anyhow::Result<Scratch> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let root = std::env::temp_dir().join(format!(
-            "toolnorm-scenario-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        let home = root.join("home");
-        let work = root.join("work");
-        for d in [&home, &work, &root.join("tmp")] {
-            fs::create_dir_all(d).with_context(|| format!("failed to create {}", d.display()))?;
-        }
+        let claim = sandbox::claim(Path::new(sandbox::ROOT), name)?;
         // Canonical paths: the CLIs print resolved paths, and redaction must match them.
-        let root = root
+        let root = claim
+            .root
             .canonicalize()
             .context("failed to resolve the scratch folder")?;
         Ok(Scratch {
             home: root.join("home"),
             work: root.join("work"),
+            bin: root.join("bin"),
             root,
+            _claim: claim,
         })
     }
 
@@ -176,17 +172,13 @@ pub struct Launch<'a> {
 }
 
 impl Launch<'_> {
-    /// A `Command` for the agent with a clean environment (nothing of the real user's HOME or
-    /// credentials reaches the CLI), in the workspace, leading a process group of its own so that
+    /// A `Command` for the agent with an environment made from nothing (nothing of the machine's
+    /// or the real user's reaches the CLI: the pinned sandbox of [`sandbox::environment`] and
+    /// what the launcher set), in the workspace, leading a process group of its own so that
     /// everything it starts (MCP servers, shells, ripgrep) can be ended together.
     pub fn command(&self) -> Command {
         let mut c = Command::new(&self.agent.program);
         c.args(&self.agent.args).env_clear();
-        for k in ["PATH", "LANG", "LC_ALL", "TERM"] {
-            if let Some(v) = std::env::var_os(k) {
-                c.env(k, v);
-            }
-        }
         for (k, v) in &self.agent.env {
             c.env(k, v);
         }

@@ -164,6 +164,8 @@ pub fn run(all: &[Scenario], opts: &MatrixOptions) -> anyhow::Result<Matrix> {
     if opts.versions.is_empty() {
         bail!("no version of {} to try", opts.cli.display());
     }
+    // A program the agent needs from the machine is missing: no cell would say anything.
+    super::sandbox::check_programs(opts.cli)?;
     let started = Instant::now();
     let temp = std::env::temp_dir().join(format!("toolnorm-matrix-{}", std::process::id()));
     let root = opts.keep.clone().unwrap_or_else(|| temp.clone());

@@ -17,6 +17,7 @@ pub mod npm;
 pub mod page_server;
 pub mod process;
 pub mod run;
+pub mod sandbox;
 pub mod scorecard;
 pub mod spec;
 mod transcript;

@@ -16,6 +16,7 @@ use super::model_server::{ModelServer, Script};
 use super::npm;
 #[cfg(feature = "https-pages")]
 use super::page_server::TlsPageServer;
+use super::sandbox;
 use super::spec::{Agent, Scenario};
 use super::transcript;
 
@@ -45,6 +46,8 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .version_override
         .clone()
         .unwrap_or_else(|| s.cli_version.clone());
+    // A program the agent needs from the machine is missing: say so before anything runs.
+    sandbox::check_programs(cli)?;
     let bin = npm::ensure(cli, &version)
         .with_context(|| format!("failed to install {}@{version}", cli.package()))?;
 
@@ -71,13 +74,14 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     }
 
     let scratch = Scratch::create(&s.name)?;
-    for f in &s.files {
+    for (i, f) in s.files.iter().enumerate() {
         let p = scratch.work.join(&f.path);
         if let Some(parent) = p.parent() {
             fs::create_dir_all(parent)
                 .with_context(|| format!("failed to create {}", parent.display()))?;
         }
         fs::write(&p, &f.content).with_context(|| format!("failed to write {}", p.display()))?;
+        sandbox::set_file_time(&p, i)?;
     }
     let log_path = scratch.root.join("requests.jsonl");
     let mut script = Script::from_scenario(s);
@@ -125,10 +129,10 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         mcp: &mcp,
     };
     let mut agent = AgentCommand::new(&bin);
-    agent
-        .env("HOME", scratch.home.display().to_string())
-        .env("TMPDIR", scratch.root.join("tmp").display().to_string())
-        .env("NO_COLOR", "1");
+    let path = sandbox::provide(cli, &scratch.bin)?;
+    for (k, v) in sandbox::environment(&scratch.root, &path) {
+        agent.env(k, v);
+    }
     launcher.configure(&setup, &mut agent)?;
     launcher.command(&setup, &mut agent);
     for (k, v) in &s.env {

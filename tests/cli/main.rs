@@ -16,6 +16,7 @@ mod record_sse;
 mod releases;
 mod rules;
 mod scenario;
+mod scenario_env;
 mod symlinks;
 mod util;
 mod verify;

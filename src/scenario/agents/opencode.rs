@@ -5,7 +5,7 @@
 //! MCP server; its XDG folders are in the scratch HOME.
 
 use std::collections::HashSet;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::thread;
@@ -147,9 +147,9 @@ fn serve(launch: &Launch<'_>, s: &Scenario, who: &str) -> anyhow::Result<Driven>
         .stderr(Stdio::piped());
     let mut server = spawn_group(&mut c)
         .with_context(|| format!("failed to start {}", launch.agent.program.display()))?;
-    let out = collect(server.stdout.take());
+    let (out, listening) = collect_until(server.stdout.take(), LISTENING);
     let err = collect(server.stderr.take());
-    let result = drive_serve(launch, &c, s, port, who);
+    let result = drive_serve(launch, &c, s, port, who, &listening);
     kill_group(&server);
     let _ = server.kill();
     let _ = server.wait();
@@ -161,12 +161,17 @@ fn serve(launch: &Launch<'_>, s: &Scenario, who: &str) -> anyhow::Result<Driven>
     result.with_context(|| format!("{who} serve session failed; its output:\n{}", tail(&output)))
 }
 
+/// What `opencode serve` and `kilo serve` print on stdout once they answer requests (`opencode
+/// server listening on http://…`).
+const LISTENING: &str = "server listening on ";
+
 fn drive_serve(
     launch: &Launch<'_>,
     server: &std::process::Command,
     s: &Scenario,
     port: u16,
     who: &str,
+    listening: &crossbeam_channel::Receiver<()>,
 ) -> anyhow::Result<Driven> {
     let base = format!("http://127.0.0.1:{port}");
     let limit = launch.limit;
@@ -175,15 +180,31 @@ fn drive_serve(
         .timeout_connect(Duration::from_secs(2))
         .timeout(Duration::from_secs(30))
         .build();
-    // Wait until the server answers.
-    loop {
-        if http.get(&format!("{base}/session")).call().is_ok() {
-            break;
+    // Wait for the server to say it listens. A request sent before that may be accepted while it
+    // starts and then never answered (OpenCode 1.18.33 leaves it hanging): polling with one
+    // cost ~30 s a scenario, a client's whole timeout.
+    match listening.recv_deadline(deadline) {
+        Ok(()) => {}
+        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+            bail!(
+                "{who} serve did not say it listens within {}s",
+                limit.as_secs()
+            )
         }
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+            bail!("{who} serve closed its output before it listened")
+        }
+    }
+    // Then until it answers; a probe that hangs is given up after a second and sent again.
+    let probe = ureq::AgentBuilder::new()
+        .timeout_connect(Duration::from_secs(1))
+        .timeout(Duration::from_secs(1))
+        .build();
+    while probe.get(&format!("{base}/session")).call().is_err() {
         if Instant::now() >= deadline {
             bail!("{who} serve did not come up on port {port}");
         }
-        thread::sleep(Duration::from_millis(200));
+        thread::sleep(Duration::from_millis(100));
     }
     let events = SseOptions {
         url: format!("{base}/event"),
@@ -391,6 +412,35 @@ fn free_port() -> std::io::Result<u16> {
     Ok(l.local_addr()?.port())
 }
 
+/// Read `r` to its end, as [`collect`] does, and say on the channel when a line holding `marker`
+/// went by (the channel closes unsaid when `r` ends first).
+fn collect_until<R: Read + Send + 'static>(
+    r: Option<R>,
+    marker: &'static str,
+) -> (thread::JoinHandle<Vec<u8>>, crossbeam_channel::Receiver<()>) {
+    let (said, heard) = crossbeam_channel::bounded(1);
+    let reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let Some(r) = r else { return buf };
+        let mut r = BufReader::new(r);
+        let mut said = Some(said);
+        loop {
+            let start = buf.len();
+            match r.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if String::from_utf8_lossy(&buf[start..]).contains(marker)
+                && let Some(tx) = said.take()
+            {
+                let _ = tx.send(());
+            }
+        }
+        buf
+    });
+    (reader, heard)
+}
+
 fn collect<R: Read + Send + 'static>(r: Option<R>) -> thread::JoinHandle<Vec<u8>> {
     thread::spawn(move || {
         let mut buf = Vec::new();
@@ -439,6 +489,18 @@ mod tests {
         ureq::AgentBuilder::new()
             .timeout(Duration::from_secs(5))
             .build()
+    }
+
+    #[test]
+    fn the_listening_line_is_heard_and_all_output_kept() {
+        let out = b"Warning: unsecured\nopencode server listening on http://127.0.0.1:1\nmore\n";
+        let (all, heard) = collect_until(Some(&out[..]), LISTENING);
+        assert_eq!(heard.recv_timeout(Duration::from_secs(5)), Ok(()));
+        assert_eq!(all.join().unwrap(), out);
+        // Output that ends without the line closes the channel unsaid.
+        let (all, heard) = collect_until(Some(&b"Error: no config\n"[..]), LISTENING);
+        assert_eq!(all.join().unwrap(), b"Error: no config\n");
+        assert!(heard.recv_timeout(Duration::from_secs(5)).is_err());
     }
 
     #[test]
