@@ -24,8 +24,14 @@ use super::model::*;
 mod formatting;
 use crate::text::thousands;
 
-const CSS: &str = include_str!("report.css");
-const JS: &str = include_str!("report.js");
+use super::cards::{self, preview::Previews};
+
+/// The report's stylesheet and script: its own, then the tool cards' (the previews).
+const CSS: &str = concat!(
+    include_str!("report.css"),
+    include_str!("../cards/cards.css")
+);
+const JS: &str = concat!(include_str!("report.js"), include_str!("../cards/cards.js"));
 
 /// A diff with more changed lines than this starts collapsed, its size shown.
 const LARGE_DIFF_LINES: u32 = 200;
@@ -38,6 +44,12 @@ const MAX_TEXT_CHARS: usize = 2000;
 
 /// Write `index.html` for `report`.
 pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    render_with(report, &Previews::default(), out)
+}
+
+/// Write `index.html` for `report`, each failing fixture with its preview from `previews` (the
+/// tool cards, expected beside actual).
+pub fn render_with(report: &Report, previews: &Previews, out: &mut impl Write) -> io::Result<()> {
     let mut w = BufWriter::new(out);
     let s = &report.summary;
     let failed = s.fails_gate();
@@ -62,7 +74,7 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     orphans(report, &mut w)?;
     skipped(report, &mut w)?;
     formatting::section(report, &mut w)?;
-    fixtures(report, &mut w)?;
+    fixtures(report, previews, &mut w)?;
     w.write_all(b"</main>\n")?;
     write!(
         w,
@@ -84,7 +96,7 @@ pub fn content_security_policy() -> String {
 }
 
 /// `sha256-<base64>` over the exact bytes of an inline element's content.
-fn csp_hash(content: &str) -> String {
+pub(crate) fn csp_hash(content: &str) -> String {
     let digest = Sha256::digest(content.as_bytes());
     format!(
         "sha256-{}",
@@ -93,12 +105,12 @@ fn csp_hash(content: &str) -> String {
 }
 
 /// Escape untrusted text for HTML text and (quoted) attribute values alike.
-fn esc(s: &str) -> Cow<'_, str> {
+pub(crate) fn esc(s: &str) -> Cow<'_, str> {
     html_escape::encode_safe(s)
 }
 
 /// Escape, clipping to `max` characters with the number left out said in words.
-fn esc_clip(s: &str, max: usize) -> String {
+pub(crate) fn esc_clip(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         None => esc(s).into_owned(),
         Some((i, _)) => {
@@ -154,7 +166,7 @@ fn anchor(kind: &str, provider: &str, item: &str) -> String {
     format!("{kind}-{p}-{i}~{hex}")
 }
 
-fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     match n {
         n if n < 1024 => format!("{n} B"),
         n if n < 1024 * 1024 => format!("{:.1} KiB", n as f64 / 1024.0),
@@ -542,7 +554,7 @@ fn skipped(report: &Report, w: &mut impl Write) -> io::Result<()> {
     w.write_all(b"</tbody></table></section>\n")
 }
 
-fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
+fn fixtures(report: &Report, previews: &Previews, w: &mut impl Write) -> io::Result<()> {
     w.write_all(b"<section id=\"fixtures\"><h2>Fixtures</h2>\n")?;
     // The filter bar only makes sense with the script; it stays hidden without it.
     w.write_all(b"<div id=\"filters\" class=\"filters\" hidden><input id=\"f-text\" type=\"search\" placeholder=\"Filter by fixture name\" aria-label=\"Filter by fixture name\">")?;
@@ -609,7 +621,7 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
     for rank_wanted in [0, 1] {
         for (i, f) in report.fixtures.detailed() {
             if rank(f) == rank_wanted {
-                fixture(report, i, f, compact, w)?;
+                fixture(report, previews, i, f, compact, w)?;
             }
         }
     }
@@ -619,7 +631,7 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
         for (i, f) in report.fixtures.all().enumerate() {
             let f = f?;
             if f.status == Status::Pass {
-                fixture(report, i, &f, compact, w)?;
+                fixture(report, previews, i, &f, compact, w)?;
             }
         }
     }
@@ -630,6 +642,7 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
 /// wait in a `<template>` until it is opened.
 fn fixture(
     report: &Report,
+    previews: &Previews,
     index: usize,
     f: &FixtureResult,
     lazy: bool,
@@ -727,6 +740,17 @@ fn fixture(
     }
     if !f.violations.is_empty() {
         violations_table(report, f, w)?;
+    }
+    if let Some(p) = previews.get(&f.provider, &f.name) {
+        passing::deferred(lazy, w, |w| {
+            cards::preview::render(p, f, &format!("f{index}-"), w)
+        })?;
+    } else if let Some(why) = previews.why_not(&f.provider, &f.name) {
+        writeln!(
+            w,
+            "<p class=\"muted\">No preview: {}</p>",
+            esc_clip(why, MAX_TEXT_CHARS)
+        )?;
     }
     if let Some(d) = &f.legacy_diff {
         w.write_all(b"<h4>Legacy view <span class=\"muted\">the implementation's <code>legacy</code> parts against the legacy mapping of the expected parts</span></h4>")?;
