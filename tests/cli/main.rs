@@ -18,4 +18,5 @@ mod scenario;
 mod symlinks;
 mod util;
 mod verify;
+mod view;
 mod wasm;
