@@ -231,7 +231,7 @@ fn follow_rewrites_the_page_as_the_session_grows_then_leaves_it_still() {
     let half = lines.len() / 3;
     let session = dir.path().join("live.jsonl");
     std::fs::write(&session, lines[..half].join("\n") + "\n").unwrap();
-    let mut child = toolnorm()
+    let child = toolnorm()
         .args([
             "view",
             "--follow",
