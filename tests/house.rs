@@ -46,6 +46,7 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
         "src/scenario/agents/copilot.rs",
         "src/scenario/launch.rs",
         "src/scenario/npm.rs",
+        "src/scenario/sandbox.rs",
         "src/scenario/agents/droid.rs",
         "src/scenario/spec.rs",
     ],

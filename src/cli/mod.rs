@@ -23,6 +23,7 @@ pub mod scenario;
 pub mod schema;
 pub mod serve_protocol;
 pub mod verify;
+pub mod view;
 
 /// Process exit codes.
 pub mod exit {
@@ -72,6 +73,8 @@ pub enum Command {
     Fmt(fmt::Args),
     /// Walk pending outputs of failing fixtures: accept, reject or skip each.
     Review(review::Args),
+    /// Draw session files of any agent as tool cards in one HTML page (`--follow`: live).
+    View(view::Args),
     /// Work with verify reports (merge shards).
     Report(report::Args),
     /// Run, list or drift-check the live scenarios of the real agent CLIs.
@@ -111,6 +114,7 @@ pub fn main() -> ExitCode {
         Command::Fmt(a) => fmt::run(a),
         Command::Init(a) => init::run(a),
         Command::Review(a) => review::run(a),
+        Command::View(a) => view::run(a),
         Command::Report(a) => report::run(a),
         Command::Scenario(a) => scenario::run(a),
         Command::McpFixtureServer(a) => mcp_fixture_server::run(a),

@@ -4,14 +4,14 @@
 mod follow;
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use crate::cli::exit;
-use crate::corpus::load_stream;
+use crate::corpus::{LoadedStream, load_stream};
 use crate::model::wire::{SSE_DONE, Wire, WireFrame, document_frames, sse_event};
-use crate::model::{Diagnostic, DiagnosticLevel, acp_frames, legacy_parts};
+use crate::model::{Diagnostic, DiagnosticLevel, NormalizedDocument, acp_frames, legacy_parts};
 use crate::normalizer::normalize;
 use crate::providers::NormalizeOptions;
 use crate::stream::{Dialect, Provider};
@@ -86,6 +86,44 @@ pub struct Args {
     pub cwd: Option<String>,
 }
 
+/// Load a raw stream, a fixture or stdin (`-`) and normalize it as `toolnorm normalize` does: a
+/// fixture's header names its provider, dialect and working directory unless the arguments do;
+/// the container's problems lead the diagnostics.
+pub(crate) fn load_normalized(
+    path: &Path,
+    provider: Option<Provider>,
+    dialect: Option<Dialect>,
+    cwd: Option<&str>,
+) -> anyhow::Result<(LoadedStream, NormalizedDocument)> {
+    let stream = load_stream(path)?;
+    let mut opts = NormalizeOptions {
+        provider,
+        dialect,
+        cwd: cwd.or(stream.cwd.as_deref()),
+    };
+    if opts.dialect.is_none()
+        && let (Some(p), Some(d)) = (&stream.provider, &stream.dialect)
+    {
+        let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
+        opts.provider.get_or_insert(p);
+        opts.dialect = Dialect::parse(d, Some(p)).ok();
+    }
+    let input = stream.input();
+    let mut doc = normalize(&input, opts).with_context(|| format!("{}", path.display()))?;
+    for note in &stream.notes {
+        doc.diagnostics.insert(
+            0,
+            Diagnostic {
+                line: 0,
+                level: DiagnosticLevel::Error,
+                message: note.clone(),
+            },
+        );
+    }
+    drop(input);
+    Ok((stream, doc))
+}
+
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let dialect = match &args.dialect {
         Some(d) => Some(Dialect::parse(d, args.provider).map_err(anyhow::Error::msg)?),
@@ -104,31 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             .map_err(|e| anyhow::anyhow!("--idle-timeout: {e}"))?;
         return follow::run(&args.path, opts, args.emit, args.sse, idle);
     }
-    let stream = load_stream(&args.path)?;
-    let mut opts = NormalizeOptions {
-        provider: args.provider,
-        dialect,
-        cwd: args.cwd.as_deref().or(stream.cwd.as_deref()),
-    };
-    if opts.dialect.is_none()
-        && let (Some(p), Some(d)) = (&stream.provider, &stream.dialect)
-    {
-        let p: Provider = p.parse().map_err(anyhow::Error::msg)?;
-        opts.provider.get_or_insert(p);
-        opts.dialect = Dialect::parse(d, Some(p)).ok();
-    }
-    let input = stream.input();
-    let mut doc = normalize(&input, opts).with_context(|| format!("{}", args.path.display()))?;
-    for note in &stream.notes {
-        doc.diagnostics.insert(
-            0,
-            Diagnostic {
-                line: 0,
-                level: DiagnosticLevel::Error,
-                message: note.clone(),
-            },
-        );
-    }
+    let (_, doc) = load_normalized(&args.path, args.provider, dialect, args.cwd.as_deref())?;
     let mut out = io::stdout().lock();
     let value = match args.emit {
         Emit::Parts => serde_json::to_value(&doc)?,

@@ -130,6 +130,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         compare: crate::compare::CompareMode::Exact,
         timings: timings.clone(),
     };
+    let folders = crate::report::cards::preview::Folders {
+        corpus: opts.corpus.clone(),
+        expected: opts.expected.clone(),
+        reports: opts.reports.clone(),
+    };
     let corpus = opts.corpus.display().to_string();
     let selection = opts.selection.clone();
     let bar = progress_bar();
@@ -147,7 +152,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     timings
         .as_deref()
         .unwrap_or(&timings::OFF)
-        .time(Phase::Reports, || report::write_all(&report, &args.reports))?;
+        .time(Phase::Reports, || {
+            // The failing fixtures' previews: their cards, read back from what the run wrote.
+            let previews = crate::report::cards::preview::build(&report, &folders);
+            report::write_all_with(&report, &previews, &args.reports)
+        })?;
     let mut out = anstream::stdout().lock();
     terminal::render(
         &report,

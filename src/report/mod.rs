@@ -1,5 +1,6 @@
 //! Report writers: one renderer per format over a finished [`Report`]. Renderers compute nothing.
 
+pub mod cards;
 pub mod compliance;
 pub mod fixtures;
 pub mod html;
@@ -33,6 +34,15 @@ pub struct WriteError {
 
 /// Write every report file into `dir` (created if needed). Returns the files written.
 pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+    write_all_with(report, &cards::preview::Previews::default(), dir)
+}
+
+/// [`write_all`], `index.html` with the failing fixtures' previews (see [`cards::preview`]).
+pub fn write_all_with(
+    report: &Report,
+    previews: &cards::preview::Previews,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, WriteError> {
     fs::create_dir_all(dir).map_err(|source| WriteError {
         path: dir.to_owned(),
         source,
@@ -48,7 +58,7 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, WriteError
         markdown::render(report, out)
     })?;
     write_one(dir, "index.html", &mut written, |out| {
-        html::render(report, out)
+        html::render_with(report, previews, out)
     })?;
     Ok(written)
 }

@@ -48,6 +48,28 @@ pub struct Violation {
     pub reason: Option<String>,
 }
 
+impl Violation {
+    /// A rule's finding on the fixture (or session) `fixture` of `provider`, not (yet) known.
+    pub fn of(
+        rule: &dyn crate::rules::Rule,
+        finding: crate::rules::Finding,
+        provider: &str,
+        fixture: String,
+    ) -> Violation {
+        Violation {
+            rule: rule.code().to_owned(),
+            rule_name: rule.name().to_owned(),
+            provider: provider.to_owned(),
+            fixture,
+            line: finding.line,
+            part_id: finding.part_id,
+            message: finding.message,
+            known: false,
+            reason: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FixtureResult {

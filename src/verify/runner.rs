@@ -355,17 +355,12 @@ fn normalize_inner(
                         .or_insert_with(|| truncate_counted(&line.text(), RAW_LINE_CLIP));
                 }
             }
-            violations.push(Violation {
-                rule: rule.code().to_owned(),
-                rule_name: rule.name().to_owned(),
-                provider: f.provider.clone(),
-                fixture: format!("{}/{}", f.provider, f.name),
-                line: finding.line,
-                part_id: finding.part_id,
-                message: finding.message,
-                known: false,
-                reason: None,
-            });
+            violations.push(Violation::of(
+                rule,
+                finding,
+                &f.provider,
+                format!("{}/{}", f.provider, f.name),
+            ));
         }
     }
     Ok(Outcome::Normalized(Box::new(Normalized {

@@ -20,4 +20,5 @@ mod scenario_env;
 mod symlinks;
 mod util;
 mod verify;
+mod view;
 mod wasm;

@@ -4,7 +4,8 @@
 
 use std::io::{self, Write};
 
-use super::{MAX_TEXT_CHARS, esc, esc_clip};
+use super::MAX_TEXT_CHARS;
+use super::escape::{esc, esc_clip};
 use crate::report::Report;
 
 /// Rows listed at most; the rest are counted (every one is in report.json).

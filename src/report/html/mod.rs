@@ -11,22 +11,28 @@
 //! `<script>` or `onerror=` would not run even if escaping failed. There are no `style`
 //! attributes (the policy would block them); colours and widths are classes.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 
-use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use crate::report::model::*;
 use crate::report::result::*;
 
+pub(crate) mod escape;
 mod formatting;
 use crate::text::thousands;
 
-const CSS: &str = include_str!("report.css");
-const JS: &str = include_str!("report.js");
+use super::cards::{self, preview::Previews};
+use escape::{bytes, csp_hash, esc, esc_clip};
+
+/// The report's stylesheet and script: its own, then the tool cards' (the previews).
+const CSS: &str = concat!(
+    include_str!("report.css"),
+    include_str!("../cards/cards.css")
+);
+const JS: &str = concat!(include_str!("report.js"), include_str!("../cards/cards.js"));
 
 /// A diff with more changed lines than this starts collapsed, its size shown.
 const LARGE_DIFF_LINES: u32 = 200;
@@ -39,6 +45,12 @@ const MAX_TEXT_CHARS: usize = 2000;
 
 /// Write `index.html` for `report`.
 pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    render_with(report, &Previews::default(), out)
+}
+
+/// Write `index.html` for `report`, each failing fixture with its preview from `previews` (the
+/// tool cards, expected beside actual).
+pub fn render_with(report: &Report, previews: &Previews, out: &mut impl Write) -> io::Result<()> {
     let mut w = BufWriter::new(out);
     let s = &report.summary;
     let failed = s.fails_gate();
@@ -63,7 +75,7 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
     orphans(report, &mut w)?;
     skipped(report, &mut w)?;
     formatting::section(report, &mut w)?;
-    fixtures(report, &mut w)?;
+    fixtures(report, previews, &mut w)?;
     w.write_all(b"</main>\n")?;
     write!(
         w,
@@ -82,35 +94,6 @@ pub fn content_security_policy() -> String {
         csp_hash(CSS),
         csp_hash(JS)
     )
-}
-
-/// `sha256-<base64>` over the exact bytes of an inline element's content.
-fn csp_hash(content: &str) -> String {
-    let digest = Sha256::digest(content.as_bytes());
-    format!(
-        "sha256-{}",
-        base64::engine::general_purpose::STANDARD.encode(digest)
-    )
-}
-
-/// Escape untrusted text for HTML text and (quoted) attribute values alike.
-fn esc(s: &str) -> Cow<'_, str> {
-    html_escape::encode_safe(s)
-}
-
-/// Escape, clipping to `max` characters with the number left out said in words.
-fn esc_clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => esc(s).into_owned(),
-        Some((i, _)) => {
-            let rest = s[i..].chars().count();
-            format!(
-                "{}<span class=\"clip\">… {} more characters</span>",
-                esc(&s[..i]),
-                thousands(rest as u64)
-            )
-        }
-    }
 }
 
 /// A fragment-safe id piece: ASCII letters, digits, `-_./` kept, anything else becomes `_`.
@@ -153,14 +136,6 @@ fn anchor(kind: &str, provider: &str, item: &str) -> String {
     let digest = h.finalize();
     let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
     format!("{kind}-{p}-{i}~{hex}")
-}
-
-fn bytes(n: u64) -> String {
-    match n {
-        n if n < 1024 => format!("{n} B"),
-        n if n < 1024 * 1024 => format!("{:.1} KiB", n as f64 / 1024.0),
-        n => format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0)),
-    }
 }
 
 fn duration(ms: u64) -> String {
@@ -543,7 +518,7 @@ fn skipped(report: &Report, w: &mut impl Write) -> io::Result<()> {
     w.write_all(b"</tbody></table></section>\n")
 }
 
-fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
+fn fixtures(report: &Report, previews: &Previews, w: &mut impl Write) -> io::Result<()> {
     w.write_all(b"<section id=\"fixtures\"><h2>Fixtures</h2>\n")?;
     // The filter bar only makes sense with the script; it stays hidden without it.
     w.write_all(b"<div id=\"filters\" class=\"filters\" hidden><input id=\"f-text\" type=\"search\" placeholder=\"Filter by fixture name\" aria-label=\"Filter by fixture name\">")?;
@@ -610,7 +585,7 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
     for rank_wanted in [0, 1] {
         for (i, f) in report.fixtures.detailed() {
             if rank(f) == rank_wanted {
-                fixture(report, i, f, compact, w)?;
+                fixture(report, previews, i, f, compact, w)?;
             }
         }
     }
@@ -620,7 +595,7 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
         for (i, f) in report.fixtures.all().enumerate() {
             let f = f?;
             if f.status == Status::Pass {
-                fixture(report, i, &f, compact, w)?;
+                fixture(report, previews, i, &f, compact, w)?;
             }
         }
     }
@@ -631,6 +606,7 @@ fn fixtures(report: &Report, w: &mut impl Write) -> io::Result<()> {
 /// wait in a `<template>` until it is opened.
 fn fixture(
     report: &Report,
+    previews: &Previews,
     index: usize,
     f: &FixtureResult,
     lazy: bool,
@@ -728,6 +704,17 @@ fn fixture(
     }
     if !f.violations.is_empty() {
         violations_table(report, f, w)?;
+    }
+    if let Some(p) = previews.get(&f.provider, &f.name) {
+        passing::deferred(lazy, w, |w| {
+            cards::preview::render(p, f, &format!("f{index}-"), w)
+        })?;
+    } else if let Some(why) = previews.why_not(&f.provider, &f.name) {
+        writeln!(
+            w,
+            "<p class=\"muted\">No preview: {}</p>",
+            esc_clip(why, MAX_TEXT_CHARS)
+        )?;
     }
     if let Some(d) = &f.legacy_diff {
         w.write_all(b"<h4>Legacy view <span class=\"muted\">the implementation's <code>legacy</code> parts against the legacy mapping of the expected parts</span></h4>")?;
