@@ -33,6 +33,7 @@ pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
         calls: HashMap::default(),
         agents: Vec::new(),
         spawns: Vec::new(),
+        pending: HashMap::default(),
     })
 }
 
@@ -90,6 +91,34 @@ struct Event<'a> {
     duration_ms: Option<f64>,
 }
 
+/// An end kept until its call starts, as the text of an [`Event`].
+#[derive(serde::Serialize)]
+struct PendingEnd<'a> {
+    #[serde(rename = "type")]
+    ty: &'a str,
+    #[serde(rename = "contentType")]
+    content_type: &'a str,
+    #[serde(rename = "toolCallId")]
+    tool_call_id: Option<&'a str>,
+    output: Option<&'a RawValue>,
+    error: Option<&'a RawValue>,
+    #[serde(rename = "durationMs")]
+    duration_ms: Option<f64>,
+}
+
+impl<'a> From<&'a Event<'a>> for PendingEnd<'a> {
+    fn from(ev: &'a Event<'a>) -> Self {
+        PendingEnd {
+            ty: "content_end",
+            content_type: "tool",
+            tool_call_id: ev.tool_call_id.as_deref(),
+            output: ev.output,
+            error: ev.error,
+            duration_ms: ev.duration_ms,
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct Update<'a> {
     #[serde(borrow, default)]
@@ -111,6 +140,9 @@ struct Normalizer {
     agents: Vec<(String, Option<String>)>,
     /// Subagent-starting calls still running, latest last.
     spawns: Vec<String>,
+    /// Ends that came before their call (lines out of order): the line, the event's text and
+    /// the line's `ts`, applied when the call starts.
+    pending: HashMap<String, (u32, String, Option<String>)>,
 }
 
 impl Normalizer {
@@ -200,7 +232,14 @@ impl Normalizer {
             }
             Some("content_end") => {
                 let Some(call) = self.calls.get_mut(id) else {
-                    store.warn(line, format!("content_end of {id}, which never started"));
+                    store.info(
+                        line,
+                        format!("content_end of {id} came before its call; it waits for the call"),
+                    );
+                    if let Ok(text) = serde_json::to_string(&PendingEnd::from(ev)) {
+                        self.pending
+                            .insert(id.to_owned(), (line, text, ts.map(str::to_owned)));
+                    }
                     return;
                 };
                 call.done = true;
@@ -282,5 +321,18 @@ impl LineNormalizer for Normalizer {
         }
     }
 
-    fn finish(&mut self, _: &mut PartStore) {}
+    fn finish(&mut self, store: &mut PartStore) {
+        let mut orphans: Vec<(u32, String)> = self
+            .pending
+            .drain()
+            .map(|(id, (line, _, _))| (line, id))
+            .collect();
+        orphans.sort();
+        for (line, id) in orphans {
+            store.warn(
+                line,
+                format!("content_end of {id} has no matching call in this stream"),
+            );
+        }
+    }
 }

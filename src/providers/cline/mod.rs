@@ -7,3 +7,5 @@
 pub(crate) mod json;
 pub(crate) mod task;
 mod tools;
+
+pub(crate) use tools::refine_acp;

@@ -104,6 +104,14 @@ impl Launcher for Cline {
             .env("HTTPS_PROXY", "http://127.0.0.1:9")
             .env("HTTP_PROXY", "http://127.0.0.1:9")
             .env("NO_PROXY", "127.0.0.1,localhost");
+        if setup.scenario.agent == Agent::ClineAcp {
+            // `cline --acp` refuses `session/new` ("Authentication required") unless one of its
+            // sign-ins (Cline, ClinePass, ChatGPT) is stored or `CLINE_API_KEY` is set, and then
+            // runs on Cline's own provider unless `CLINE_PROVIDER` names another: the
+            // openai-compatible one of `providers.json`, with this key.
+            cmd.env("CLINE_API_KEY", API_KEY)
+                .env("CLINE_PROVIDER", "openai-compatible");
+        }
         Ok(())
     }
 
