@@ -239,8 +239,8 @@ fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
                 e.line
             );
         }
-        // An export is one document: damage may cost all of it.
-        if s.dialect == Dialect::KiloExport || how == 1 {
+        // An export (a task file) is one document: damage may cost all of it.
+        if matches!(s.dialect, Dialect::KiloExport | Dialect::ClineTask) || how == 1 {
             return Ok(());
         }
         let before = s.normalize();

@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 
 use super::tools;
 use crate::hash::HashMap;
-use crate::model::{TimeValue, Timing, ToolKind, ToolMetadata, ToolState};
+use crate::model::{TimeValue, Timing, ToolKind, ToolState};
 use crate::providers::{
     LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, line_text, raw_to_value,
     report_bad_json,
@@ -186,25 +186,17 @@ impl Normalizer {
                     store.warn(line, format!("content_start of {id} without a toolName"));
                     return;
                 };
-                let input = ev.input.map(raw_to_value).unwrap_or_default();
-                let input = if input.is_object() {
-                    input
-                } else {
-                    Value::Object(Default::default())
-                };
-                let d = tools::describe(name, &input, self.cwd.as_deref());
-                let mut u = PartUpdate::new(id);
-                u.name = Some(d.name);
-                u.kind = Some(d.kind);
-                u.title = Some(d.title);
-                u.input = Some(input);
-                u.state = Some(ToolState::Running);
-                u.metadata = Some(ToolMetadata {
-                    provider_type: Some("tool".to_owned()),
-                    mcp: d.mcp,
-                    parent_tool_use_id: self.parent(),
-                    ..ToolMetadata::default()
-                });
+                let input = ev.input.map(raw_to_value);
+                let mut u = tools::opened(
+                    id,
+                    name,
+                    input,
+                    self.cwd.as_deref(),
+                    ToolState::Running,
+                    "tool",
+                    self.parent(),
+                );
+                let kind = u.kind;
                 u.timing = ts.map(|t| Timing {
                     started_at: Some(TimeValue::Text(t.to_owned())),
                     ..Timing::default()
@@ -214,8 +206,15 @@ impl Normalizer {
                     streamed: String::new(),
                     done: false,
                 });
-                if d.kind == ToolKind::Subagent && matches!(name, "spawn_agent" | "team_run_task") {
+                if kind == Some(ToolKind::Subagent)
+                    && matches!(name, "spawn_agent" | "team_run_task")
+                {
                     self.spawns.push(id.to_owned());
+                }
+                if let Some((line, text, ts)) = self.pending.remove(id)
+                    && let Ok(end) = serde_json::from_str::<Event<'_>>(&text)
+                {
+                    self.event(line, &end, ts.as_deref(), store);
                 }
             }
             Some("content_update") => {
@@ -251,17 +250,7 @@ impl Normalizer {
                     _ => None,
                 };
                 let output = ev.output.map(raw_to_value).unwrap_or_default();
-                let mut u = PartUpdate::new(id);
-                match tools::outcome(output, error, false) {
-                    Ok(out) => {
-                        u.state = Some(ToolState::Complete);
-                        u.output = Some(out);
-                    }
-                    Err(e) => {
-                        u.state = Some(ToolState::Error);
-                        u.error = Some(e);
-                    }
-                }
+                let mut u = tools::ended(id, tools::outcome(output, error, false));
                 u.timing = Some(Timing {
                     started_at: None,
                     completed_at: ts.map(|t| TimeValue::Text(t.to_owned())),

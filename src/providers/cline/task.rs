@@ -9,10 +9,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::tools;
-use crate::hash::HashMap;
-use crate::model::{TimeValue, Timing, ToolMetadata, ToolState};
+use crate::hash::HashSet;
+use crate::model::{TimeValue, Timing, ToolState};
 use crate::providers::document::{Kept, LineFinder, report_parse_error, sniff_object};
-use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe};
+use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, Probe};
 use crate::stream::RawLine;
 
 #[derive(Deserialize)]
@@ -77,7 +77,7 @@ impl LineNormalizer for Normalizer {
             }
         };
         let mut finder = LineFinder::new(whole, starts);
-        let mut open: HashMap<String, ()> = HashMap::default();
+        let mut open: HashSet<String> = HashSet::default();
         for message in &task.messages {
             let Some(Value::Array(blocks)) = &message.content else {
                 continue;
@@ -98,28 +98,21 @@ impl LineNormalizer for Normalizer {
                             continue;
                         };
                         let line = finder.line_of(id);
-                        let input = match block.get("input") {
-                            Some(v @ Value::Object(_)) => v.clone(),
-                            _ => Value::Object(Default::default()),
-                        };
-                        let d = tools::describe(name, &input, self.cwd.as_deref());
-                        let mut u = PartUpdate::new(id);
-                        u.name = Some(d.name);
-                        u.kind = Some(d.kind);
-                        u.title = Some(d.title);
-                        u.input = Some(input);
-                        u.state = Some(ToolState::Started);
-                        u.metadata = Some(ToolMetadata {
-                            provider_type: Some("tool_use".to_owned()),
-                            mcp: d.mcp,
-                            ..ToolMetadata::default()
-                        });
+                        let mut u = tools::opened(
+                            id,
+                            name,
+                            block.get("input").cloned(),
+                            self.cwd.as_deref(),
+                            ToolState::Started,
+                            "tool_use",
+                            None,
+                        );
                         u.timing = at.clone().map(|t| Timing {
                             started_at: Some(t),
                             ..Timing::default()
                         });
                         store.upsert(line, u);
-                        open.insert(id.to_owned(), ());
+                        open.insert(id.to_owned());
                     }
                     Some("tool_result") => {
                         let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
@@ -130,7 +123,7 @@ impl LineNormalizer for Normalizer {
                             continue;
                         };
                         let line = finder.line_of(id);
-                        if open.remove(id).is_none() {
+                        if !open.remove(id) {
                             store.warn(
                                 line,
                                 format!("tool_result for {id}, which was never called"),
@@ -139,17 +132,7 @@ impl LineNormalizer for Normalizer {
                         }
                         let is_error = block.get("is_error") == Some(&Value::Bool(true));
                         let content = block.get("content").cloned().unwrap_or_default();
-                        let mut u = PartUpdate::new(id);
-                        match tools::outcome(content, None, is_error) {
-                            Ok(out) => {
-                                u.state = Some(ToolState::Complete);
-                                u.output = Some(out);
-                            }
-                            Err(e) => {
-                                u.state = Some(ToolState::Error);
-                                u.error = Some(e);
-                            }
-                        }
+                        let mut u = tools::ended(id, tools::outcome(content, None, is_error));
                         u.timing = at.clone().map(|t| Timing {
                             completed_at: Some(t),
                             ..Timing::default()

@@ -10,7 +10,8 @@
 
 use serde_json::Value;
 
-use crate::model::{McpRef, ToolError, ToolKind, ToolState};
+use crate::model::{McpRef, ToolError, ToolKind, ToolMetadata, ToolState};
+use crate::providers::PartUpdate;
 use crate::providers::titles;
 
 /// What a call's name and input say.
@@ -278,6 +279,54 @@ pub(super) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
         title,
         mcp: None,
     }
+}
+
+/// The update that opens a call: its name, kind, title and input (an object, or `{}`), in
+/// `state`, with `provider_type` and the call it ran inside.
+pub(super) fn opened(
+    id: &str,
+    name: &str,
+    input: Option<Value>,
+    cwd: Option<&str>,
+    state: ToolState,
+    provider_type: &str,
+    parent: Option<String>,
+) -> PartUpdate {
+    let input = match input {
+        Some(v @ Value::Object(_)) => v,
+        _ => Value::Object(Default::default()),
+    };
+    let d = describe(name, &input, cwd);
+    PartUpdate {
+        name: Some(d.name),
+        kind: Some(d.kind),
+        title: Some(d.title),
+        input: Some(input),
+        state: Some(state),
+        metadata: Some(ToolMetadata {
+            provider_type: Some(provider_type.to_owned()),
+            mcp: d.mcp,
+            parent_tool_use_id: parent,
+            ..ToolMetadata::default()
+        }),
+        ..PartUpdate::new(id)
+    }
+}
+
+/// The update that ends a call with what [`outcome`] made of its result.
+pub(super) fn ended(id: &str, result: Result<Value, ToolError>) -> PartUpdate {
+    let mut u = PartUpdate::new(id);
+    match result {
+        Ok(out) => {
+            u.state = Some(ToolState::Complete);
+            u.output = Some(out);
+        }
+        Err(e) => {
+            u.state = Some(ToolState::Error);
+            u.error = Some(e);
+        }
+    }
+    u
 }
 
 /// `cline --acp` titles a call `<tool>: <what>` (`run_commands: sh greet.sh`) and names it

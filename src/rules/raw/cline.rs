@@ -71,10 +71,8 @@ pub(crate) fn json(input: &Input<'_>) -> RawScan {
                 Some("content_start") => {
                     open(&mut s, id, line, str_of(ev, "toolName"), ev.get("input"))
                 }
-                Some("content_end") => {
-                    if ev.get("error").is_some() || failed(ev.get("output")) {
-                        s.fail_known(id, line);
-                    }
+                Some("content_end") if ev.get("error").is_some() || failed(ev.get("output")) => {
+                    s.fail_known(id, line);
                 }
                 _ => {}
             }
