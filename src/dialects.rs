@@ -12,7 +12,7 @@ use crate::model::NormalizedDocument;
 #[cfg(test)]
 use crate::providers::NormalizeOptions;
 use crate::providers::{
-    NewNormalizer, Probe, acp, claude, codex, copilot, droid, gemini, kilo, opencode, qwen,
+    NewNormalizer, Probe, acp, claude, cline, codex, copilot, droid, gemini, kilo, opencode, qwen,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -93,6 +93,24 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: kilo::export::new,
         #[cfg(feature = "cli")]
         scan: raw::opencode::export,
+    },
+    // Above Gemini CLI's rows: a Cline task file is also a document with `sessionId` and
+    // `messages`, told apart by its `origin`.
+    DialectEntry {
+        dialect: Dialect::ClineJson,
+        sniff: cline::json::sniff,
+        sniff_document: None,
+        new: cline::json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::cline::json,
+    },
+    DialectEntry {
+        dialect: Dialect::ClineTask,
+        sniff: cline::task::sniff,
+        sniff_document: Some(cline::task::sniff_document),
+        new: cline::task::new,
+        #[cfg(feature = "cli")]
+        scan: raw::cline::task,
     },
     DialectEntry {
         dialect: Dialect::GeminiStreamJson,

@@ -43,10 +43,11 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
         "src/scenario/agents/opencode.rs",
     ],
     &[
-        "src/scenario/agents/copilot.rs",
+        "src/scenario/agents/cline.rs",
         "src/scenario/launch.rs",
         "src/scenario/npm.rs",
         "src/scenario/sandbox.rs",
+        "src/scenario/agents/copilot.rs",
         "src/scenario/agents/droid.rs",
         "src/scenario/spec.rs",
     ],

@@ -55,6 +55,7 @@ pub enum Agent {
     Kilo,
     Droid,
     Copilot,
+    Cline,
 }
 
 static STARTERS: &[Starter] = &[
@@ -105,6 +106,12 @@ static STARTERS: &[Starter] = &[
         "copilot/live-copilot-bash",
         "a GitHub Copilot CLI session running two shell commands",
         "copilot -p \"…\" --output-format json"
+    ),
+    starter!(
+        Cline,
+        "cline/live-cline-bash",
+        "a Cline CLI session running two shell commands",
+        "cline --json \"…\""
     ),
 ];
 

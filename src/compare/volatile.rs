@@ -57,8 +57,16 @@ const STABLE_HEADERS: Headers = (
 /// The key under which a part's stable form carries its lifecycle.
 pub const LIFECYCLE: &str = "lifecycle";
 
-/// Metadata keys whose values are ids drawn per run.
-const RUN_SPECIFIC_KEYS: &[&str] = &["taskId", "agentId", "childSessionId", "sessionId"];
+/// Metadata keys whose values are ids drawn per run (Cline's team tools answer with the run's
+/// `teamId` and `teamName`).
+const RUN_SPECIFIC_KEYS: &[&str] = &[
+    "taskId",
+    "agentId",
+    "childSessionId",
+    "sessionId",
+    "teamId",
+    "teamName",
+];
 
 /// What a part's id becomes in a fingerprint, wherever it appears.
 const ANY_PART: &str = "<part>";

@@ -9,8 +9,10 @@
 
 pub mod acp;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
+pub(crate) mod document;
 pub mod droid;
 pub mod gemini;
 pub mod kilo;

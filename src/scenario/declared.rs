@@ -5,7 +5,7 @@
 //! `ToolSearch`, under "Deferred tools:" in a system reminder). `scenario run --declared-tools
 //! DIR` keeps their union per CLI release in `DIR/<cli>-<version>.json` (committed under
 //! `scenarios/tools/`), and a test holds every declared built-in tool of Gemini CLI, Qwen Code,
-//! Kilo, droid and Copilot CLI to a specific title and a kind other than `unknown`; `scenario
+//! Kilo, droid, Copilot CLI and Cline to a specific title and a kind other than `unknown`; `scenario
 //! drift` names a declared tool that has none, so a tool a new release adds is seen the day it
 //! ships.
 
@@ -84,7 +84,7 @@ fn deferred(v: &Value, names: &mut BTreeSet<String>) {
 
 /// How `cli`'s normalizer reads a call of `name` with empty input: its kind, its title and the
 /// MCP server it names; `None` for a CLI this check does not cover. Gemini CLI and Qwen Code are
-/// asked their shared table directly; Kilo, droid and Copilot CLI are sent a one-line stream of
+/// asked their shared table directly; Kilo, droid, Copilot CLI and Cline are sent a one-line stream of
 /// their dialect that calls the tool.
 fn probe(cli: Cli, name: &str) -> Option<(ToolKind, String, Option<String>)> {
     let family = match cli {
@@ -127,6 +127,13 @@ fn call_line(cli: Cli, tool: &str) -> Option<(Dialect, String)> {
                 "parameters": {}, "timestamp": 1, "session_id": "s"})
             .to_string(),
         ),
+        Cli::Cline => (
+            Dialect::ClineJson,
+            json!({"ts": "2026-01-01T00:00:00.000Z", "type": "agent_event", "event": {
+                "type": "content_start", "contentType": "tool", "toolName": tool,
+                "toolCallId": "c1", "input": {}}})
+            .to_string(),
+        ),
         Cli::Copilot => (
             Dialect::CopilotJson,
             json!({"type": "tool.execution_start", "data": {"toolCallId": "c1",
@@ -156,7 +163,7 @@ fn generic_title(tool: &str) -> String {
 pub fn untitled(cli: Cli, names: &BTreeSet<String>) -> Option<Vec<String>> {
     if !matches!(
         cli,
-        Cli::Gemini | Cli::Qwen | Cli::Kilo | Cli::Droid | Cli::Copilot
+        Cli::Gemini | Cli::Qwen | Cli::Kilo | Cli::Droid | Cli::Copilot | Cli::Cline
     ) {
         return None;
     }
@@ -240,6 +247,7 @@ mod tests {
             (Cli::Kilo, "background_process", "amalgm_browser_snapshot"),
             (Cli::Droid, "Execute", "amalgm___browser_snapshot"),
             (Cli::Copilot, "bash", "amalgm-browser_snapshot"),
+            (Cli::Cline, "run_commands", "amalgm__browser_snapshot"),
         ] {
             // Kilo (OpenCode) reads an unknown `<a>_<b>` as some MCP server's tool, the others
             // as an unknown tool: both are untitled.
@@ -320,7 +328,7 @@ mod tests {
         }
         assert_eq!(
             checked.into_iter().collect::<Vec<_>>(),
-            ["copilot", "droid", "gemini", "kilo", "qwen"]
+            ["cline", "copilot", "droid", "gemini", "kilo", "qwen"]
         );
     }
 }

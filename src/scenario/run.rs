@@ -332,7 +332,9 @@ mod tests {
                 Agent::Gemini,
                 Agent::GeminiAcp,
                 Agent::Qwen,
-                Agent::QwenAcp
+                Agent::QwenAcp,
+                Agent::Cline,
+                Agent::ClineAcp
             ]
         );
     }

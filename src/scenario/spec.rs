@@ -66,10 +66,14 @@ pub enum Agent {
     Qwen,
     /// `qwen --acp`, driven as an ACP client through the proxy.
     QwenAcp,
+    /// Cline's CLI, `cline --json PROMPT`, recorded in wrap mode.
+    Cline,
+    /// `cline --acp`, driven as an ACP client through the proxy.
+    ClineAcp,
 }
 
 impl Agent {
-    pub fn all() -> [Agent; 19] {
+    pub fn all() -> [Agent; 21] {
         [
             Agent::Claude,
             Agent::CodexExec,
@@ -90,6 +94,8 @@ impl Agent {
             Agent::GeminiAcp,
             Agent::Qwen,
             Agent::QwenAcp,
+            Agent::Cline,
+            Agent::ClineAcp,
         ]
     }
 
@@ -105,6 +111,7 @@ impl Agent {
                 | Agent::CopilotAcp
                 | Agent::GeminiAcp
                 | Agent::QwenAcp
+                | Agent::ClineAcp
         )
     }
 
@@ -120,6 +127,7 @@ impl Agent {
             Agent::CopilotAcp => Agent::Copilot,
             Agent::GeminiAcp => Agent::Gemini,
             Agent::QwenAcp => Agent::Qwen,
+            Agent::ClineAcp => Agent::Cline,
             other => other,
         }
     }
@@ -135,6 +143,7 @@ impl Agent {
             Agent::Copilot => "copilot",
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
+            Agent::Cline => "cline",
             Agent::ClaudeAcp
             | Agent::CodexAcp
             | Agent::OpencodeAcp
@@ -142,7 +151,8 @@ impl Agent {
             | Agent::DroidAcp
             | Agent::CopilotAcp
             | Agent::GeminiAcp
-            | Agent::QwenAcp => "acp",
+            | Agent::QwenAcp
+            | Agent::ClineAcp => "acp",
         }
     }
 
@@ -159,6 +169,7 @@ impl Agent {
             Agent::Copilot | Agent::CopilotAcp => Cli::Copilot,
             Agent::Gemini | Agent::GeminiAcp => Cli::Gemini,
             Agent::Qwen | Agent::QwenAcp => Cli::Qwen,
+            Agent::Cline | Agent::ClineAcp => Cli::Cline,
         }
     }
 
@@ -173,6 +184,7 @@ impl Agent {
             Agent::Copilot | Agent::CopilotAcp => Api::ChatCompletions,
             Agent::Gemini | Agent::GeminiAcp => Api::Gemini,
             Agent::Qwen | Agent::QwenAcp => Api::ChatCompletions,
+            Agent::Cline | Agent::ClineAcp => Api::ChatCompletions,
         }
     }
 
@@ -197,6 +209,8 @@ impl Agent {
             Agent::GeminiAcp => "gemini-acp",
             Agent::Qwen => "qwen",
             Agent::QwenAcp => "qwen-acp",
+            Agent::Cline => "cline",
+            Agent::ClineAcp => "cline-acp",
         }
     }
 }
@@ -221,6 +235,8 @@ pub enum Cli {
     Gemini,
     /// Qwen Code (a fork of Gemini CLI).
     Qwen,
+    /// Cline's CLI (`cline`).
+    Cline,
 }
 
 impl Cli {
@@ -236,6 +252,7 @@ impl Cli {
             "copilot" | "copilot-cli" | "@github/copilot" => Some(Cli::Copilot),
             "gemini" | "gemini-cli" | "@google/gemini-cli" => Some(Cli::Gemini),
             "qwen" | "qwen-code" | "@qwen-code/qwen-code" => Some(Cli::Qwen),
+            "cline" | "cline-cli" => Some(Cli::Cline),
             _ => None,
         }
     }
@@ -253,6 +270,7 @@ impl Cli {
             Cli::Copilot => "@github/copilot",
             Cli::Gemini => "@google/gemini-cli",
             Cli::Qwen => "@qwen-code/qwen-code",
+            Cli::Cline => "cline",
         }
     }
 
@@ -269,6 +287,7 @@ impl Cli {
             Cli::Copilot => "copilot",
             Cli::Gemini => "gemini",
             Cli::Qwen => "qwen",
+            Cli::Cline => "cline",
         }
     }
 
@@ -285,6 +304,7 @@ impl Cli {
             Cli::Copilot => "copilot",
             Cli::Gemini => "gemini-cli",
             Cli::Qwen => "qwen-code",
+            Cli::Cline => "cline",
         }
     }
 }
@@ -607,6 +627,7 @@ pub fn known_tools(agent: Agent) -> &'static [&'static str] {
         Agent::Copilot | Agent::CopilotAcp => crate::scenario::agents::copilot::TOOLS,
         Agent::Gemini | Agent::GeminiAcp => GEMINI_TOOLS,
         Agent::Qwen | Agent::QwenAcp => QWEN_TOOLS,
+        Agent::Cline | Agent::ClineAcp => crate::scenario::agents::cline::TOOLS,
     }
 }
 

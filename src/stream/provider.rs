@@ -24,10 +24,12 @@ pub enum Provider {
     Droid,
     /// GitHub Copilot CLI.
     Copilot,
+    /// Cline's CLI (`cline` on npm).
+    Cline,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 9] = [
+    pub const ALL: [Provider; 10] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
@@ -37,6 +39,7 @@ impl Provider {
         Provider::Kilo,
         Provider::Droid,
         Provider::Copilot,
+        Provider::Cline,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -50,6 +53,7 @@ impl Provider {
             Provider::Kilo => "kilo",
             Provider::Droid => "droid",
             Provider::Copilot => "copilot",
+            Provider::Cline => "cline",
         }
     }
 
@@ -80,6 +84,7 @@ impl FromStr for Provider {
             "kilo" | "kilocode" | "kilo-code" => Ok(Provider::Kilo),
             "droid" | "factory" => Ok(Provider::Droid),
             "copilot" | "copilot-cli" | "github-copilot" => Ok(Provider::Copilot),
+            "cline" | "cline-cli" => Ok(Provider::Cline),
             other => Err(format!(
                 "unknown provider `{other}` (expected one of: {})",
                 Provider::ALL.map(Provider::as_str).join(", ")
@@ -164,6 +169,10 @@ dialects! {
     CopilotJson => (Copilot, "json"),
     /// `~/.copilot/session-state/<id>/events.jsonl` session files.
     CopilotSession => (Copilot, "session"),
+    /// `cline --json PROMPT`.
+    ClineJson => (Cline, "json"),
+    /// `~/.cline/data/sessions/<id>/<id>.messages.json` saved tasks.
+    ClineTask => (Cline, "task"),
 }
 
 impl Dialect {

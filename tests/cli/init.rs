@@ -106,6 +106,7 @@ fn each_agent_has_a_starter_whose_gate_passes() {
             "droid exec --output-format stream-json",
         ),
         ("copilot", "copilot/live-copilot-bash", "copilot -p"),
+        ("cline", "cline/live-cline-bash", "cline --json"),
         ("codex", "codex/live-codex-exec-shell", "codex exec --json"),
         (
             "opencode",

@@ -34,10 +34,12 @@ const DROID_RESULT: &str = r#"{"type":"tool_result","id":"c1","isError":false,"v
 const DROID_SESSION_CALL: &str = r#"{"type":"message","id":"m1","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Glob","input":{"patterns":["*.md"]}}]}}"#;
 const DROID_SESSION_RESULT: &str = r#"{"type":"message","id":"m2","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","is_error":false,"content":"./a.md"}]}}"#;
 const COPILOT_START: &str = r#"{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"glob","arguments":{"pattern":"*.md"}},"id":"e1","timestamp":"2026-01-01T00:00:00.000Z","parentId":null}"#;
+const CLINE_START: &str = r#"{"ts":"2026-01-01T00:00:00.000Z","type":"agent_event","event":{"type":"content_start","contentType":"tool","toolName":"read_files","toolCallId":"c1","input":{"files":[{"path":"/w/a.md"}]}}}"#;
+const CLINE_END: &str = r#"{"ts":"2026-01-01T00:00:01.000Z","type":"agent_event","event":{"type":"content_end","contentType":"tool","toolName":"read_files","toolCallId":"c1","output":[{"query":"/w/a.md","result":"1 | a","success":true}],"durationMs":3}}"#;
 const COPILOT_DONE: &str = r#"{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":true,"result":{"content":"./a.md"}},"id":"e2","timestamp":"2026-01-01T00:00:01.000Z","parentId":"e1"}"#;
 
 /// A call and its end in each dialect that reads lines one by one.
-fn pairs() -> [(Dialect, &'static str, &'static str); 6] {
+fn pairs() -> [(Dialect, &'static str, &'static str); 7] {
     [
         (Dialect::KiloRun, KILO_RUNNING, KILO_DONE),
         (Dialect::DroidStreamJson, DROID_CALL, DROID_RESULT),
@@ -49,6 +51,7 @@ fn pairs() -> [(Dialect, &'static str, &'static str); 6] {
         (Dialect::CopilotJson, COPILOT_START, COPILOT_DONE),
         (Dialect::CopilotSession, COPILOT_START, COPILOT_DONE),
         (Dialect::KiloEvents, KILO_EVENT_RUNNING, KILO_EVENT_DONE),
+        (Dialect::ClineJson, CLINE_START, CLINE_END),
     ]
 }
 
@@ -159,7 +162,7 @@ fn calls(doc: &NormalizedDocument) -> BTreeMap<String, ToolState> {
 fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
     let samples: Vec<Sample> = load_all()
         .into_iter()
-        .filter(|s| matches!(s.provider.as_str(), "kilo" | "droid" | "copilot"))
+        .filter(|s| matches!(s.provider.as_str(), "kilo" | "droid" | "copilot" | "cline"))
         .collect();
     assert!(samples.len() >= 30, "{} fixtures", samples.len());
     let mut runner = TestRunner::new(Config {
@@ -236,8 +239,8 @@ fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
                 e.line
             );
         }
-        // An export is one document: damage may cost all of it.
-        if s.dialect == Dialect::KiloExport || how == 1 {
+        // An export (a task file) is one document: damage may cost all of it.
+        if matches!(s.dialect, Dialect::KiloExport | Dialect::ClineTask) || how == 1 {
             return Ok(());
         }
         let before = s.normalize();

@@ -5,6 +5,6 @@
 //! `_meta.toolnorm`.
 
 pub(crate) mod stdio;
-mod tools;
+pub(crate) mod tools;
 mod tracker;
 mod wire;

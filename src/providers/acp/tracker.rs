@@ -63,6 +63,8 @@ pub(crate) struct Tracker {
     mcp_servers: Vec<String>,
     /// More were declared than are kept (said once).
     servers_capped: bool,
+    /// The working directory of the session the client set up last.
+    cwd: Option<String>,
 }
 
 impl Tracker {
@@ -113,6 +115,9 @@ impl Tracker {
         else {
             return;
         };
+        if let Some(cwd) = &setup.cwd {
+            self.cwd = Some(cwd.clone());
+        }
         for name in setup.server_names() {
             if self.mcp_servers.iter().any(|s| s == name) {
                 continue;
@@ -242,6 +247,9 @@ impl Tracker {
             },
             None => {
                 let mut d = derive(&call.view, call.declined.as_deref());
+                if self.agent.as_ref().is_some_and(|(name, _)| name == "cline") {
+                    crate::providers::cline::refine_acp(&mut d, &call.view, self.cwd.as_deref());
+                }
                 if let Some(agent) = self.agent_label() {
                     d.metadata
                         .extra

@@ -166,6 +166,9 @@ pub(crate) struct PermissionOutcome {
 pub(crate) struct SessionSetup {
     #[serde(default, deserialize_with = "lenient")]
     pub mcp_servers: Option<Vec<Value>>,
+    /// The session's working directory (`session/new`'s `cwd`).
+    #[serde(default, deserialize_with = "lenient")]
+    pub cwd: Option<String>,
 }
 
 impl SessionSetup {

@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 use super::tools::{Fork, OPENCODE};
 use super::tracker::Tracker;
 use super::wire::{ErrorWire, PartWire};
-use crate::model::DiagnosticLevel;
+use crate::providers::document::{Kept, LineFinder, report_parse_error, sniff_object};
 use crate::providers::{LineNormalizer, NormalizeOptions, PartStore};
-use crate::stream::{RawLine, find_bytes};
+use crate::stream::RawLine;
 
 #[derive(Deserialize)]
 struct Export<'a> {
@@ -46,12 +46,10 @@ struct MessageInfo<'a> {
     error: Option<ErrorWire<'a>>,
 }
 
-/// The document as its lines came: each line (as split: without `\r` or a BOM) and its `\n`, and
-/// where each line starts with its number.
+/// The document's lines, kept until the end of the stream.
 pub(crate) struct Normalizer {
     fork: &'static Fork,
-    bytes: Vec<u8>,
-    starts: Vec<(usize, u32)>,
+    kept: Kept,
 }
 
 /// The normalizer of one stream. An export is one JSON document: its lines are kept until the
@@ -64,47 +62,18 @@ pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
 pub(crate) fn new_for(fork: &'static Fork, _: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer {
         fork,
-        bytes: Vec::new(),
-        starts: Vec::new(),
+        kept: Kept::default(),
     })
 }
 
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, _: &mut PartStore) {
-        self.starts.push((self.bytes.len(), line.number));
-        self.bytes.extend_from_slice(line.bytes);
-        if !line.unterminated {
-            self.bytes.push(b'\n');
-        }
+        self.kept.push(line);
     }
 
     fn finish(&mut self, store: &mut PartStore) {
-        let bytes = std::mem::take(&mut self.bytes);
-        let starts = std::mem::take(&mut self.starts);
+        let (bytes, starts) = self.kept.take();
         normalize(self.fork, &bytes, starts, store);
-    }
-}
-
-/// Finds the raw line where a part's id is written, moving forward through the document.
-struct LineFinder<'a> {
-    bytes: &'a [u8],
-    /// Byte offset where each raw line starts, with its number.
-    starts: Vec<(usize, u32)>,
-    cursor: usize,
-}
-
-impl LineFinder<'_> {
-    fn line_of(&mut self, id: &str) -> u32 {
-        let needle = format!("\"{id}\"");
-        let found = find_bytes(&self.bytes[self.cursor..], needle.as_bytes())
-            .map(|i| i + self.cursor)
-            .or_else(|| find_bytes(self.bytes, needle.as_bytes()));
-        let Some(at) = found else { return 1 };
-        self.cursor = at + needle.len();
-        match self.starts.partition_point(|(s, _)| *s <= at) {
-            0 => 1,
-            i => self.starts[i - 1].1,
-        }
     }
 }
 
@@ -115,32 +84,14 @@ fn normalize(fork: &'static Fork, whole: &[u8], starts: Vec<(usize, u32)>, store
     let doc: Export<'_> = match serde_json::from_slice(bytes) {
         Ok(d) => d,
         Err(e) => {
-            let level = if e.is_eof() {
-                DiagnosticLevel::Error
-            } else {
-                DiagnosticLevel::Warning
-            };
-            let what = if e.is_eof() {
-                "export document cut short"
-            } else {
-                "export is not the expected JSON"
-            };
-            store.diagnostic(
-                u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),
-                level,
-                format!("{what}: {e}"),
-            );
+            report_parse_error("export", &e, store);
             return;
         }
     };
     let cwd = doc.info.and_then(|i| i.directory);
     let mut tracker = Tracker::new(cwd.as_deref(), fork);
     tracker.scan_sessions(whole, store);
-    let mut finder = LineFinder {
-        bytes: whole,
-        starts,
-        cursor: 0,
-    };
+    let mut finder = LineFinder::new(whole, starts);
     for message in &doc.messages {
         let mut last_line = 1;
         for raw in &message.parts {
@@ -179,14 +130,9 @@ fn normalize(fork: &'static Fork, whole: &[u8], starts: Vec<(usize, u32)>, store
 
 /// Recognises an export: one JSON document with `info` and a `messages` array.
 pub(crate) fn sniff_document(bytes: &[u8]) -> bool {
-    let bytes = bytes
-        .strip_prefix(b"\xEF\xBB\xBF")
-        .unwrap_or(bytes)
-        .trim_ascii();
-    bytes.first() == Some(&b'{')
-        && serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
-            v.get("info").is_some() && v.get("messages").is_some_and(serde_json::Value::is_array)
-        })
+    sniff_object(bytes, |v| {
+        v.get("info").is_some() && v.get("messages").is_some_and(serde_json::Value::is_array)
+    })
 }
 
 /// An export is recognised as a whole document only ([`sniff_document`]), never line by line.

@@ -16,12 +16,14 @@ use super::support::HashMap;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, packed};
+use memchr::memmem;
 use serde_json::{Map, Value};
 
 use crate::stream::Input;
 
 pub(crate) mod acp;
 pub(crate) mod claude;
+pub(crate) mod cline;
 pub(crate) mod codex;
 pub(crate) mod copilot;
 pub(crate) mod droid;
@@ -178,6 +180,18 @@ fn for_marked_lines<'a>(input: &Input<'a>, markers: &Markers, mut f: impl FnMut(
             f(raw.number, v);
         }
     }
+}
+
+/// The first raw line holding `"needle"` (a whole document's parts are found by their ids);
+/// line 1 when none does.
+pub(super) fn line_holding(input: &Input<'_>, needle: &str) -> u32 {
+    let quoted = format!("\"{needle}\"");
+    let finder = memmem::Finder::new(quoted.as_bytes());
+    input
+        .lines
+        .iter()
+        .find(|l| finder.find(l.bytes).is_some())
+        .map_or(1, |l| l.number)
 }
 
 fn str_of<'v>(v: &'v Node<'_>, key: &str) -> Option<&'v str> {

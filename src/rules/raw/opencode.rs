@@ -3,9 +3,7 @@
 //! (`session.idle`, an idle `session.status`, a `step_finish` that stops). Kilo writes the same
 //! three formats: its dialects' rows use these scans.
 
-use memchr::memmem;
-
-use super::{Markers, Node, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
+use super::{Markers, Node, RawScan, TurnEnd, for_marked_lines, line_holding, merge_args, str_of};
 use crate::stream::Input;
 
 /// Lines worth parsing in the streams of one event per line (`events`, `run`).
@@ -142,16 +140,6 @@ pub(crate) fn export(input: &Input<'_>) -> RawScan {
         }
     }
     s
-}
-
-fn line_holding(input: &Input<'_>, needle: &str) -> u32 {
-    let quoted = format!("\"{needle}\"");
-    let finder = memmem::Finder::new(quoted.as_bytes());
-    input
-        .lines
-        .iter()
-        .find(|l| finder.find(l.bytes).is_some())
-        .map_or(1, |l| l.number)
 }
 
 #[cfg(test)]

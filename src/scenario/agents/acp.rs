@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, claude, codex, copilot, droid, gemini, opencode, proxied};
+use super::{Driven, Launcher, claude, cline, codex, copilot, droid, gemini, opencode, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::{SERVER_NAME, ServerCommand};
@@ -31,6 +31,7 @@ impl Launcher for Acp {
             Agent::KiloAcp => opencode::KILO.configure(setup, cmd),
             Agent::DroidAcp => droid::Droid.configure(setup, cmd),
             Agent::CopilotAcp => copilot::Copilot.configure(setup, cmd),
+            Agent::ClineAcp => cline::Cline.configure(setup, cmd),
             Agent::GeminiAcp | Agent::QwenAcp => {
                 gemini::configure(setup, cmd, setup.scenario.agent.cli())
             }
@@ -51,6 +52,8 @@ impl Launcher for Acp {
             }
             // `copilot --acp`, offline on the custom provider, the MCP server in its flags.
             Agent::CopilotAcp => return copilot::Copilot.command(setup, cmd),
+            // `cline --acp`, on the provider and MCP settings `cline` has.
+            Agent::ClineAcp => return cline::Cline.command(setup, cmd),
             // As the native scenarios run: every tool allowed.
             Agent::GeminiAcp | Agent::QwenAcp => {
                 cmd.arg("--acp").arg("--approval-mode").arg("yolo");
@@ -85,6 +88,7 @@ fn who(agent: Agent) -> &'static str {
         Agent::CopilotAcp => "copilot --acp",
         Agent::GeminiAcp => "gemini --acp",
         Agent::QwenAcp => "qwen --acp",
+        Agent::ClineAcp => "cline --acp",
         _ => "claude-agent-acp",
     }
 }

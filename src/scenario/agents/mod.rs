@@ -6,6 +6,7 @@
 
 mod acp;
 mod claude;
+pub(crate) mod cline;
 mod codex;
 pub(crate) mod copilot;
 pub(crate) mod droid;
@@ -62,6 +63,7 @@ pub fn launcher(cli: Cli) -> &'static dyn Launcher {
         Cli::Copilot => &copilot::Copilot,
         Cli::ClaudeAcp | Cli::CodexAcp => &acp::Acp,
         Cli::Gemini | Cli::Qwen => &gemini::Gemini,
+        Cli::Cline => &cline::Cline,
     }
 }
 

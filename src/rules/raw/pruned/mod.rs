@@ -167,6 +167,8 @@ fn keep(key: &str) -> Keep {
         // Gemini CLI and Qwen Code.
         "$set" | "functionCall" | "functionResponse" | "response" | "toolCallResult"
         | "toolCalls" | "tool_id" | "tool_name" => Keep::Pruned,
+        // Cline.
+        "contentType" => Keep::Pruned,
         // Copilot CLI and droid.
         "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution" | "toolId"
         | "toolRequests" => Keep::Pruned,
