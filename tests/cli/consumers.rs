@@ -17,7 +17,9 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use toolnorm::corpus::list_fixtures;
+use toolnorm::Dialect;
+use toolnorm::corpus::{list_fixtures, load_stream};
+use toolnorm::protocol::Normalize;
 
 use crate::util::{root, stderr, stdout, tempdir, toolnorm};
 
@@ -61,7 +63,11 @@ fn normalize(fixture: &Path, args: &[&str]) -> String {
         .expect("failed to run toolnorm");
     ok(
         &o,
-        &format!("toolnorm normalize {} {}", args.join(" "), fixture.display()),
+        &format!(
+            "toolnorm normalize {} {}",
+            args.join(" "),
+            fixture.display()
+        ),
     );
     String::from_utf8(o.stdout).expect("toolnorm writes UTF-8")
 }
@@ -76,7 +82,39 @@ fn json_lines(text: &str, what: &str) -> Vec<Value> {
         .collect()
 }
 
-/// The batch line of one fixture: its parts and both wires, as JSON Lines and as SSE.
+/// The CLIs that write another's formats byte for byte (Kilo writes OpenCode's): content alone
+/// reads their fixtures as that other CLI's, so their provider is named.
+const FORKS: [&str; 1] = ["kilo"];
+
+/// A fixture's raw stream as a `normalize` request carries it (docs/protocol.md): its lines (each
+/// a string, or `{text|base64, from}`), `cwd`, `unterminated`; with the provider to name.
+fn raw_stream(name: &str, path: &Path) -> Value {
+    let stream = load_stream(path).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    let (provider, _) = name.split_once('/').unwrap();
+    let dialect = stream
+        .dialect
+        .as_deref()
+        .map(|d| Dialect::parse(d, provider.parse().ok()))
+        .unwrap_or_else(|| panic!("{name}: no dialect in its header"))
+        .unwrap();
+    let request = Normalize::of_input(
+        1,
+        name.to_owned(),
+        dialect,
+        stream.cwd.clone(),
+        &stream.input(),
+    );
+    let request = serde_json::to_value(&request).unwrap();
+    json!({
+        "lines": request["lines"],
+        "cwd": request["cwd"],
+        "unterminated": request["unterminated"],
+        "provider": FORKS.contains(&provider).then_some(provider),
+    })
+}
+
+/// The batch line of one fixture: its parts and both wires, as JSON Lines and as SSE, and its raw
+/// stream.
 fn batch_entry(name: &str, path: &Path) -> Value {
     let doc: Value = serde_json::from_str(&normalize(path, &["--compact"]))
         .unwrap_or_else(|e| panic!("{name}: the document: {e}"));
@@ -95,13 +133,18 @@ fn batch_entry(name: &str, path: &Path) -> Value {
         "parts": doc["parts"],
         "aiSdk": {"chunks": chunks, "sse": ai_sse},
         "agUi": {"events": events, "sse": ag_sse},
+        "stream": raw_stream(name, path),
     })
 }
 
 /// Every fixture of the corpus as a batch line, in the corpus's order (two at a time).
 fn corpus_batch() -> Vec<Value> {
     let fixtures = list_fixtures(&root().join("corpus"));
-    assert!(fixtures.len() > 100, "a corpus of {} fixtures", fixtures.len());
+    assert!(
+        fixtures.len() > 100,
+        "a corpus of {} fixtures",
+        fixtures.len()
+    );
     let next = AtomicUsize::new(0);
     let mut lines: Vec<Option<Value>> = vec![None; fixtures.len()];
     let done: Vec<Vec<(usize, Value)>> = std::thread::scope(|s| {
@@ -112,7 +155,10 @@ fn corpus_batch() -> Vec<Value> {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(e) = fixtures.get(i) else { break };
-                        mine.push((i, batch_entry(&format!("{}/{}", e.provider, e.name), &e.path)));
+                        mine.push((
+                            i,
+                            batch_entry(&format!("{}/{}", e.provider, e.name), &e.path),
+                        ));
                     }
                     mine
                 })
@@ -171,7 +217,11 @@ fn every_fixture_passes_the_official_consumers_of_both_wires() {
     write_batch(&batch, &lines);
 
     let (code, summary, rejected) = consume(&node(), "check.mjs", &batch);
-    assert_eq!(code, Some(0), "the JavaScript consumers rejected:\n{rejected}");
+    assert_eq!(
+        code,
+        Some(0),
+        "the JavaScript consumers rejected:\n{rejected}"
+    );
     assert_eq!(summary["fixtures"], lines.len() as u64, "{summary}");
     assert_eq!(summary["parts"], parts, "{summary}");
     // One rebuilt tool part and one rebuilt tool call per part: nothing vanished, nothing doubled.
@@ -181,7 +231,10 @@ fn every_fixture_passes_the_official_consumers_of_both_wires() {
     let (code, summary, rejected) = consume(&python(), "check.py", &batch);
     assert_eq!(code, Some(0), "ag-ui-protocol rejected:\n{rejected}");
     assert_eq!(summary["fixtures"], lines.len() as u64, "{summary}");
-    assert!(summary["agUiEvents"].as_u64().unwrap() > 2 * parts, "{summary}");
+    assert!(
+        summary["agUiEvents"].as_u64().unwrap() > 2 * parts,
+        "{summary}"
+    );
 }
 
 /// The fixture the planted faults go into: one with finished calls.
@@ -211,7 +264,9 @@ fn a_planted_bad_chunk_or_event_fails_the_consumers_naming_fixture_and_frame() {
     };
     // A chunk the schema rejects: a tool-input-available without its toolCallId.
     plant("#no-call-id", &|l| {
-        let i = index_of(&l["aiSdk"]["chunks"], |c| c["type"] == "tool-input-available");
+        let i = index_of(&l["aiSdk"]["chunks"], |c| {
+            c["type"] == "tool-input-available"
+        });
         l["aiSdk"]["chunks"][i]
             .as_object_mut()
             .unwrap()
@@ -227,7 +282,9 @@ fn a_planted_bad_chunk_or_event_fails_the_consumers_naming_fixture_and_frame() {
     });
     // A finished call shown as failed: the rebuilt state is not the mapped one.
     plant("#error-shown", &|l| {
-        let i = index_of(&l["aiSdk"]["chunks"], |c| c["type"] == "tool-output-available");
+        let i = index_of(&l["aiSdk"]["chunks"], |c| {
+            c["type"] == "tool-output-available"
+        });
         let id = l["aiSdk"]["chunks"][i]["toolCallId"].clone();
         l["aiSdk"]["chunks"][i] =
             json!({"type": "tool-output-error", "toolCallId": id, "errorText": "x"});
@@ -277,7 +334,39 @@ fn a_planted_bad_chunk_or_event_fails_the_consumers_naming_fixture_and_frame() {
     assert_eq!(summary["rejected"], 1, "{summary}\n{rejected}");
     assert!(
         rejected.contains("REJECTED claude/live-claude-bash#no-name: ag-ui (python) event #")
-            && rejected.contains("(TOOL_CALL_START): ag_ui.core.Event: TOOL_CALL_START.toolCallName: Field required"),
+            && rejected.contains(
+                "(TOOL_CALL_START): ag_ui.core.Event: TOOL_CALL_START.toolCallName: Field required"
+            ),
         "{rejected}"
     );
+}
+
+#[test]
+#[ignore = "needs node, npm, Chromium and the WebAssembly toolchain: scripts/install-test-deps.sh"]
+fn the_javascript_package_writes_what_the_command_line_does_and_its_streams_pass_the_consumers() {
+    crate::wasm::package();
+    consumers();
+    let dir = tempdir();
+    let lines = corpus_batch();
+    let parts: u64 = lines
+        .iter()
+        .map(|l| l["parts"].as_array().unwrap().len() as u64)
+        .sum();
+    let batch = dir.path().join("batch.jsonl");
+    write_batch(&batch, &lines);
+    let (code, summary, rejected) = consume(&node(), "bindings.mjs", &batch);
+    assert_eq!(code, Some(0), "@toolnorm/core's wires:\n{rejected}");
+    assert_eq!(summary["fixtures"], lines.len() as u64, "{summary}");
+    // Every stream an agent writes alone went through the TransformStreams (two-way proxy records
+    // through the functions only), each rebuilt whole.
+    let live = summary["live"].as_u64().unwrap();
+    assert_eq!(
+        live + summary["twoWay"].as_u64().unwrap(),
+        lines.len() as u64,
+        "{summary}"
+    );
+    assert!(live * 10 > lines.len() as u64 * 8, "{summary}");
+    assert_eq!(summary["aiSdkToolParts"], summary["liveParts"], "{summary}");
+    assert_eq!(summary["agUiToolCalls"], summary["liveParts"], "{summary}");
+    assert_eq!(summary["parts"], parts, "{summary}");
 }

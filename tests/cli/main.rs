@@ -21,3 +21,4 @@ mod symlinks;
 mod util;
 mod verify;
 mod wasm;
+mod wire_examples;

@@ -41,7 +41,7 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
 
 /// `packages/core`, built once per test run (the first test to get here builds it; the others
 /// wait).
-fn package() -> PathBuf {
+pub(crate) fn package() -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let o = run(

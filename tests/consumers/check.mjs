@@ -21,6 +21,7 @@
 // was rejected, 2 on a bad batch.
 
 import { createReadStream } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
 import { isDeepStrictEqual } from "node:util";
 
@@ -32,8 +33,8 @@ import { from, tap } from "rxjs";
 // The consumers warn on stderr about what they bridge; the verdicts here are what count.
 process.env.SUPPRESS_TRANSFORMATION_WARNINGS = "true";
 
-const failures = [];
-const counts = { fixtures: 0, parts: 0, aiSdkChunks: 0, aiSdkToolParts: 0, agUiEvents: 0, agUiToolCalls: 0 };
+export const failures = [];
+export const counts = { fixtures: 0, parts: 0, aiSdkChunks: 0, aiSdkToolParts: 0, agUiEvents: 0, agUiToolCalls: 0 };
 
 function fail(fixture, wire, where, reason) {
   const line = `${fixture}: ${wire}${where ? ` ${where}` : ""}: ${reason}`;
@@ -61,6 +62,8 @@ function issues(error) {
   return flat.map((i) => `${i.path?.length ? i.path.join(".") : "(value)"}: ${i.message}`).join("; ");
 }
 
+const asJson = (v) => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+
 const at = (items, i) => `#${i} (${items[i]?.type ?? "?"})`;
 
 // ---------------------------------------------------------------------------------------------
@@ -68,12 +71,16 @@ const at = (items, i) => `#${i} (${items[i]?.type ?? "?"})`;
 // AI SDK's tool part state.
 
 /** Error codes of a call the user or a policy refused: shown as `output-denied`. */
-const DENIED = new Set(["permission_denied", "declined", "rejected", "denied"]);
+const DENIED = new Set(["permission_denied", "declined"]);
 
 function aiSdkState(part) {
   switch (part.state) {
     case "started":
+      return "input-streaming";
     case "running":
+      // Output streaming in (preliminary), the agent asking permission, or the call running.
+      if (part.output !== undefined) return "output-available";
+      if (part.metadata?.approvalRequested === true) return "approval-requested";
       return "input-available";
     case "complete":
       return "output-available";
@@ -128,7 +135,7 @@ async function firstFailingChunk(chunks) {
   return lo - 1;
 }
 
-async function checkAiSdk(fixture, parts, wire) {
+export async function checkAiSdk(fixture, parts, wire) {
   const W = "ai-sdk";
   const chunks = wire.chunks;
   if (!Array.isArray(chunks)) return fail(fixture, W, "", "no chunks in the batch");
@@ -142,7 +149,8 @@ async function checkAiSdk(fixture, parts, wire) {
     const body = new Response(wire.sse).body;
     const read = [];
     for await (const r of parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema })) read.push(r);
-    const bad = read.findIndex((r, i) => !r.success || !isDeepStrictEqual(r.value, chunks[i]));
+    // Compared as JSON: the schema's parse adds the keys it reads as undefined (`output`).
+    const bad = read.findIndex((r, i) => !r.success || !isDeepStrictEqual(asJson(r.value), chunks[i]));
     if (bad >= 0) {
       const r = read[bad];
       const why = r.success
@@ -222,7 +230,7 @@ async function runHttpAgent(sse, runStarted) {
   }
 }
 
-async function checkAgUi(fixture, parts, wire) {
+export async function checkAgUi(fixture, parts, wire) {
   const W = "ag-ui";
   const events = wire.events;
   if (!Array.isArray(events)) return fail(fixture, W, "", "no events in the batch");
@@ -288,12 +296,8 @@ async function checkAgUi(fixture, parts, wire) {
 
 // ---------------------------------------------------------------------------------------------
 
-async function main() {
-  const [path] = process.argv.slice(2);
-  if (!path) {
-    process.stderr.write("usage: node check.mjs BATCH.jsonl\n");
-    process.exit(2);
-  }
+/** Every line of a batch file: `{fixture, parts, ...}` (exits 2 on a bad line). */
+export async function* batch(path) {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
@@ -306,18 +310,34 @@ async function main() {
       process.stderr.write(`${path}:${n}: not JSON: ${e.message}\n`);
       process.exit(2);
     }
-    const { fixture, parts } = entry;
-    if (typeof fixture !== "string" || !Array.isArray(parts)) {
+    if (typeof entry.fixture !== "string" || !Array.isArray(entry.parts)) {
       process.stderr.write(`${path}:${n}: no "fixture" or "parts"\n`);
       process.exit(2);
     }
+    yield entry;
+  }
+}
+
+/** The summary on stdout, and the exit code: 1 when anything was rejected. */
+export function report(extra = {}) {
+  process.stdout.write(`${JSON.stringify({ ...counts, ...extra, rejected: failures.length })}\n`);
+  process.exit(failures.length === 0 ? 0 : 1);
+}
+
+async function main() {
+  const [path] = process.argv.slice(2);
+  if (!path) {
+    process.stderr.write("usage: node check.mjs BATCH.jsonl\n");
+    process.exit(2);
+  }
+  for await (const entry of batch(path)) {
+    const { fixture, parts } = entry;
     counts.fixtures++;
     counts.parts += parts.length;
     if (entry.aiSdk) await checkAiSdk(fixture, parts, entry.aiSdk);
     if (entry.agUi) await checkAgUi(fixture, parts, entry.agUi);
   }
-  process.stdout.write(`${JSON.stringify({ ...counts, rejected: failures.length })}\n`);
-  process.exit(failures.length === 0 ? 0 : 1);
+  report();
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();
