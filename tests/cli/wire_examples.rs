@@ -159,3 +159,125 @@ fn the_ag_ui_server_serves_a_replayed_agent_to_http_agent() {
         }
     }
 }
+
+/// The fenced code blocks of docs/ui-wires-examples.md: (info string, code).
+fn doc_blocks() -> Vec<(String, String)> {
+    let doc = fs::read_to_string(root().join("docs/ui-wires-examples.md")).unwrap();
+    let mut blocks = Vec::new();
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        if let Some(info) = line.strip_prefix("```") {
+            let mut code = String::new();
+            for l in lines.by_ref().take_while(|l| *l != "```") {
+                code.push_str(l);
+                code.push('\n');
+            }
+            blocks.push((info.to_owned(), code));
+        }
+    }
+    blocks
+}
+
+/// A directory on PATH whose `claude` replays `fixture` (a recorded session standing in for the
+/// agent the snippets start).
+fn fake_claude(dir: &Path, fixture: &str) -> String {
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("claude");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexec '{}' cat '{}'\n",
+            env!("CARGO_BIN_EXE_toolnorm"),
+            root().join(fixture).display()
+        ),
+    )
+    .unwrap();
+    let mut perms = fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&script, perms).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Run a route snippet (`export async function POST(req)`) as the example's server would be
+/// reached: the example's own client, its `fetch` answered by the route.
+fn run_route(example_dir: &Path, route: &str, fixture: &str) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        example_dir.join("node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .unwrap();
+    fs::write(dir.path().join("route.mjs"), route).unwrap();
+    let driver = "\
+const [route, client] = process.argv.slice(2);
+const { POST } = await import(route);
+globalThis.fetch = async (url, init) => POST(new Request(url, init));
+process.argv = [process.argv[0], client, \"http://127.0.0.1/route\", \"Run the checks\"];
+await import(client);
+";
+    fs::write(dir.path().join("driver.mjs"), driver).unwrap();
+    let o = Command::new("node")
+        .arg("driver.mjs")
+        .arg(dir.path().join("route.mjs"))
+        .arg(example_dir.join("client.mjs"))
+        .current_dir(dir.path())
+        .env("PATH", fake_claude(dir.path(), fixture))
+        .output()
+        .expect("failed to run node");
+    ok(&o, &format!("the route snippet:\n{route}"));
+    stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs node, npm and the WebAssembly toolchain: scripts/install-test-deps.sh"]
+fn the_docs_route_snippets_serve_a_replayed_agent() {
+    let blocks = doc_blocks();
+    let route = |file: &str| {
+        blocks
+            .iter()
+            .find(|(info, code)| info == "js" && code.starts_with(&format!("// {file}\n")))
+            .map(|(_, code)| code.clone())
+            .unwrap_or_else(|| panic!("docs/ui-wires-examples.md: no js block for {file}"))
+    };
+    let fixture = SESSIONS[0];
+    let doc = expected(fixture);
+
+    let parts = run_route(
+        &example("ai-sdk-server"),
+        &route("app/api/chat/route.js"),
+        fixture,
+    );
+    let ids: Vec<&str> = parts
+        .iter()
+        .map(|p| p["toolCallId"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = doc.parts.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, want);
+    for (got, part) in parts.iter().zip(&doc.parts) {
+        assert_eq!(got["title"], part.title.as_str());
+        assert_eq!(got["state"], ui_state(part));
+    }
+
+    let calls = run_route(
+        &example("ag-ui-server"),
+        &route("app/api/agent/route.js"),
+        fixture,
+    );
+    let ids: Vec<&str> = calls
+        .iter()
+        .map(|c| c["toolCallId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, want);
+    for (call, part) in calls.iter().zip(&doc.parts) {
+        assert_eq!(call["args"], part.input);
+        assert!(call.get("result").is_some(), "{call}");
+    }
+}

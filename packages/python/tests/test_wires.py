@@ -6,13 +6,14 @@ document give the same frames. (The frames themselves are the Rust core's: the J
 consumers judge the command line's over the corpus in tests/cli/consumers.rs.)"""
 
 import json
+import os
 
 import pytest
 import toolnorm
 from ag_ui.core import Event
 from pydantic import TypeAdapter
 
-from conftest import Fixture
+from conftest import ROOT, Fixture, fixture
 
 EVENT = TypeAdapter(Event)
 DENIED = {"declined", "permission_denied"}
@@ -149,3 +150,27 @@ def test_bad_arguments_raise_clear_errors():
     with pytest.raises(ValueError, match="ended"):
         emitter.push_line("{}")
     assert emitter.end() == [], "later ends give nothing"
+
+
+def test_the_docs_python_snippet_serves_a_replayed_agent(tmp_path, monkeypatch):
+    """docs/ui-wires-examples.md's `ag_ui_body`, run as written, with a `claude` on PATH that
+    replays a recorded session."""
+    doc = (ROOT / "docs" / "ui-wires-examples.md").read_text(encoding="utf-8")
+    blocks = [b.split("\n```", 1)[0] for b in doc.split("```python\n")[1:]]
+    assert len(blocks) == 1, "one python block"
+    fx = fixture("claude/live-claude-bash")
+    (tmp_path / "session.jsonl").write_bytes(fx.text)
+    claude = tmp_path / "claude"
+    claude.write_text(f"#!/bin/sh\nexec cat '{tmp_path / 'session.jsonl'}'\n")
+    claude.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    namespace: dict = {}
+    exec(compile(blocks[0], "docs/ui-wires-examples.md", "exec"), namespace)
+    body = "".join(namespace["ag_ui_body"]("Run the checks"))
+    events = sse_frames(body, done=False)
+    for e in events:
+        EVENT.validate_python(e)
+    assert [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_START"] == [
+        p["id"] for p in fx.expected()["parts"]
+    ]
+    assert events[-1]["type"] == "RUN_FINISHED"
