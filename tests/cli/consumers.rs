@@ -12,7 +12,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -21,17 +21,7 @@ use toolnorm::Dialect;
 use toolnorm::corpus::{list_fixtures, load_stream};
 use toolnorm::protocol::Normalize;
 
-use crate::util::{root, stderr, stdout, tempdir, toolnorm};
-
-fn ok(o: &Output, what: &str) {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{what}:\n{}\n{}",
-        stdout(o),
-        stderr(o)
-    );
-}
+use crate::util::{assert_ok as ok, root, stderr, stdout, tempdir, toolnorm};
 
 /// The consumers, installed once per test run.
 fn consumers() -> PathBuf {

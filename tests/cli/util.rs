@@ -54,3 +54,31 @@ pub fn unsafe_kill(pid: u32, sig: i32) {
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("failed to create a temp dir")
 }
+
+/// Assert that a command exited 0; its stdout and stderr are the message otherwise.
+pub fn assert_ok(o: &Output, what: &str) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{what}:\n{}\n{}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+/// The fenced code blocks of a Markdown text: (info string, code).
+pub fn fenced_blocks(markdown: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut lines = markdown.lines();
+    while let Some(line) = lines.next() {
+        if let Some(info) = line.strip_prefix("```") {
+            let mut code = String::new();
+            for l in lines.by_ref().take_while(|l| *l != "```") {
+                code.push_str(l);
+                code.push('\n');
+            }
+            blocks.push((info.to_owned(), code));
+        }
+    }
+    blocks
+}

@@ -9,29 +9,26 @@
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 use toolnorm::NormalizedDocument;
 use toolnorm::model::wire::ai_sdk::ui_state;
 
-use crate::util::{root, stderr, stdout};
-
-fn ok(o: &Output, what: &str) {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{what}:\n{}\n{}",
-        stdout(o),
-        stderr(o)
-    );
-}
+use crate::util::{assert_ok as ok, fenced_blocks, root, stdout};
 
 /// An example's directory with its dependencies installed (`npm ci`: the lock file's `ai` or
-/// `@ag-ui/client`, and @toolnorm/core from packages/core, built first).
+/// `@ag-ui/client`, and @toolnorm/core from packages/core, built first), once per test run: the
+/// tests of one example share its `node_modules`, which `npm ci` would remove under them.
 fn example(name: &str) -> PathBuf {
     crate::wasm::package();
+    static INSTALLED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut installed = INSTALLED.lock().unwrap_or_else(PoisonError::into_inner);
     let dir = root().join("examples").join(name);
+    if installed.iter().any(|n| n == name) {
+        return dir;
+    }
     let o = Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
         .current_dir(&dir)
@@ -39,6 +36,7 @@ fn example(name: &str) -> PathBuf {
         .output()
         .expect("failed to run npm");
     ok(&o, &format!("npm ci in examples/{name}"));
+    installed.push(name.to_owned());
     dir
 }
 
@@ -162,20 +160,7 @@ fn the_ag_ui_server_serves_a_replayed_agent_to_http_agent() {
 
 /// The fenced code blocks of docs/ui-wires-examples.md: (info string, code).
 fn doc_blocks() -> Vec<(String, String)> {
-    let doc = fs::read_to_string(root().join("docs/ui-wires-examples.md")).unwrap();
-    let mut blocks = Vec::new();
-    let mut lines = doc.lines();
-    while let Some(line) = lines.next() {
-        if let Some(info) = line.strip_prefix("```") {
-            let mut code = String::new();
-            for l in lines.by_ref().take_while(|l| *l != "```") {
-                code.push_str(l);
-                code.push('\n');
-            }
-            blocks.push((info.to_owned(), code));
-        }
-    }
-    blocks
+    fenced_blocks(&fs::read_to_string(root().join("docs/ui-wires-examples.md")).unwrap())
 }
 
 /// A directory on PATH whose `claude` replays `fixture` (a recorded session standing in for the

@@ -142,23 +142,33 @@ export function bind(wasm) {
    */
   function normalize(input, opts) {
     const [provider, dialect, cwd] = options(opts);
-    let json;
-    if (typeof input === "string") json = call(() => normalizeBytes(utf8.encode(input), provider, dialect, cwd));
-    else if (input instanceof Uint8Array) json = call(() => normalizeBytes(input, provider, dialect, cwd));
-    else if (Array.isArray(input)) {
-      const lines = new Array(input.length);
-      const clients = new Uint8Array(input.length);
-      input.forEach((line, i) => {
-        if (typeof line === "string") lines[i] = line;
-        else if (typeof line?.text === "string") {
-          lines[i] = line.text;
-          clients[i] = line.from === "client" ? 1 : 0;
-        } else throw new TypeError(`line ${i + 1} is neither a string nor {text, from}`);
-      });
-      const unterminated = opts?.unterminated === true;
-      json = call(() => normalizeLines(lines, clients, unterminated, provider, dialect, cwd));
-    } else throw new TypeError("a stream is a string, a Uint8Array or an array of lines");
+    const stream = streamOf(input, opts);
+    if (stream === undefined) throw new TypeError("a stream is a string, a Uint8Array or an array of lines");
+    const json = stream.bytes
+      ? call(() => normalizeBytes(stream.bytes, provider, dialect, cwd))
+      : call(() => normalizeLines(stream.lines, stream.clients, stream.unterminated, provider, dialect, cwd));
     return JSON.parse(json);
+  }
+
+  /**
+   * A raw stream as the module takes it: `{bytes}` of its text or bytes, or `{lines, clients,
+   * unterminated}` of its lines (each a string, the agent's, or `{text, from}`); `undefined` for
+   * anything else.
+   */
+  function streamOf(input, opts) {
+    if (typeof input === "string") return { bytes: utf8.encode(input) };
+    if (input instanceof Uint8Array) return { bytes: input };
+    if (!Array.isArray(input)) return undefined;
+    const lines = new Array(input.length);
+    const clients = new Uint8Array(input.length);
+    input.forEach((line, i) => {
+      if (typeof line === "string") lines[i] = line;
+      else if (typeof line?.text === "string") {
+        lines[i] = line.text;
+        clients[i] = line.from === "client" ? 1 : 0;
+      } else throw new TypeError(`line ${i + 1} is neither a string nor {text, from}`);
+    });
+    return { lines, clients, unterminated: opts?.unterminated === true };
   }
 
   /** The legacy UI parts of a list of parts (`toolnorm normalize --emit legacy`). */
@@ -193,20 +203,11 @@ export function bind(wasm) {
    */
   function toWire(wire, input, opts) {
     const [provider, dialect, cwd, sse] = wireOptions(wire, opts);
+    const stream = streamOf(input, opts);
     let out;
-    if (typeof input === "string") out = call(() => wireOfBytes(wire, sse, utf8.encode(input), provider, dialect, cwd));
-    else if (input instanceof Uint8Array) out = call(() => wireOfBytes(wire, sse, input, provider, dialect, cwd));
-    else if (Array.isArray(input)) {
-      const lines = new Array(input.length);
-      const clients = new Uint8Array(input.length);
-      input.forEach((line, i) => {
-        if (typeof line === "string") lines[i] = line;
-        else if (typeof line?.text === "string") {
-          lines[i] = line.text;
-          clients[i] = line.from === "client" ? 1 : 0;
-        } else throw new TypeError(`line ${i + 1} is neither a string nor {text, from}`);
-      });
-      const unterminated = opts?.unterminated === true;
+    if (stream?.bytes) out = call(() => wireOfBytes(wire, sse, stream.bytes, provider, dialect, cwd));
+    else if (stream) {
+      const { lines, clients, unterminated } = stream;
       out = call(() => wireOfLines(wire, sse, lines, clients, unterminated, provider, dialect, cwd));
     } else if (isDocument(input)) out = call(() => wireOfDocument(wire, sse, JSON.stringify(input)));
     else throw new TypeError("a stream is a string, a Uint8Array, an array of lines or a normalized document");

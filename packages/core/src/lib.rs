@@ -8,10 +8,11 @@
 //! `JSON.parse` of a string is cheaper in JavaScript engines than building objects field by
 //! field across the boundary.
 
+use toolnorm::model::wire::{Wire, WireEmitter};
 use toolnorm::stream::{Direction, Input, RawLine, trim_line};
 use toolnorm::{Dialect, DocumentBuilder, NormalizeOptions, NormalizedDocument, Provider, Update};
 use wasm_bindgen::prelude::*;
-use wires::{Wire, WireWriter};
+use wires::{WireWriter, wire};
 
 mod wires;
 
@@ -102,19 +103,7 @@ impl RawNormalizer {
             .inner
             .as_mut()
             .ok_or_else(|| JsError::new("the stream has ended: no line can follow `finish`"))?;
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let raw = RawLine {
-            number: n.lines().saturating_add(1),
-            bytes: trim_line(line),
-            direction: if client {
-                Direction::Client
-            } else {
-                Direction::Agent
-            },
-            unterminated,
-            text: None,
-        };
-        let updates = n.push(&raw).map_err(|e| JsError::new(&e.to_string()))?;
+        let updates = push_raw(n, line, client, unterminated)?;
         fold(self.doc.as_mut(), updates)
     }
 
@@ -174,6 +163,29 @@ impl RawNormalizer {
             None => Ok("[]".to_owned()),
         }
     }
+}
+
+/// Feed `n` the next line (without its `\n`; a trailing `\r` and a leading BOM are dropped),
+/// numbered after the last: the updates it caused.
+fn push_raw<'n>(
+    n: &'n mut toolnorm::Normalizer,
+    line: &[u8],
+    client: bool,
+    unterminated: bool,
+) -> Result<toolnorm::Updates<'n>, JsError> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let raw = RawLine {
+        number: n.lines().saturating_add(1),
+        bytes: trim_line(line),
+        direction: if client {
+            Direction::Client
+        } else {
+            Direction::Agent
+        },
+        unterminated,
+        text: None,
+    };
+    n.push(&raw).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Write `updates` as one JSON array, folding each into `doc` (when kept) once written.
@@ -311,6 +323,7 @@ pub fn legacy_parts(parts: &str) -> Result<String, JsError> {
 pub struct RawWireEmitter {
     inner: Option<toolnorm::Normalizer>,
     wire: Wire,
+    emitter: WireEmitter,
     sse: bool,
 }
 
@@ -325,7 +338,7 @@ impl RawWireEmitter {
         cwd: Option<String>,
         sse: bool,
     ) -> Result<RawWireEmitter, JsError> {
-        let wire = Wire::new(wire)?;
+        let wire = self::wire(wire)?;
         let (provider, dialect) = parse_options(provider, dialect)?;
         let inner = toolnorm::Normalizer::new(NormalizeOptions {
             provider,
@@ -336,22 +349,12 @@ impl RawWireEmitter {
         Ok(RawWireEmitter {
             inner: Some(inner),
             wire,
+            emitter: WireEmitter::new(wire),
             sse,
         })
     }
 
-    /// Feed one line (as [`RawNormalizer::push_line`]): the frames it caused.
-    #[wasm_bindgen(js_name = pushLine)]
-    pub fn push_line(
-        &mut self,
-        line: &str,
-        client: bool,
-        unterminated: bool,
-    ) -> Result<String, JsError> {
-        self.push(line.as_bytes(), client, unterminated)
-    }
-
-    /// [`push_line`](Self::push_line) of raw bytes.
+    /// Feed one line (as [`RawNormalizer::push_bytes`]): the frames it caused.
     #[wasm_bindgen(js_name = pushBytes)]
     pub fn push_bytes(
         &mut self,
@@ -359,40 +362,24 @@ impl RawWireEmitter {
         client: bool,
         unterminated: bool,
     ) -> Result<String, JsError> {
-        self.push(line, client, unterminated)
-    }
-
-    fn push(&mut self, line: &[u8], client: bool, unterminated: bool) -> Result<String, JsError> {
         let n = self
             .inner
             .as_mut()
             .ok_or_else(|| JsError::new("the stream has ended: no line can follow `end`"))?;
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let raw = RawLine {
-            number: n.lines().saturating_add(1),
-            bytes: trim_line(line),
-            direction: if client {
-                Direction::Client
-            } else {
-                Direction::Agent
-            },
-            unterminated,
-            text: None,
-        };
-        let updates = n.push(&raw).map_err(|e| JsError::new(&e.to_string()))?;
-        let mut out = WireWriter::new(self.sse);
-        self.wire.updates(updates, &mut out)?;
+        let updates = push_raw(n, line, client, unterminated)?;
+        let mut out = WireWriter::new(self.wire, self.sse);
+        out.updates(&mut self.emitter, updates)?;
         Ok(out.finish())
     }
 
     /// The stream has ended: the frames its end decides and the ones that close the wire's
     /// stream. Later calls return none.
     pub fn end(&mut self) -> Result<String, JsError> {
-        let mut out = WireWriter::new(self.sse);
+        let mut out = WireWriter::new(self.wire, self.sse);
         if let Some(n) = self.inner.take() {
             let updates = n.finish().map_err(|e| JsError::new(&e.to_string()))?;
-            self.wire.updates(updates, &mut out)?;
-            self.wire.finish(&mut out)?;
+            out.updates(&mut self.emitter, updates)?;
+            out.close(&mut self.emitter)?;
         }
         Ok(out.finish())
     }
@@ -409,8 +396,8 @@ pub fn wire_of_bytes(
     dialect: Option<String>,
     cwd: Option<String>,
 ) -> Result<String, JsError> {
-    let wire = Wire::new(wire)?;
-    wire.document(&document_of_bytes(bytes, provider, dialect, cwd)?, sse)
+    let wire = self::wire(wire)?;
+    WireWriter::new(wire, sse).document(&document_of_bytes(bytes, provider, dialect, cwd)?)
 }
 
 /// [`wire_of_bytes`] of a stream given as its lines (as [`normalize_lines`] takes them).
@@ -426,16 +413,16 @@ pub fn wire_of_lines(
     dialect: Option<String>,
     cwd: Option<String>,
 ) -> Result<String, JsError> {
-    let wire = Wire::new(wire)?;
+    let wire = self::wire(wire)?;
     let doc = document_of_lines(lines, clients, unterminated, provider, dialect, cwd)?;
-    wire.document(&doc, sse)
+    WireWriter::new(wire, sse).document(&doc)
 }
 
 /// [`wire_of_bytes`] of a document already normalized (its JSON).
 #[wasm_bindgen(js_name = wireOfDocument)]
 pub fn wire_of_document(wire: &str, sse: bool, document: &str) -> Result<String, JsError> {
-    let wire = Wire::new(wire)?;
+    let wire = self::wire(wire)?;
     let doc: NormalizedDocument = serde_json::from_str(document)
         .map_err(|e| JsError::new(&format!("not a normalized document: {e}")))?;
-    wire.document(&doc, sse)
+    WireWriter::new(wire, sse).document(&doc)
 }

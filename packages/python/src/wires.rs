@@ -7,48 +7,42 @@ use std::sync::Mutex;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use serde::Serialize;
-use toolnorm::model::wire::{SSE_DONE, ag_ui, ai_sdk, sse_event};
+use toolnorm::model::wire::{
+    SSE_DONE, Wire, WireEmitter as Emitter, WireFrame, document_frames, sse_event,
+};
 use toolnorm::stream::trim_line;
-use toolnorm::{NormalizeOptions, NormalizedDocument, NormalizedToolPart, Update};
+use toolnorm::{NormalizeOptions, NormalizedDocument, Update};
 
 use crate::{convert, document_of, normalize_error, parse_options, text_bytes};
 
-/// A wire's emitter.
-enum Wire {
-    AiSdk(ai_sdk::AiSdkEmitter),
-    AgUi(ag_ui::AgUiEmitter),
-}
-
-impl Wire {
-    fn new(name: &str) -> PyResult<Wire> {
-        match name {
-            "ai-sdk" => Ok(Wire::AiSdk(ai_sdk::AiSdkEmitter::new())),
-            "ag-ui" => Ok(Wire::AgUi(ag_ui::AgUiEmitter::new())),
-            other => Err(PyValueError::new_err(format!(
-                "no wire {other:?}: the wires are \"ai-sdk\" and \"ag-ui\""
-            ))),
-        }
-    }
+/// The wire `--emit` names `name`.
+fn wire(name: &str) -> PyResult<Wire> {
+    Wire::parse(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "no wire {name:?}: the wires are \"ai-sdk\" and \"ag-ui\""
+        ))
+    })
 }
 
 /// The frames handed out by one call, as Python objects or as SSE text.
 struct Out<'py> {
     py: Python<'py>,
+    wire: Wire,
     sse: Option<String>,
     list: Bound<'py, PyList>,
 }
 
 impl<'py> Out<'py> {
-    fn new(py: Python<'py>, sse: bool) -> Out<'py> {
+    fn new(py: Python<'py>, wire: Wire, sse: bool) -> Out<'py> {
         Out {
             py,
+            wire,
             sse: sse.then(String::new),
             list: PyList::empty(py),
         }
     }
 
-    fn frames<T: Serialize>(&mut self, frames: &[T]) -> PyResult<()> {
+    fn frames(&mut self, frames: &[WireFrame]) -> PyResult<()> {
         for f in frames {
             match &mut self.sse {
                 Some(text) => {
@@ -62,48 +56,35 @@ impl<'py> Out<'py> {
         Ok(())
     }
 
-    fn part(&mut self, wire: &mut Wire, part: &NormalizedToolPart) -> PyResult<()> {
-        match wire {
-            Wire::AiSdk(e) => self.frames(&e.part(part)),
-            Wire::AgUi(e) => self.frames(&e.part(part)),
-        }
-    }
-
     fn updates(
         &mut self,
-        wire: &mut Wire,
+        emitter: &mut Emitter,
         updates: impl IntoIterator<Item = Update>,
     ) -> PyResult<()> {
         for u in updates {
-            if let Update::Part { part, .. } | Update::Revised(part) = &u {
-                self.part(wire, part)?;
+            if let Some(part) = u.part() {
+                self.frames(&emitter.part(part))?;
             }
         }
         Ok(())
     }
 
-    /// The wire's last frames (and the AI SDK's `[DONE]` line in SSE text).
-    fn finish(&mut self, wire: &mut Wire) -> PyResult<()> {
-        match wire {
-            Wire::AiSdk(e) => self.frames(&e.finish())?,
-            Wire::AgUi(e) => self.frames(&e.finish())?,
-        }
-        self.close(wire);
+    /// The frames that close the stream (and the AI SDK's `[DONE]` line in SSE text).
+    fn close(&mut self, emitter: &mut Emitter) -> PyResult<()> {
+        self.frames(&emitter.finish())?;
+        self.done();
         Ok(())
     }
 
-    fn close(&mut self, wire: &Wire) {
-        if let (Some(text), Wire::AiSdk(_)) = (&mut self.sse, wire) {
+    fn done(&mut self) {
+        if let (Some(text), Wire::AiSdk) = (&mut self.sse, self.wire) {
             text.push_str(SSE_DONE);
         }
     }
 
-    fn document(mut self, wire: &Wire, doc: &NormalizedDocument) -> PyResult<Bound<'py, PyAny>> {
-        match wire {
-            Wire::AiSdk(_) => self.frames(&ai_sdk::document_chunks(doc))?,
-            Wire::AgUi(_) => self.frames(&ag_ui::document_events(doc))?,
-        }
-        self.close(wire);
+    fn document(mut self, doc: &NormalizedDocument) -> PyResult<Bound<'py, PyAny>> {
+        self.frames(&document_frames(self.wire, doc))?;
+        self.done();
         Ok(self.into_python())
     }
 
@@ -126,12 +107,13 @@ impl<'py> Out<'py> {
 #[pyclass(module = "toolnorm")]
 pub struct WireEmitter {
     // `Sync` for Python (see `Normalizer`): reached through `get_mut`, never locked.
-    inner: Mutex<(Option<toolnorm::Normalizer>, Wire)>,
+    inner: Mutex<(Option<toolnorm::Normalizer>, Emitter)>,
+    wire: Wire,
     sse: bool,
 }
 
 impl WireEmitter {
-    fn parts(&mut self) -> &mut (Option<toolnorm::Normalizer>, Wire) {
+    fn parts(&mut self) -> &mut (Option<toolnorm::Normalizer>, Emitter) {
         self.inner
             .get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -149,7 +131,7 @@ impl WireEmitter {
         cwd: Option<&str>,
         sse: bool,
     ) -> PyResult<Self> {
-        let wire = Wire::new(wire)?;
+        let wire = self::wire(wire)?;
         let (provider, dialect) = parse_options(provider, dialect)?;
         let core = toolnorm::Normalizer::new(NormalizeOptions {
             provider,
@@ -158,7 +140,8 @@ impl WireEmitter {
         })
         .map_err(normalize_error)?;
         Ok(WireEmitter {
-            inner: Mutex::new((Some(core), wire)),
+            inner: Mutex::new((Some(core), Emitter::new(wire))),
+            wire,
             sse,
         })
     }
@@ -172,8 +155,8 @@ impl WireEmitter {
     ) -> PyResult<Bound<'py, PyAny>> {
         let bytes = text_bytes(line)?;
         let bytes = trim_line(bytes.strip_suffix(b"\n").unwrap_or(bytes));
-        let mut out = Out::new(py, self.sse);
-        let (core, wire) = self.parts();
+        let mut out = Out::new(py, self.wire, self.sse);
+        let (core, emitter) = self.parts();
         let core = core
             .as_mut()
             .ok_or_else(|| PyValueError::new_err("push_line(): the stream has ended"))?;
@@ -181,19 +164,19 @@ impl WireEmitter {
             .push_line(bytes)
             .map_err(normalize_error)?
             .collect::<Vec<Update>>();
-        out.updates(wire, updates)?;
+        out.updates(emitter, updates)?;
         Ok(out.into_python())
     }
 
     /// The stream has ended: the frames its end decides and the ones that close the wire's
     /// stream. Later calls return none.
     fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut out = Out::new(py, self.sse);
-        let (core, wire) = self.parts();
+        let mut out = Out::new(py, self.wire, self.sse);
+        let (core, emitter) = self.parts();
         if let Some(core) = core.take() {
             let updates = core.finish().map_err(normalize_error)?;
-            out.updates(wire, updates)?;
-            out.finish(wire)?;
+            out.updates(emitter, updates)?;
+            out.close(emitter)?;
         }
         Ok(out.into_python())
     }
@@ -212,14 +195,14 @@ fn to_wire<'py>(
     unterminated: bool,
     sse: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let wire = Wire::new(wire)?;
+    let wire = self::wire(wire)?;
     let doc: NormalizedDocument = if stream.is_instance_of::<PyDict>() {
         pythonize::depythonize(stream)
             .map_err(|e| PyValueError::new_err(format!("not a normalized document: {e}")))?
     } else {
         document_of(py, stream, provider, dialect, cwd, unterminated)?
     };
-    Out::new(py, sse).document(&wire, &doc)
+    Out::new(py, wire, sse).document(&doc)
 }
 
 /// The AI SDK UI message chunks of a whole stream, as `toolnorm normalize --emit ai-sdk` prints
