@@ -225,3 +225,11 @@ export class UIMessageChunkStream extends WireStream<UIMessageChunk> {
 export class AgUiEventStream<O extends AgUiEvent | Uint8Array = AgUiEvent> extends WireStream<O> {
   constructor(options?: Omit<WireOptions, "unterminated">);
 }
+
+/**
+ * Make the WebAssembly module ready. In Node (and Deno, Bun) it is ready on import and this does
+ * nothing; in a browser every other call must wait for it. `source`: where to fetch the module
+ * from (default: `toolnorm_core_bg.wasm` next to the package's `browser.js`) — a URL, a `Response`,
+ * its bytes or a compiled `WebAssembly.Module`.
+ */
+export function init(source?: string | object): Promise<void>;
