@@ -60,13 +60,7 @@ impl RawNormalizer {
         cwd: Option<String>,
         document: bool,
     ) -> Result<RawNormalizer, JsError> {
-        let (provider, dialect) = parse_options(provider, dialect)?;
-        let inner = toolnorm::Normalizer::new(NormalizeOptions {
-            provider,
-            dialect,
-            cwd: cwd.as_deref(),
-        })
-        .map_err(|e| JsError::new(&e.to_string()))?;
+        let inner = streaming_normalizer(provider, dialect, cwd)?;
         Ok(RawNormalizer {
             inner: Some(inner),
             doc: document.then(DocumentBuilder::new),
@@ -163,6 +157,21 @@ impl RawNormalizer {
             None => Ok("[]".to_owned()),
         }
     }
+}
+
+/// The core's streaming normalizer, its options as the facade names them.
+fn streaming_normalizer(
+    provider: Option<String>,
+    dialect: Option<String>,
+    cwd: Option<String>,
+) -> Result<toolnorm::Normalizer, JsError> {
+    let (provider, dialect) = parse_options(provider, dialect)?;
+    toolnorm::Normalizer::new(NormalizeOptions {
+        provider,
+        dialect,
+        cwd: cwd.as_deref(),
+    })
+    .map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Feed `n` the next line (without its `\n`; a trailing `\r` and a leading BOM are dropped),
@@ -339,13 +348,7 @@ impl RawWireEmitter {
         sse: bool,
     ) -> Result<RawWireEmitter, JsError> {
         let wire = self::wire(wire)?;
-        let (provider, dialect) = parse_options(provider, dialect)?;
-        let inner = toolnorm::Normalizer::new(NormalizeOptions {
-            provider,
-            dialect,
-            cwd: cwd.as_deref(),
-        })
-        .map_err(|e| JsError::new(&e.to_string()))?;
+        let inner = streaming_normalizer(provider, dialect, cwd)?;
         Ok(RawWireEmitter {
             inner: Some(inner),
             wire,

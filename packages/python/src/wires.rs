@@ -11,9 +11,9 @@ use toolnorm::model::wire::{
     SSE_DONE, Wire, WireEmitter as Emitter, WireFrame, document_frames, sse_event,
 };
 use toolnorm::stream::trim_line;
-use toolnorm::{NormalizeOptions, NormalizedDocument, Update};
+use toolnorm::{NormalizedDocument, Update};
 
-use crate::{convert, document_of, normalize_error, parse_options, text_bytes};
+use crate::{convert, document_of, normalize_error, text_bytes};
 
 /// The wire `--emit` names `name`.
 fn wire(name: &str) -> PyResult<Wire> {
@@ -132,13 +132,7 @@ impl WireEmitter {
         sse: bool,
     ) -> PyResult<Self> {
         let wire = self::wire(wire)?;
-        let (provider, dialect) = parse_options(provider, dialect)?;
-        let core = toolnorm::Normalizer::new(NormalizeOptions {
-            provider,
-            dialect,
-            cwd,
-        })
-        .map_err(normalize_error)?;
+        let core = crate::normalizer::streaming_normalizer(provider, dialect, cwd)?;
         Ok(WireEmitter {
             inner: Mutex::new((Some(core), Emitter::new(wire))),
             wire,
