@@ -65,20 +65,3 @@ pub fn assert_ok(o: &Output, what: &str) {
         stderr(o)
     );
 }
-
-/// The fenced code blocks of a Markdown text: (info string, code).
-pub fn fenced_blocks(markdown: &str) -> Vec<(String, String)> {
-    let mut blocks = Vec::new();
-    let mut lines = markdown.lines();
-    while let Some(line) = lines.next() {
-        if let Some(info) = line.strip_prefix("```") {
-            let mut code = String::new();
-            for l in lines.by_ref().take_while(|l| *l != "```") {
-                code.push_str(l);
-                code.push('\n');
-            }
-            blocks.push((info.to_owned(), code));
-        }
-    }
-    blocks
-}

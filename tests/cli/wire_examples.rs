@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use toolnorm::NormalizedDocument;
 use toolnorm::model::wire::ai_sdk::ui_state;
 
-use crate::util::{assert_ok as ok, fenced_blocks, root, stdout};
+use crate::util::{assert_ok as ok, root, stdout};
 
 /// An example's directory with its dependencies installed (`npm ci`: the lock file's `ai` or
 /// `@ag-ui/client`, and @toolnorm/core from packages/core, built first), once per test run: the
@@ -158,11 +158,6 @@ fn the_ag_ui_server_serves_a_replayed_agent_to_http_agent() {
     }
 }
 
-/// The fenced code blocks of docs/ui-wires-examples.md: (info string, code).
-fn doc_blocks() -> Vec<(String, String)> {
-    fenced_blocks(&fs::read_to_string(root().join("docs/ui-wires-examples.md")).unwrap())
-}
-
 /// A directory on PATH whose `claude` replays `fixture` (a recorded session standing in for the
 /// agent the snippets start).
 fn fake_claude(dir: &Path, fixture: &str) -> String {
@@ -224,7 +219,10 @@ await import(client);
 #[test]
 #[ignore = "needs node, npm and the WebAssembly toolchain: scripts/install-test-deps.sh"]
 fn the_docs_route_snippets_serve_a_replayed_agent() {
-    let blocks = doc_blocks();
+    let blocks = crate::docs::section_blocks(
+        "docs/ui-wires-examples.md",
+        "From JavaScript: `@toolnorm/core`",
+    );
     let route = |file: &str| {
         blocks
             .iter()
