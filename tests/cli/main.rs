@@ -1,5 +1,6 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
+mod consumers;
 mod docs;
 mod empty_gate;
 mod fmt;
@@ -22,3 +23,4 @@ mod util;
 mod verify;
 mod view;
 mod wasm;
+mod wire_examples;

@@ -54,3 +54,14 @@ pub fn unsafe_kill(pid: u32, sig: i32) {
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("failed to create a temp dir")
 }
+
+/// Assert that a command exited 0; its stdout and stderr are the message otherwise.
+pub fn assert_ok(o: &Output, what: &str) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{what}:\n{}\n{}",
+        stdout(o),
+        stderr(o)
+    );
+}

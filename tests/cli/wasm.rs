@@ -17,17 +17,7 @@ use toolnorm::corpus::{list_fixtures, load_stream};
 use toolnorm::protocol::Normalize;
 use toolnorm::{Dialect, NormalizedDocument, Provider};
 
-use crate::util::{root, stderr, stdout, tempdir, toolnorm};
-
-fn ok(o: &Output, what: &str) {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{what}:\n{}\n{}",
-        stdout(o),
-        stderr(o)
-    );
-}
+use crate::util::{assert_ok as ok, root, stdout, tempdir, toolnorm};
 
 fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
     Command::new(program)
@@ -41,7 +31,7 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
 
 /// `packages/core`, built once per test run (the first test to get here builds it; the others
 /// wait).
-fn package() -> PathBuf {
+pub(crate) fn package() -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let o = run(

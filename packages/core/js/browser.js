@@ -4,7 +4,17 @@
 import initWasm, * as wasm from "./web.js";
 import { bind } from "./facade.js";
 
-export const { Normalizer, normalize, toLegacy, ToolnormError } = bind(wasm);
+export const {
+  Normalizer,
+  normalize,
+  toLegacy,
+  ToolnormError,
+  toUIMessageChunks,
+  toAgUiEvents,
+  WireStream,
+  UIMessageChunkStream,
+  AgUiEventStream,
+} = bind(wasm);
 
 /**
  * Fetch and compile the module: from `toolnorm_core_bg.wasm` next to this file, or from `source`

@@ -8,6 +8,7 @@
 
 export function bind(wasm) {
   const { RawNormalizer, normalizeBytes, normalizeLines, legacyParts } = wasm;
+  const { RawWireEmitter, wireOfBytes, wireOfLines, wireOfDocument } = wasm;
   // A whole stream's text goes over as its UTF-8 bytes: TextEncoder makes them faster than the
   // bindings' own copy of a string does.
   const utf8 = new TextEncoder();
@@ -141,23 +142,33 @@ export function bind(wasm) {
    */
   function normalize(input, opts) {
     const [provider, dialect, cwd] = options(opts);
-    let json;
-    if (typeof input === "string") json = call(() => normalizeBytes(utf8.encode(input), provider, dialect, cwd));
-    else if (input instanceof Uint8Array) json = call(() => normalizeBytes(input, provider, dialect, cwd));
-    else if (Array.isArray(input)) {
-      const lines = new Array(input.length);
-      const clients = new Uint8Array(input.length);
-      input.forEach((line, i) => {
-        if (typeof line === "string") lines[i] = line;
-        else if (typeof line?.text === "string") {
-          lines[i] = line.text;
-          clients[i] = line.from === "client" ? 1 : 0;
-        } else throw new TypeError(`line ${i + 1} is neither a string nor {text, from}`);
-      });
-      const unterminated = opts?.unterminated === true;
-      json = call(() => normalizeLines(lines, clients, unterminated, provider, dialect, cwd));
-    } else throw new TypeError("a stream is a string, a Uint8Array or an array of lines");
+    const stream = streamOf(input, opts);
+    if (stream === undefined) throw new TypeError("a stream is a string, a Uint8Array or an array of lines");
+    const json = stream.bytes
+      ? call(() => normalizeBytes(stream.bytes, provider, dialect, cwd))
+      : call(() => normalizeLines(stream.lines, stream.clients, stream.unterminated, provider, dialect, cwd));
     return JSON.parse(json);
+  }
+
+  /**
+   * A raw stream as the module takes it: `{bytes}` of its text or bytes, or `{lines, clients,
+   * unterminated}` of its lines (each a string, the agent's, or `{text, from}`); `undefined` for
+   * anything else.
+   */
+  function streamOf(input, opts) {
+    if (typeof input === "string") return { bytes: utf8.encode(input) };
+    if (input instanceof Uint8Array) return { bytes: input };
+    if (!Array.isArray(input)) return undefined;
+    const lines = new Array(input.length);
+    const clients = new Uint8Array(input.length);
+    input.forEach((line, i) => {
+      if (typeof line === "string") lines[i] = line;
+      else if (typeof line?.text === "string") {
+        lines[i] = line.text;
+        clients[i] = line.from === "client" ? 1 : 0;
+      } else throw new TypeError(`line ${i + 1} is neither a string nor {text, from}`);
+    });
+    return { lines, clients, unterminated: opts?.unterminated === true };
   }
 
   /** The legacy UI parts of a list of parts (`toolnorm normalize --emit legacy`). */
@@ -166,5 +177,139 @@ export function bind(wasm) {
     return JSON.parse(call(() => legacyParts(JSON.stringify(parts))));
   }
 
-  return { Normalizer, normalize, toLegacy, ToolnormError };
+  // ---- the UI wires (docs/ui-wires.md) -----------------------------------------------------
+  // The frames come out of the core's own emitters (the ones `toolnorm normalize --emit ai-sdk |
+  // ag-ui` writes with) as JSON text, or as the wire's SSE text with `sse: true`.
+
+  const WIRES = ["ai-sdk", "ag-ui"];
+
+  function wireOptions(wire, o) {
+    if (!WIRES.includes(wire)) throw new TypeError(`a wire is "ai-sdk" or "ag-ui", not ${JSON.stringify(wire)}`);
+    const sse = o?.sse === true;
+    return [...options(o), sse];
+  }
+
+  /** A JSON array of frames, or SSE text, as the call asked. */
+  const frames = (out, sse) => (sse ? out : JSON.parse(out));
+
+  function isDocument(input) {
+    return typeof input === "object" && input !== null && !Array.isArray(input) && !(input instanceof Uint8Array);
+  }
+
+  /**
+   * Every frame of a whole stream on `wire`: what `toolnorm normalize --emit WIRE` prints, one
+   * frame per line (with `sse: true`: the SSE text `--sse` prints). `input` is a raw stream as
+   * `normalize` takes it, or a document `normalize` gave.
+   */
+  function toWire(wire, input, opts) {
+    const [provider, dialect, cwd, sse] = wireOptions(wire, opts);
+    const stream = streamOf(input, opts);
+    let out;
+    if (stream?.bytes) out = call(() => wireOfBytes(wire, sse, stream.bytes, provider, dialect, cwd));
+    else if (stream) {
+      const { lines, clients, unterminated } = stream;
+      out = call(() => wireOfLines(wire, sse, lines, clients, unterminated, provider, dialect, cwd));
+    } else if (isDocument(input)) out = call(() => wireOfDocument(wire, sse, JSON.stringify(input)));
+    else throw new TypeError("a stream is a string, a Uint8Array, an array of lines or a normalized document");
+    return frames(out, sse);
+  }
+
+  /** The AI SDK UI message chunks of a whole stream (`toolnorm normalize --emit ai-sdk`). */
+  function toUIMessageChunks(input, opts) {
+    return toWire("ai-sdk", input, opts);
+  }
+
+  /** The AG-UI events of a whole stream (`toolnorm normalize --emit ag-ui`). */
+  function toAgUiEvents(input, opts) {
+    return toWire("ag-ui", input, opts);
+  }
+
+  const NEWLINE = 10;
+
+  function concat(pieces) {
+    if (pieces.length === 1) return pieces[0];
+    const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of pieces) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+
+  /**
+   * A live stream's tool calls as a UI wire: a `TransformStream` whose writable side takes the
+   * agent's raw output (text or bytes, in chunks of any size: it cuts the lines itself) and whose
+   * readable side gives the wire's frames as they happen (objects; with `sse: true`, the SSE
+   * text as UTF-8 bytes, ready for a response body). What `toolnorm normalize --follow --emit
+   * WIRE` writes.
+   */
+  class WireStream extends TransformStream {
+    constructor(wire, opts) {
+      const [provider, dialect, cwd, sse] = wireOptions(wire, opts);
+      const raw = call(() => new RawWireEmitter(wire, provider, dialect, cwd, sse));
+      let pending = [];
+      const emit = (out, controller) => {
+        if (sse) {
+          if (out.length > 0) controller.enqueue(utf8.encode(out));
+        } else for (const f of JSON.parse(out)) controller.enqueue(f);
+      };
+      super({
+        transform(chunk, controller) {
+          let bytes;
+          if (typeof chunk === "string") bytes = utf8.encode(chunk);
+          else if (chunk instanceof Uint8Array) bytes = chunk;
+          else throw new TypeError("a WireStream takes text or bytes (a string or a Uint8Array)");
+          let start = 0;
+          for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
+            pending.push(bytes.subarray(start, nl));
+            const line = concat(pending);
+            pending = [];
+            start = nl + 1;
+            emit(call(() => raw.pushBytes(line, false, false)), controller);
+          }
+          // The rest is kept: the caller may reuse its buffer.
+          if (start < bytes.length) pending.push(bytes.slice(start));
+        },
+        flush(controller) {
+          try {
+            if (pending.length > 0) emit(call(() => raw.pushBytes(concat(pending), false, true)), controller);
+            pending = [];
+            emit(call(() => raw.end()), controller);
+          } finally {
+            raw.free();
+          }
+        },
+      });
+    }
+  }
+
+  /**
+   * The AI SDK UI message stream of a live agent: raw lines in, `UIMessageChunk`s out, for
+   * `createUIMessageStreamResponse({ stream })` / `pipeUIMessageStreamToResponse`.
+   */
+  class UIMessageChunkStream extends WireStream {
+    constructor(opts) {
+      super("ai-sdk", opts);
+    }
+  }
+
+  /** The AG-UI events of a live agent (for an `HttpAgent` endpoint: `sse: true`). */
+  class AgUiEventStream extends WireStream {
+    constructor(opts) {
+      super("ag-ui", opts);
+    }
+  }
+
+  return {
+    Normalizer,
+    normalize,
+    toLegacy,
+    ToolnormError,
+    toUIMessageChunks,
+    toAgUiEvents,
+    WireStream,
+    UIMessageChunkStream,
+    AgUiEventStream,
+  };
 }

@@ -7,7 +7,17 @@ import { bind } from "./facade.js";
 
 wasm.initSync({ module: readFileSync(new URL("./toolnorm_core_bg.wasm", import.meta.url)) });
 
-export const { Normalizer, normalize, toLegacy, ToolnormError } = bind(wasm);
+export const {
+  Normalizer,
+  normalize,
+  toLegacy,
+  ToolnormError,
+  toUIMessageChunks,
+  toAgUiEvents,
+  WireStream,
+  UIMessageChunkStream,
+  AgUiEventStream,
+} = bind(wasm);
 
 /** Nothing to wait for here (the module is ready); for code shared with the browser build. */
 export async function init() {}

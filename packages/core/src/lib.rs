@@ -8,9 +8,13 @@
 //! `JSON.parse` of a string is cheaper in JavaScript engines than building objects field by
 //! field across the boundary.
 
+use toolnorm::model::wire::{Wire, WireEmitter};
 use toolnorm::stream::{Direction, Input, RawLine, trim_line};
-use toolnorm::{Dialect, DocumentBuilder, NormalizeOptions, Provider, Update};
+use toolnorm::{Dialect, DocumentBuilder, NormalizeOptions, NormalizedDocument, Provider, Update};
 use wasm_bindgen::prelude::*;
+use wires::{WireWriter, wire};
+
+mod wires;
 
 /// `provider` and `dialect` as the command line takes them (`--provider`, `--dialect`).
 fn parse_options(
@@ -56,13 +60,7 @@ impl RawNormalizer {
         cwd: Option<String>,
         document: bool,
     ) -> Result<RawNormalizer, JsError> {
-        let (provider, dialect) = parse_options(provider, dialect)?;
-        let inner = toolnorm::Normalizer::new(NormalizeOptions {
-            provider,
-            dialect,
-            cwd: cwd.as_deref(),
-        })
-        .map_err(|e| JsError::new(&e.to_string()))?;
+        let inner = streaming_normalizer(provider, dialect, cwd)?;
         Ok(RawNormalizer {
             inner: Some(inner),
             doc: document.then(DocumentBuilder::new),
@@ -99,19 +97,7 @@ impl RawNormalizer {
             .inner
             .as_mut()
             .ok_or_else(|| JsError::new("the stream has ended: no line can follow `finish`"))?;
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let raw = RawLine {
-            number: n.lines().saturating_add(1),
-            bytes: trim_line(line),
-            direction: if client {
-                Direction::Client
-            } else {
-                Direction::Agent
-            },
-            unterminated,
-            text: None,
-        };
-        let updates = n.push(&raw).map_err(|e| JsError::new(&e.to_string()))?;
+        let updates = push_raw(n, line, client, unterminated)?;
         fold(self.doc.as_mut(), updates)
     }
 
@@ -173,6 +159,44 @@ impl RawNormalizer {
     }
 }
 
+/// The core's streaming normalizer, its options as the facade names them.
+fn streaming_normalizer(
+    provider: Option<String>,
+    dialect: Option<String>,
+    cwd: Option<String>,
+) -> Result<toolnorm::Normalizer, JsError> {
+    let (provider, dialect) = parse_options(provider, dialect)?;
+    toolnorm::Normalizer::new(NormalizeOptions {
+        provider,
+        dialect,
+        cwd: cwd.as_deref(),
+    })
+    .map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Feed `n` the next line (without its `\n`; a trailing `\r` and a leading BOM are dropped),
+/// numbered after the last: the updates it caused.
+fn push_raw<'n>(
+    n: &'n mut toolnorm::Normalizer,
+    line: &[u8],
+    client: bool,
+    unterminated: bool,
+) -> Result<toolnorm::Updates<'n>, JsError> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let raw = RawLine {
+        number: n.lines().saturating_add(1),
+        bytes: trim_line(line),
+        direction: if client {
+            Direction::Client
+        } else {
+            Direction::Agent
+        },
+        unterminated,
+        text: None,
+    };
+    n.push(&raw).map_err(|e| JsError::new(&e.to_string()))
+}
+
 /// Write `updates` as one JSON array, folding each into `doc` (when kept) once written.
 fn fold(
     mut doc: Option<&mut DocumentBuilder>,
@@ -194,18 +218,15 @@ fn fold(
     String::from_utf8(out).map_err(|e| JsError::new(&e.to_string()))
 }
 
-/// Normalize a whole stream in one call (the batch path, `toolnorm normalize`): the document as
-/// JSON. (The facade hands a string over as its UTF-8 bytes: `TextEncoder` makes them faster than
-/// the bindings' own string copy does.)
-#[wasm_bindgen(js_name = normalizeBytes)]
-pub fn normalize_bytes(
+/// The document of a whole stream given as its bytes (the batch path, `toolnorm normalize`).
+fn document_of_bytes(
     bytes: &[u8],
     provider: Option<String>,
     dialect: Option<String>,
     cwd: Option<String>,
-) -> Result<String, JsError> {
+) -> Result<NormalizedDocument, JsError> {
     let (provider, dialect) = parse_options(provider, dialect)?;
-    let doc = toolnorm::normalize(
+    toolnorm::normalize(
         &Input::from_bytes(bytes),
         NormalizeOptions {
             provider,
@@ -213,22 +234,20 @@ pub fn normalize_bytes(
             cwd: cwd.as_deref(),
         },
     )
-    .map_err(|e| JsError::new(&e.to_string()))?;
-    serde_json::to_string(&doc).map_err(json_error)
+    .map_err(|e| JsError::new(&e.to_string()))
 }
 
-/// [`normalize_bytes`] of a stream given as its lines: `clients[i]` is 1 where line `i` is one the
-/// client wrote to the agent (two-way proxy records), and `unterminated` says the last line was cut
-/// short.
-#[wasm_bindgen(js_name = normalizeLines)]
-pub fn normalize_lines(
+/// The document of a whole stream given as its lines: `clients[i]` is 1 where line `i` is one the
+/// client wrote to the agent (two-way proxy records), and `unterminated` says the last line was
+/// cut short.
+fn document_of_lines(
     lines: Vec<String>,
     clients: &[u8],
     unterminated: bool,
     provider: Option<String>,
     dialect: Option<String>,
     cwd: Option<String>,
-) -> Result<String, JsError> {
+) -> Result<NormalizedDocument, JsError> {
     let (provider, dialect) = parse_options(provider, dialect)?;
     let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     let mut spans = Vec::with_capacity(lines.len());
@@ -258,7 +277,7 @@ pub fn normalize_lines(
             text: None,
         })
         .collect();
-    let doc = toolnorm::normalize(
+    toolnorm::normalize(
         &Input::from_lines(&bytes, raw),
         NormalizeOptions {
             provider,
@@ -266,7 +285,34 @@ pub fn normalize_lines(
             cwd: cwd.as_deref(),
         },
     )
-    .map_err(|e| JsError::new(&e.to_string()))?;
+    .map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Normalize a whole stream in one call (the batch path, `toolnorm normalize`): the document as
+/// JSON. (The facade hands a string over as its UTF-8 bytes: `TextEncoder` makes them faster than
+/// the bindings' own string copy does.)
+#[wasm_bindgen(js_name = normalizeBytes)]
+pub fn normalize_bytes(
+    bytes: &[u8],
+    provider: Option<String>,
+    dialect: Option<String>,
+    cwd: Option<String>,
+) -> Result<String, JsError> {
+    let doc = document_of_bytes(bytes, provider, dialect, cwd)?;
+    serde_json::to_string(&doc).map_err(json_error)
+}
+
+/// [`normalize_bytes`] of a stream given as its lines (see [`document_of_lines`]).
+#[wasm_bindgen(js_name = normalizeLines)]
+pub fn normalize_lines(
+    lines: Vec<String>,
+    clients: &[u8],
+    unterminated: bool,
+    provider: Option<String>,
+    dialect: Option<String>,
+    cwd: Option<String>,
+) -> Result<String, JsError> {
+    let doc = document_of_lines(lines, clients, unterminated, provider, dialect, cwd)?;
     serde_json::to_string(&doc).map_err(json_error)
 }
 
@@ -276,4 +322,110 @@ pub fn legacy_parts(parts: &str) -> Result<String, JsError> {
     let parts: Vec<toolnorm::NormalizedToolPart> =
         serde_json::from_str(parts).map_err(|e| JsError::new(&format!("not parts: {e}")))?;
     serde_json::to_string(&toolnorm::model::legacy_parts(&parts)).map_err(json_error)
+}
+
+/// A stream's tool calls as a UI wire, live (`toolnorm normalize --follow --emit ai-sdk | ag-ui`):
+/// raw lines in, the wire's frames out (`WireStream`, `UIMessageChunkStream` and
+/// `AgUiEventStream` in the facade). Each call returns its frames as a JSON array, or as the
+/// wire's SSE text when made with `sse`.
+#[wasm_bindgen(js_name = RawWireEmitter)]
+pub struct RawWireEmitter {
+    inner: Option<toolnorm::Normalizer>,
+    wire: Wire,
+    emitter: WireEmitter,
+    sse: bool,
+}
+
+#[wasm_bindgen(js_class = RawWireEmitter)]
+impl RawWireEmitter {
+    /// `wire`: `ai-sdk` or `ag-ui`; the rest as [`RawNormalizer::new`] takes them.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        wire: &str,
+        provider: Option<String>,
+        dialect: Option<String>,
+        cwd: Option<String>,
+        sse: bool,
+    ) -> Result<RawWireEmitter, JsError> {
+        let wire = self::wire(wire)?;
+        let inner = streaming_normalizer(provider, dialect, cwd)?;
+        Ok(RawWireEmitter {
+            inner: Some(inner),
+            wire,
+            emitter: WireEmitter::new(wire),
+            sse,
+        })
+    }
+
+    /// Feed one line (as [`RawNormalizer::push_bytes`]): the frames it caused.
+    #[wasm_bindgen(js_name = pushBytes)]
+    pub fn push_bytes(
+        &mut self,
+        line: &[u8],
+        client: bool,
+        unterminated: bool,
+    ) -> Result<String, JsError> {
+        let n = self
+            .inner
+            .as_mut()
+            .ok_or_else(|| JsError::new("the stream has ended: no line can follow `end`"))?;
+        let updates = push_raw(n, line, client, unterminated)?;
+        let mut out = WireWriter::new(self.wire, self.sse);
+        out.updates(&mut self.emitter, updates)?;
+        Ok(out.finish())
+    }
+
+    /// The stream has ended: the frames its end decides and the ones that close the wire's
+    /// stream. Later calls return none.
+    pub fn end(&mut self) -> Result<String, JsError> {
+        let mut out = WireWriter::new(self.wire, self.sse);
+        if let Some(n) = self.inner.take() {
+            let updates = n.finish().map_err(|e| JsError::new(&e.to_string()))?;
+            out.updates(&mut self.emitter, updates)?;
+            out.close(&mut self.emitter)?;
+        }
+        Ok(out.finish())
+    }
+}
+
+/// Every frame of a whole stream, given as its bytes, on `wire` (`toolnorm normalize --emit
+/// WIRE [--sse]`): a JSON array, or the SSE text.
+#[wasm_bindgen(js_name = wireOfBytes)]
+pub fn wire_of_bytes(
+    wire: &str,
+    sse: bool,
+    bytes: &[u8],
+    provider: Option<String>,
+    dialect: Option<String>,
+    cwd: Option<String>,
+) -> Result<String, JsError> {
+    let wire = self::wire(wire)?;
+    WireWriter::new(wire, sse).document(&document_of_bytes(bytes, provider, dialect, cwd)?)
+}
+
+/// [`wire_of_bytes`] of a stream given as its lines (as [`normalize_lines`] takes them).
+#[wasm_bindgen(js_name = wireOfLines)]
+#[allow(clippy::too_many_arguments)]
+pub fn wire_of_lines(
+    wire: &str,
+    sse: bool,
+    lines: Vec<String>,
+    clients: &[u8],
+    unterminated: bool,
+    provider: Option<String>,
+    dialect: Option<String>,
+    cwd: Option<String>,
+) -> Result<String, JsError> {
+    let wire = self::wire(wire)?;
+    let doc = document_of_lines(lines, clients, unterminated, provider, dialect, cwd)?;
+    WireWriter::new(wire, sse).document(&doc)
+}
+
+/// [`wire_of_bytes`] of a document already normalized (its JSON).
+#[wasm_bindgen(js_name = wireOfDocument)]
+pub fn wire_of_document(wire: &str, sse: bool, document: &str) -> Result<String, JsError> {
+    let wire = self::wire(wire)?;
+    let doc: NormalizedDocument = serde_json::from_str(document)
+        .map_err(|e| JsError::new(&format!("not a normalized document: {e}")))?;
+    WireWriter::new(wire, sse).document(&doc)
 }

@@ -8,6 +8,7 @@
 
 mod convert;
 mod normalizer;
+mod wires;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -77,6 +78,19 @@ fn normalize<'py>(
     cwd: Option<&str>,
     unterminated: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let doc = document_of(py, stream, provider, dialect, cwd, unterminated)?;
+    convert::to_python(py, &doc)
+}
+
+/// The document of a whole stream given as `normalize` takes it.
+pub(crate) fn document_of<'py>(
+    py: Python<'py>,
+    stream: &Bound<'py, PyAny>,
+    provider: Option<&str>,
+    dialect: Option<&str>,
+    cwd: Option<&str>,
+    unterminated: bool,
+) -> PyResult<toolnorm::NormalizedDocument> {
     let (provider, dialect) = parse_options(provider, dialect)?;
     let opts = NormalizeOptions {
         provider,
@@ -122,10 +136,8 @@ fn normalize<'py>(
         Input::from_lines(&[], lines)
     };
     // The whole stream is normalized without holding the interpreter: other threads run meanwhile.
-    let doc = py
-        .detach(|| toolnorm::normalize(&input, opts))
-        .map_err(normalize_error)?;
-    convert::to_python(py, &doc)
+    py.detach(|| toolnorm::normalize(&input, opts))
+        .map_err(normalize_error)
 }
 
 /// One item of a stream given as lines: a line from the agent, or a `(direction, line)` pair.
@@ -169,6 +181,8 @@ mod _toolnorm {
     use super::normalize;
     #[pymodule_export]
     use crate::normalizer::Normalizer;
+    #[pymodule_export]
+    use crate::wires::{WireEmitter, to_ag_ui, to_ai_sdk};
 
     use pyo3::prelude::*;
 

@@ -11,6 +11,21 @@ use toolnorm::{Dialect, DocumentBuilder, NormalizeOptions, Update};
 
 use crate::{convert, normalize_error, parse_options, text_bytes};
 
+/// The core's streaming normalizer, its options as Python names them.
+pub(crate) fn streaming_normalizer(
+    provider: Option<&str>,
+    dialect: Option<&str>,
+    cwd: Option<&str>,
+) -> PyResult<toolnorm::Normalizer> {
+    let (provider, dialect) = parse_options(provider, dialect)?;
+    toolnorm::Normalizer::new(NormalizeOptions {
+        provider,
+        dialect,
+        cwd,
+    })
+    .map_err(normalize_error)
+}
+
 /// The normalizer of one stream, and what it has folded so far.
 struct Stream {
     /// `None` once the stream has ended.
@@ -100,13 +115,7 @@ impl Normalizer {
         cwd: Option<&str>,
         document: bool,
     ) -> PyResult<Self> {
-        let (provider, dialect) = parse_options(provider, dialect)?;
-        let core = toolnorm::Normalizer::new(NormalizeOptions {
-            provider,
-            dialect,
-            cwd,
-        })
-        .map_err(normalize_error)?;
+        let core = streaming_normalizer(provider, dialect, cwd)?;
         Ok(Normalizer {
             stream: Mutex::new(Stream {
                 dialect: core.dialect(),

@@ -1,6 +1,7 @@
 // The package's declarations as an ES module consumer sees them, with no DOM or Node types: every
 // line must type-check (and the `@ts-expect-error` lines must not).
 import {
+  AgUiEventStream,
   init,
   Normalizer,
   normalize,
@@ -11,6 +12,12 @@ import {
   type NormalizedToolPart,
   type ToolState,
   type Update,
+  toAgUiEvents,
+  toUIMessageChunks,
+  UIMessageChunkStream,
+  WireStream,
+  type AgUiEvent,
+  type UIMessageChunk,
 } from "@toolnorm/core";
 import { PROTOCOL_VERSION, serveProtocol, type ProtocolRequest } from "@toolnorm/core/protocol";
 
@@ -52,3 +59,20 @@ await serveProtocol(
   { name: "engine", dialects: ["*"] },
 );
 void [dialect, legacy, error, version];
+
+// The wires.
+const chunks: UIMessageChunk[] = toUIMessageChunks("{}", { cwd: "/w" });
+const sseText: string = toUIMessageChunks(doc, { sse: true });
+const events: AgUiEvent[] = toAgUiEvents([{ text: "{}", from: "client" }], { unterminated: true });
+for (const c of chunks) {
+  if (c.type === "tool-input-start") {
+    const title: string | undefined = c.title;
+    void title;
+  }
+}
+const live: ReadableStream<UIMessageChunk> = new UIMessageChunkStream({ provider: "claude" }).readable;
+const body: ReadableStream<Uint8Array> = new AgUiEventStream<Uint8Array>({ sse: true }).readable;
+const input: WritableStream<string | Uint8Array> = new WireStream("ag-ui").writable;
+// @ts-expect-error the wires are ai-sdk and ag-ui
+new WireStream("acp");
+void [sseText, events, live, body, input];

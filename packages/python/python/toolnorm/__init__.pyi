@@ -3,7 +3,7 @@
 # types into _types.pyi.
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal, overload
 
 from toolnorm._types import *
 from toolnorm._types import NormalizedDocument, NormalizedToolPart, Update
@@ -63,3 +63,68 @@ def normalize(
 ) -> NormalizedDocument:
     """Normalize a whole stream (its text, or its lines, each from the agent or a
     (direction, line) pair) into the document `toolnorm normalize` prints."""
+
+# The UI wires (docs/ui-wires.md): each frame is the JSON object `toolnorm normalize --emit
+# ai-sdk | ag-ui` prints on a line.
+Frame = dict[str, Any]
+WireName = Literal["ai-sdk", "ag-ui"]
+Stream = str | bytes | Iterable[str | bytes | tuple[Literal["agent", "client"], str | bytes]]
+
+class WireEmitter:
+    """A live stream's tool calls as a UI wire (`toolnorm normalize --follow --emit WIRE`): the
+    agent's lines in, the wire's frames out (with `sse=True`, their SSE text)."""
+
+    def __init__(
+        self,
+        wire: WireName,
+        provider: str | None = None,
+        dialect: str | None = None,
+        *,
+        cwd: str | None = None,
+        sse: bool = False,
+    ) -> None: ...
+    def push_line(self, line: str | bytes) -> Any:
+        """Feed the next line: the frames it caused (`list[Frame]`, or `str` with `sse=True`)."""
+    def end(self) -> Any:
+        """The stream has ended: the frames that close it."""
+
+@overload
+def to_ai_sdk(
+    stream: Stream | NormalizedDocument,
+    provider: str | None = None,
+    dialect: str | None = None,
+    *,
+    cwd: str | None = None,
+    unterminated: bool = False,
+    sse: Literal[False] = False,
+) -> list[Frame]: ...
+@overload
+def to_ai_sdk(
+    stream: Stream | NormalizedDocument,
+    provider: str | None = None,
+    dialect: str | None = None,
+    *,
+    cwd: str | None = None,
+    unterminated: bool = False,
+    sse: Literal[True],
+) -> str: ...
+@overload
+def to_ag_ui(
+    stream: Stream | NormalizedDocument,
+    provider: str | None = None,
+    dialect: str | None = None,
+    *,
+    cwd: str | None = None,
+    unterminated: bool = False,
+    sse: Literal[False] = False,
+) -> list[Frame]: ...
+@overload
+def to_ag_ui(
+    stream: Stream | NormalizedDocument,
+    provider: str | None = None,
+    dialect: str | None = None,
+    *,
+    cwd: str | None = None,
+    unterminated: bool = False,
+    sse: Literal[True],
+) -> str: ...
