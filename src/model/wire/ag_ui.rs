@@ -381,6 +381,14 @@ struct Sub {
 #[derive(Default)]
 pub struct AgUiEmitter {
     run: Option<(String, String)>,
+    /// Calls seen only `started` so far, their latest snapshot, in the order they came: a
+    /// consumer keeps a call's first `TOOL_CALL_START` name and its `TOOL_CALL_ARGS` as sent, so a
+    /// call goes on the wire once its name and input are final (it leaves `started`), when a call
+    /// under it needs it, or at the end of the stream.
+    pending: Vec<NormalizedToolPart>,
+    /// Whether calls are held while `started` (live streams); a whole document's replay knows
+    /// every call's final name and input from the start, and keeps the document's order.
+    hold: bool,
     calls: HashMap<String, Call>,
     subs: HashMap<String, Sub>,
     fold: AgUiFold,
@@ -388,7 +396,10 @@ pub struct AgUiEmitter {
 
 impl AgUiEmitter {
     pub fn new() -> AgUiEmitter {
-        AgUiEmitter::default()
+        AgUiEmitter {
+            hold: true,
+            ..AgUiEmitter::default()
+        }
     }
 
     fn start(&mut self, session: Option<&str>, out: &mut Vec<AgUiEvent>) {
@@ -454,7 +465,34 @@ impl AgUiEmitter {
     /// The events for one change of a part.
     pub fn part(&mut self, after: &NormalizedToolPart) -> Vec<AgUiEvent> {
         let mut out = Vec::new();
-        self.start(session_of(after), &mut out);
+        if self.hold && after.state == ToolState::Started && !self.calls.contains_key(&after.id) {
+            self.start(session_of(after), &mut out);
+            match self.pending.iter_mut().find(|p| p.id == after.id) {
+                Some(p) => *p = after.clone(),
+                None => self.pending.push(after.clone()),
+            }
+            return out;
+        }
+        // A parent call still held goes first, so this call runs in its lane.
+        if let Some(parent) = after
+            .metadata
+            .as_ref()
+            .and_then(|m| m.parent_tool_use_id.as_deref())
+            && let Some(i) = self.pending.iter().position(|p| p.id == parent)
+        {
+            let held = self.pending.remove(i);
+            self.emit_part(&held, &mut out);
+        }
+        if let Some(i) = self.pending.iter().position(|p| p.id == after.id) {
+            self.pending.remove(i);
+        }
+        self.emit_part(after, &mut out);
+        out
+    }
+
+    /// The events that bring the consumer's view of a call to `after`.
+    fn emit_part(&mut self, after: &NormalizedToolPart, out: &mut Vec<AgUiEvent>) {
+        self.start(session_of(after), out);
         let id = after.id.clone();
         if !self.calls.contains_key(&id) {
             let lane = self.lane_of(after);
@@ -481,7 +519,7 @@ impl AgUiEmitter {
                     Field::Timing,
                 ],
                 None,
-                &mut out,
+                out,
             );
             if after.kind == ToolKind::Subagent {
                 out.push(AgUiEvent::SubagentStarted {
@@ -520,7 +558,7 @@ impl AgUiEmitter {
                 delta: json_text(&after.input),
                 subagent_run_id: lane.clone(),
             };
-            self.emit(ev, after, &[], None, &mut out);
+            self.emit(ev, after, &[], None, out);
             if let Some(c) = self.calls.get_mut(&id) {
                 c.args = true;
             }
@@ -542,14 +580,14 @@ impl AgUiEmitter {
                     Field::Timing,
                 ],
                 None,
-                &mut out,
+                out,
             );
             if let Some(c) = self.calls.get_mut(&id) {
                 c.ended = true;
             }
         }
         if !result && after.state.is_terminal() {
-            self.result(after, lane.as_deref(), &mut out);
+            self.result(after, lane.as_deref(), out);
         }
         // Whatever the fold still lacks.
         let diff = ext::diff(self.fold.part(&id), after, &ALL);
@@ -564,9 +602,8 @@ impl AgUiEmitter {
                 subagent_run_id: lane,
                 metadata: None,
             };
-            self.emit(ev, after, &ALL, None, &mut out);
+            self.emit(ev, after, &ALL, None, out);
         }
-        out
     }
 
     /// The result of a call that just finished, and the end of the subagent runs it closes.
@@ -653,6 +690,10 @@ impl AgUiEmitter {
     pub fn finish(&mut self) -> Vec<AgUiEvent> {
         let mut out = Vec::new();
         self.start(None, &mut out);
+        // Calls that never left `started`: on the wire as they last were (ended below).
+        for held in std::mem::take(&mut self.pending) {
+            self.emit_part(&held, &mut out);
+        }
         let mut open: Vec<(String, Option<String>)> = self
             .calls
             .iter()
@@ -695,7 +736,7 @@ impl AgUiEmitter {
 /// Every event of a document: the run, the events of its parts' changes in the order of its
 /// events ([`super::replay`]), the end. Folding them gives back `doc.parts`.
 pub fn document_events(doc: &NormalizedDocument) -> Vec<AgUiEvent> {
-    let mut e = AgUiEmitter::new();
+    let mut e = AgUiEmitter::default();
     let mut out = Vec::new();
     e.start(Some(super::document_session_id(doc)), &mut out);
     for snap in replay(doc) {

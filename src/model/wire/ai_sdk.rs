@@ -372,9 +372,11 @@ impl AiSdkEmitter {
                         provider_executed: Some(true),
                         tool_metadata: Some(meta.clone()),
                     },
+                    // The consumer's schema asks for the key: a call that ended with no output
+                    // says `output: null` (folded back as no output).
                     _ => UiChunk::ToolOutputAvailable {
                         tool_call_id: id.to_owned(),
-                        output: after.output.clone(),
+                        output: Some(after.output.clone().unwrap_or(Value::Null)),
                         preliminary: (after.state == ToolState::Running).then_some(true),
                         dynamic: Some(true),
                         provider_executed: Some(true),
@@ -655,7 +657,7 @@ impl AiSdkFold {
                 let i = self.existing(tool_call_id, "tool-output-available")?;
                 self.apply_meta(i, tool_metadata.as_ref())?;
                 let p = &mut self.parts[i];
-                p.output.clone_from(output);
+                p.output = output.clone().filter(|o| !o.is_null());
                 p.error = None;
                 p.state = if *preliminary == Some(true) {
                     ToolState::Running
