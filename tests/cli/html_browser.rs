@@ -345,3 +345,167 @@ fn large_report_draws_passing_fixtures_on_demand() {
         );
     }
 }
+
+/// Cards drawn in a dumped DOM: those outside the inert blocks (whose text the dump holds too).
+fn drawn_cards(dom: &str) -> usize {
+    let mut n = 0;
+    for (i, piece) in dom
+        .split("<script type=\"text/x-toolnorm-cards\"")
+        .enumerate()
+    {
+        let outside = if i == 0 {
+            piece
+        } else {
+            piece.split_once("</script>").map_or("", |(_, rest)| rest)
+        };
+        n += outside.matches("<article class=\"tc ").count();
+    }
+    n
+}
+
+/// A `toolnorm view` page of `fixture` (the binary, as a user runs it) at `page`.
+fn view_page(fixture: &Path, page: &Path) {
+    let o = crate::util::toolnorm()
+        .arg("view")
+        .arg(fixture)
+        .arg("--out")
+        .arg(page)
+        .output()
+        .expect("run toolnorm view");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A raw session whose calls carry hostile strings in every field, with more calls than the
+/// page draws at first, so some wait in inert blocks.
+fn hostile_session(dir: &Path) -> PathBuf {
+    let payload = "<script>document.title='PWNED'</script>\"><img src=x onerror=\"document.title='PWNED'\"></details><!--";
+    let mut lines = vec![serde_json::json!({"type":"system","subtype":"init","session_id":"s","cwd":"/w","tools":[],"model":"m"}).to_string()];
+    for i in 0..600 {
+        let id = format!("toolu_{i:03}{payload}");
+        lines.push(serde_json::json!({"type":"assistant","session_id":"s","message":{"id":format!("m{i}"),"role":"assistant","content":[{"type":"tool_use","id":id,"name":"Bash","input":{"command":format!("echo {payload}"),"description":payload}}]}}).to_string());
+        lines.push(serde_json::json!({"type":"user","session_id":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":payload,"is_error":i % 7 == 0}]}}).to_string());
+    }
+    let path = dir.join("hostile.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write the session");
+    path
+}
+
+#[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
+fn view_page_opens_clean_draws_on_demand_and_payloads_stay_inert() {
+    let bin = chromium();
+    let dir = out_dir().join("view");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let session = hostile_session(&dir);
+    let page = dir.join("view.html");
+    view_page(&session, &page);
+    let run = run_chromium(&bin, &page, &["--dump-dom", "--window-size=1280,900"]);
+    let console = run.console();
+    assert!(
+        console.is_empty(),
+        "console output:\n{}",
+        console.join("\n")
+    );
+    let dom = &run.stdout;
+    assert!(dom.contains("</html>"), "no DOM dumped:\n{}", run.stderr);
+    assert!(
+        dom.contains("<html lang=\"en\" class=\"js\">"),
+        "the page's script did not run"
+    );
+    assert!(
+        dom.contains("<title>toolnorm view: "),
+        "title changed: a payload ran"
+    );
+    assert!(!dom.contains("PWNED</title>"));
+    assert!(!dom.contains("<img"), "an img element from session data");
+    // Drawn on demand: the first cards and the blocks near the viewport, not all 600.
+    let drawn = drawn_cards(dom);
+    assert!((40..600).contains(&drawn), "{drawn} cards drawn at load");
+    assert!(
+        dom.contains("class=\"chunk\""),
+        "every block was drawn at load"
+    );
+    // A deep link to the raw lines of the last call draws it and opens them.
+    let url = format!("file://{}#s0-r599", page.display());
+    let run = run_chromium_url(&bin, &url, &["--dump-dom", "--window-size=1280,900"]);
+    assert!(
+        run.console().is_empty(),
+        "console output:\n{}",
+        run.console().join("\n")
+    );
+    assert!(
+        run.stdout
+            .contains("<details class=\"tc-raw target\" id=\"s0-r599\" open=\"\">"),
+        "the linked raw lines were not drawn and opened"
+    );
+    assert!(!run.stdout.contains("<img"));
+}
+
+#[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
+fn view_page_reads_with_javascript_disabled() {
+    let bin = chromium();
+    let dir = out_dir().join("view-nojs");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let page = dir.join("view.html");
+    view_page(&hostile_session(&dir), &page);
+    let html = std::fs::read_to_string(&page).expect("read the page");
+    let start = html.find("<script>").expect("the page has a script");
+    let end = html[start..].find("</script>").expect("closed") + start + "</script>".len();
+    std::fs::write(&page, format!("{}{}", &html[..start], &html[end..])).expect("write");
+    let run = run_chromium(&bin, &page, &["--dump-dom"]);
+    assert!(
+        run.console().is_empty(),
+        "console output:\n{}",
+        run.console().join("\n")
+    );
+    let dom = &run.stdout;
+    assert!(
+        dom.contains("<html lang=\"en\">"),
+        "script ran although removed"
+    );
+    assert_eq!(drawn_cards(dom), 40, "the first cards");
+    assert!(dom.contains("<noscript>") || dom.contains("more top-level calls"));
+}
+
+/// Light and dark screenshots of a `view` page and of a report preview, kept under target/ (the
+/// committed ones in docs/images/ are these, shrunk).
+#[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
+fn view_and_preview_screenshots_light_and_dark() {
+    let bin = chromium();
+    let dir = out_dir().join("cards");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let view = dir.join("view.html");
+    view_page(
+        &crate::util::root().join("corpus/claude/live-claude-2.1.123-write-edit.jsonl.zst"),
+        &view,
+    );
+    for (page, name, size) in [(&view, "view", "1200,1000")] {
+        for (mode, extra) in [("light", None), ("dark", Some("--force-dark-mode"))] {
+            let shot = dir.join(format!("{name}-{mode}.png"));
+            let _ = std::fs::remove_file(&shot);
+            let mut args = vec![
+                format!("--screenshot={}", shot.display()),
+                format!("--window-size={size}"),
+                "--hide-scrollbars".to_string(),
+            ];
+            args.extend(extra.map(str::to_string));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let run = run_chromium(&bin, page, &args);
+            assert!(
+                run.console().is_empty(),
+                "console output:\n{}",
+                run.console().join("\n")
+            );
+            let png = std::fs::read(&shot).unwrap_or_else(|e| {
+                panic!("no screenshot {}: {e}\n{}", shot.display(), run.stderr)
+            });
+            assert!(
+                png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+                "not a real screenshot"
+            );
+            println!("screenshot: {}", shot.display());
+        }
+    }
+}

@@ -33,11 +33,11 @@ use crate::model::{LegacyState, NormalizedDocument, NormalizedToolPart, TimeValu
 use crate::text::thousands;
 
 /// Characters of an input, output, error or metadata block shown at most.
-pub const MAX_BLOCK_CHARS: usize = 8_000;
+pub const MAX_BLOCK_CHARS: usize = 4_000;
 /// Characters of one pretty-printed raw line shown at most.
-pub const MAX_RAW_CHARS: usize = 4_000;
+pub const MAX_RAW_CHARS: usize = 1_500;
 /// Raw lines shown per card at most (the rest are counted).
-pub const MAX_RAW_LINES: usize = 12;
+pub const MAX_RAW_LINES: usize = 6;
 /// A block with more lines than this starts folded even where a short one would be open.
 const FOLD_LINES: usize = 12;
 /// Subagent nesting deeper than this is drawn flat (a hostile stream cannot blow the stack).
@@ -447,7 +447,7 @@ fn block(label: &str, v: &Value, changed: bool, w: &mut impl Write) -> io::Resul
         "<details class=\"sec s-{label}{}\"{}><summary>{label} <span class=\"muted\">{size}</span></summary><pre>{}</pre></details>",
         if changed { " chg" } else { "" },
         if open { " open" } else { "" },
-        esc_clip(&text, MAX_BLOCK_CHARS)
+        text_clip(&text, MAX_BLOCK_CHARS)
     )
 }
 
@@ -474,7 +474,7 @@ fn raw_lines(
         }
         w.write_all(b"</div>")?;
         match s.raw.get(n) {
-            Some(text) => write!(w, "<pre>{}</pre>", esc_clip(&pretty(text), MAX_RAW_CHARS))?,
+            Some(text) => write!(w, "<pre>{}</pre>", text_clip(&pretty(text), MAX_RAW_CHARS))?,
             None => w.write_all(b"<p class=\"muted\">not in the stream read</p>")?,
         }
         w.write_all(b"</div>")?;
@@ -487,6 +487,20 @@ fn raw_lines(
         )?;
     }
     w.write_all(b"</details>")
+}
+
+/// Escape for element text only (`&`, `<`, `>`): the bulk of a page is JSON in `<pre>`, whose
+/// quotes need no entity there (a third of a big page's bytes were `&quot;`). Never for an
+/// attribute: those go through `esc`. `<` stays escaped, so the inert blocks stay inert.
+fn text_clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => html_escape::encode_text(s).into_owned(),
+        Some((i, _)) => format!(
+            "{}<span class=\"clip\">\u{2026} {} more characters</span>",
+            html_escape::encode_text(&s[..i]),
+            thousands(s[i..].chars().count() as u64)
+        ),
+    }
 }
 
 /// A raw line pretty-printed when it is JSON, else as it is.

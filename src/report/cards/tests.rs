@@ -133,7 +133,7 @@ fn a_card_shows_what_a_ui_shows_and_links_its_raw_lines() {
         assert!(html.contains(want), "missing {want} in\n{html}");
     }
     // The raw line is pretty-printed.
-    assert!(html.contains("&quot;line&quot;: 2,\n"), "{html}");
+    assert!(html.contains("\"line\": 2,\n"), "{html}");
 }
 
 #[test]
