@@ -170,14 +170,14 @@ impl WireFrame {
 /// ```
 pub enum WireEmitter {
     AiSdk(ai_sdk::AiSdkEmitter),
-    AgUi(ag_ui::AgUiEmitter),
+    AgUi(Box<ag_ui::AgUiEmitter>),
 }
 
 impl WireEmitter {
     pub fn new(wire: Wire) -> WireEmitter {
         match wire {
             Wire::AiSdk => WireEmitter::AiSdk(ai_sdk::AiSdkEmitter::new()),
-            Wire::AgUi => WireEmitter::AgUi(ag_ui::AgUiEmitter::new()),
+            Wire::AgUi => WireEmitter::AgUi(Box::new(ag_ui::AgUiEmitter::new())),
         }
     }
 
