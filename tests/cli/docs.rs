@@ -881,3 +881,37 @@ fn the_guides_rust_programs_run() {
         );
     }
 }
+
+/// The snippets other tests run are where those tests look: tests/cli/wasm.rs (ignored, it needs
+/// node) takes the JavaScript programs and the protocol's engine and command from
+/// docs/embedding.md's sections, and packages/python/tests/test_install.py its one Python block.
+#[test]
+fn the_embedding_pages_snippets_are_where_their_tests_look() {
+    let js = section_blocks("docs/embedding.md", "JavaScript/TypeScript");
+    assert!(
+        js.iter().filter(|(info, _)| info == "js").count() >= 2,
+        "{js:?}"
+    );
+    let protocol = section_blocks("docs/embedding.md", "The protocol");
+    let (_, engine) = protocol
+        .iter()
+        .find(|(info, _)| info == "js")
+        .expect("## The protocol: a js block");
+    let file = engine
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("// "))
+        .expect("the engine's first line names its file: // engine.mjs");
+    assert!(
+        protocol
+            .iter()
+            .any(|(info, code)| info == "sh" && code.contains(file)),
+        "## The protocol: a sh block running {file}"
+    );
+    let python = section_blocks("docs/embedding.md", "Python");
+    assert_eq!(
+        python.iter().filter(|(info, _)| info == "python").count(),
+        1,
+        "{python:?}"
+    );
+}
