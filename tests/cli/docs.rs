@@ -3,9 +3,10 @@
 //! CONTRIBUTING.md ("Documentation"):
 //!
 //! - ```` ```sh ```` blocks run, each in a sandbox of its own: a temp copy of the repository's
-//!   corpus, expected files, `expectations.toml` and `scenarios/`, a scratch HOME holding a Claude
-//!   Code session file (for `import`), and the binary under test first on PATH as `toolnorm`. Each
-//!   block is one `sh -e` script and must exit 0.
+//!   corpus, expected files, `expectations.toml` and `scenarios/`, `session.jsonl` (a raw Claude
+//!   Code stream-json), a scratch HOME holding a Claude Code session file (for `import`), and the
+//!   binary under test first on PATH as `toolnorm`. Each block is one `sh -e` script and must exit
+//!   0.
 //! - ```` ```usage ```` blocks are synopses: every `toolnorm` command in them exists and every
 //!   `--flag` they show is in that command's `--help`.
 //! - ```` ```toml ```` blocks parse: known-failure entries with `verify --expectations`, scenario
@@ -314,6 +315,15 @@ fn sandbox() -> tempfile::TempDir {
         dir.path().join("expectations.toml"),
     )
     .unwrap();
+    // `session.jsonl`: an agent's raw stream (Claude Code's stream-json), for `toolnorm normalize
+    // session.jsonl` and the like.
+    let o = toolnorm()
+        .args(["cat", "corpus/claude/live-claude-bash.jsonl.zst"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    fs::write(dir.path().join("session.jsonl"), &o.stdout).unwrap();
     // A Claude Code transcript where Claude Code keeps it, for `toolnorm import ~/.claude/projects/`.
     let session = dir
         .path()
@@ -880,4 +890,38 @@ fn the_guides_rust_programs_run() {
             stdout(&o)
         );
     }
+}
+
+/// The snippets other tests run are where those tests look: tests/cli/wasm.rs (ignored, it needs
+/// node) takes the JavaScript programs and the protocol's engine and command from
+/// docs/embedding.md's sections, and packages/python/tests/test_install.py its one Python block.
+#[test]
+fn the_embedding_pages_snippets_are_where_their_tests_look() {
+    let js = section_blocks("docs/embedding.md", "JavaScript/TypeScript");
+    assert!(
+        js.iter().filter(|(info, _)| info == "js").count() >= 2,
+        "{js:?}"
+    );
+    let protocol = section_blocks("docs/embedding.md", "The protocol");
+    let (_, engine) = protocol
+        .iter()
+        .find(|(info, _)| info == "js")
+        .expect("## The protocol: a js block");
+    let file = engine
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("// "))
+        .expect("the engine's first line names its file: // engine.mjs");
+    assert!(
+        protocol
+            .iter()
+            .any(|(info, code)| info == "sh" && code.contains(file)),
+        "## The protocol: a sh block running {file}"
+    );
+    let python = section_blocks("docs/embedding.md", "Python");
+    assert_eq!(
+        python.iter().filter(|(info, _)| info == "python").count(),
+        1,
+        "{python:?}"
+    );
 }
