@@ -81,7 +81,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
                 .with_context(|| format!("failed to create {}", parent.display()))?;
         }
         fs::write(&p, &f.content).with_context(|| format!("failed to write {}", p.display()))?;
-        sandbox::set_file_time(&p, i)?;
+        sandbox::set_file_time(&p, i, s.files.len(), sandbox::file_order(cli))?;
     }
     let log_path = scratch.root.join("requests.jsonl");
     let mut script = Script::from_scenario(s);
