@@ -46,10 +46,10 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .version_override
         .clone()
         .unwrap_or_else(|| s.cli_version.clone());
-    // A program the agent needs from the machine is missing: say so before anything runs.
-    sandbox::check_programs(cli)?;
     let bin = npm::ensure(cli, &version)
         .with_context(|| format!("failed to install {}@{version}", cli.package()))?;
+    // A program the agent needs from the machine is missing: say so before the session starts.
+    sandbox::check_programs(cli)?;
 
     let provider_dir = opts.corpus.join(s.agent.provider());
     fs::create_dir_all(&provider_dir)
