@@ -12,7 +12,8 @@
 //! - the values a CLI draws anew on every run masked: UUIDs (`<uuid>`), the values of `taskId`,
 //!   `agentId`, `childSessionId` and `sessionId` (`<run-specific>`) wherever the document quotes
 //!   them (and an `agentId: …` in text), the values of keys naming a time or a duration
-//!   (`started_at_ms`, `createdAt`, `timestamp`, `duration_ms`, … → `<time>`) or a process id
+//!   (`started_at_ms`, `createdAt`, `timestamp`, `duration_ms`, … → `<time>`; a `duration`
+//!   written `{"secs": …, "nanos": …}` whole) or a process id
 //!   (`pid`, `process_id` → `<pid>`) wherever they are, durations quoted in text
 //!   (`duration_ms: 877`), the names of the files
 //!   Claude spills long outputs into, Claude's scheduled-job ids and the name it gives the session
@@ -215,6 +216,8 @@ fn mask(v: &mut Value, drawn: &[String]) {
                     *x = Value::String("<run-specific>".to_owned());
                 } else if let Some(what) = volatile_key(k).filter(|_| leaf) {
                     *x = Value::String(what.to_owned());
+                } else if is_measured_duration(k, x) {
+                    *x = Value::String("<time>".to_owned());
                 } else {
                     mask(x, drawn);
                 }
@@ -248,6 +251,18 @@ fn volatile_key(k: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// A `duration` measured by the run, written as Rust writes a `Duration`: `{"secs": 0,
+/// "nanos": 18936}` (the Codex ACP adapter's command results). How long a command took is the
+/// machine's and the moment's; it cannot be pinned.
+fn is_measured_duration(k: &str, v: &Value) -> bool {
+    k == "duration"
+        && v.as_object().is_some_and(|o| {
+            !o.is_empty()
+                && o.iter()
+                    .all(|(k, v)| matches!(k.as_str(), "secs" | "nanos") && v.is_number())
+        })
 }
 
 /// `text` with every JSON object quoted in it (`{"…`) written compactly with its keys sorted.
@@ -557,6 +572,18 @@ fn align(old: &Value, new: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_measured_duration_is_masked_whole_and_other_durations_kept() {
+        let mut v = json!({"output": {"duration": {"secs": 0, "nanos": 18936}, "exit_code": 0},
+            "config": {"duration": {"secs": 5, "unit": "s"}}, "other": {"duration": "5m"}});
+        mask_run_specific(&mut v);
+        assert_eq!(
+            v,
+            json!({"output": {"duration": "<time>", "exit_code": 0},
+                "config": {"duration": {"secs": 5, "unit": "s"}}, "other": {"duration": "5m"}})
+        );
+    }
 
     #[test]
     fn run_drawn_ids_are_masked_and_the_rest_is_kept() {

@@ -46,10 +46,10 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .version_override
         .clone()
         .unwrap_or_else(|| s.cli_version.clone());
-    // A program the agent needs from the machine is missing: say so before anything runs.
-    sandbox::check_programs(cli)?;
     let bin = npm::ensure(cli, &version)
         .with_context(|| format!("failed to install {}@{version}", cli.package()))?;
+    // A program the agent needs from the machine is missing: say so before the session starts.
+    sandbox::check_programs(cli)?;
 
     let provider_dir = opts.corpus.join(s.agent.provider());
     fs::create_dir_all(&provider_dir)
@@ -81,7 +81,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
                 .with_context(|| format!("failed to create {}", parent.display()))?;
         }
         fs::write(&p, &f.content).with_context(|| format!("failed to write {}", p.display()))?;
-        sandbox::set_file_time(&p, i)?;
+        sandbox::set_file_time(&p, i, s.files.len(), sandbox::file_order(cli))?;
     }
     let log_path = scratch.root.join("requests.jsonl");
     let mut script = Script::from_scenario(s);

@@ -12,7 +12,8 @@
 //!   configuration, never looking above the scratch folder, and fixed author and dates; `PATH` is
 //!   the scratch `bin` (links to the programs the agent needs, found once in the caller's PATH)
 //!   before the system folders alone.
-//! - The workspace files get fixed modification times ([`set_file_time`]).
+//! - The workspace files get fixed modification times, in the order the agent lists search
+//!   results in ([`set_file_time`]).
 //! - The programs an agent runs from the machine ([`needs`]) are checked before anything runs
 //!   ([`provide`]): a missing one is an error naming it and its install command, never a
 //!   recording that differs.
@@ -224,12 +225,39 @@ pub fn provide(cli: Cli, bin: &Path) -> anyhow::Result<String> {
 /// 2026-01-01T00:00:00Z, in seconds since the epoch.
 const FILE_EPOCH: u64 = 1_767_225_600;
 
-/// Give the `index`th workspace file of a scenario its fixed modification time: a second before
-/// the one before it, so the first file is the newest. Files written in one clock tick share a
-/// time, and OpenCode and Kilo list search results newest first, ties in ripgrep's order, which
-/// varies from run to run; the corpus lists them in the scenario's order.
-pub fn set_file_time(path: &Path, index: usize) -> anyhow::Result<()> {
-    let back = u64::try_from(index).unwrap_or(u64::MAX).min(FILE_EPOCH);
+/// The order of a scenario's workspace files in time, for [`set_file_time`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOrder {
+    /// The first file is the newest: OpenCode and Kilo list `grep` and `glob` results newest
+    /// first.
+    NewestFirst,
+    /// The first file is the oldest: Claude Code's Glob lists the oldest first.
+    OldestFirst,
+}
+
+/// How `cli` lists search results in time, so that the scenario's order is the one it shows.
+pub fn file_order(cli: Cli) -> FileOrder {
+    match cli {
+        Cli::Opencode | Cli::Kilo => FileOrder::NewestFirst,
+        _ => FileOrder::OldestFirst,
+    }
+}
+
+/// Give the `index`th of a scenario's `count` workspace files its fixed modification time, a
+/// second apart in `order`. Files written in one clock tick share a time, and agents that sort
+/// search results by time break ties in ripgrep's order, which varies from run to run; the corpus
+/// lists them in the scenario's order.
+pub fn set_file_time(
+    path: &Path,
+    index: usize,
+    count: usize,
+    order: FileOrder,
+) -> anyhow::Result<()> {
+    let step = match order {
+        FileOrder::NewestFirst => index,
+        FileOrder::OldestFirst => count.saturating_sub(index + 1),
+    };
+    let back = u64::try_from(step).unwrap_or(u64::MAX).min(FILE_EPOCH);
     let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(FILE_EPOCH - back);
     File::options()
         .write(true)
@@ -373,21 +401,30 @@ mod tests {
     }
 
     #[test]
-    fn workspace_files_get_fixed_times_the_first_the_newest() {
+    fn workspace_files_get_fixed_times_in_the_agents_order() {
         let dir = tempfile::tempdir().unwrap();
-        let time = |i: usize| {
+        let time = |i: usize, order| {
             let p = dir.path().join(format!("f{i}"));
             fs::write(&p, "x").unwrap();
-            set_file_time(&p, i).unwrap();
+            set_file_time(&p, i, 2, order).unwrap();
             p.metadata().unwrap().modified().unwrap()
         };
-        let (first, second) = (time(0), time(1));
-        assert_eq!(
-            first,
-            std::time::UNIX_EPOCH + std::time::Duration::from_secs(FILE_EPOCH)
+        let newest = std::time::UNIX_EPOCH + std::time::Duration::from_secs(FILE_EPOCH);
+        let (first, second) = (
+            time(0, FileOrder::NewestFirst),
+            time(1, FileOrder::NewestFirst),
         );
+        assert_eq!(first, newest);
         assert!(first > second);
-        assert!(set_file_time(&dir.path().join("missing"), 0).is_err());
+        let (first, second) = (
+            time(0, FileOrder::OldestFirst),
+            time(1, FileOrder::OldestFirst),
+        );
+        assert_eq!(second, newest);
+        assert!(first < second);
+        assert_eq!(file_order(Cli::Kilo), FileOrder::NewestFirst);
+        assert_eq!(file_order(Cli::Claude), FileOrder::OldestFirst);
+        assert!(set_file_time(&dir.path().join("missing"), 0, 1, FileOrder::OldestFirst).is_err());
     }
 
     #[test]

@@ -700,3 +700,35 @@ fn scenario_compare_prints_the_adapters_scorecard() {
         "a native scenario mirrors nothing"
     );
 }
+
+/// A machine without ripgrep: the drift of an agent that needs it stops before recording anything,
+/// naming the program and its install command, instead of reporting a changed release.
+#[test]
+fn a_missing_program_stops_the_drift_before_any_verdict() {
+    let bin = tempdir();
+    for p in ["bash", "node"] {
+        let f = bin.path().join(p);
+        std::fs::write(&f, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let reports = tempdir();
+    let out = toolnorm()
+        .args([
+            "scenario",
+            "drift",
+            "--cli",
+            "opencode@1.18.33",
+            "--reports",
+        ])
+        .arg(reports.path())
+        .current_dir(root())
+        .env("PATH", bin.path())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("`rg` is not on PATH"), "{err}");
+    assert!(err.contains("apt-get install ripgrep"), "{err}");
+    assert!(!err.contains("changed"), "{err}");
+    assert!(!reports.path().join("drift.md").exists());
+}

@@ -82,14 +82,14 @@ impl Env {
         std::env::join_paths(folders).unwrap()
     }
 
-    /// Record every scenario of [`SCENARIOS`] into `corpus`.
-    fn record(&self, corpus: &Path) {
+    /// Record `names` into `corpus`.
+    fn record(&self, corpus: &Path, names: &[&str]) {
         let mut cmd = toolnorm();
         cmd.args(["scenario", "run", "--force", "--scenarios"])
             .arg(root().join("scenarios"))
             .arg("--corpus")
             .arg(corpus)
-            .args(SCENARIOS.iter().map(|(_, s)| s))
+            .args(names)
             .current_dir(&self.cwd)
             .env_clear()
             .env("PATH", self.path())
@@ -178,18 +178,32 @@ fn one_scenario_of_each_agent_records_the_same_in_two_environments() {
     };
 
     let (corpus_a, corpus_b) = (base.path().join("corpus-a"), base.path().join("corpus-b"));
-    a.record(&corpus_a);
-    b.record(&corpus_b);
-
-    let mut changed = Vec::new();
-    for (agent, name) in SCENARIOS {
-        let (x, y) = (normalized(&corpus_a, name), normalized(&corpus_b, name));
-        if let Some(d) = toolnorm::compare::volatile::diff_stable(&x, &y) {
-            changed.push(format!(
-                "{agent} ({name}) changed with the environment: {:?}\n{}",
-                d.changed_paths, d.unified
-            ));
+    let all: Vec<&'static str> = SCENARIOS.iter().map(|(_, s)| *s).collect();
+    a.record(&corpus_a, &all);
+    b.record(&corpus_b, &all);
+    let changed = |names: &[&'static str]| -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        for name in names {
+            let (x, y) = (normalized(&corpus_a, name), normalized(&corpus_b, name));
+            if let Some(d) = toolnorm::compare::volatile::diff_stable(&x, &y) {
+                out.push((*name, format!("{:?}\n{}", d.changed_paths, d.unified)));
+            }
         }
+        out
+    };
+    // A scenario that differs is recorded once more in both environments, as `scenario drift`
+    // does: a CLI that races with itself (Qwen Code now and then loses a call on a loaded
+    // machine) differs once, the environment every time.
+    let first = changed(&all);
+    let again: Vec<&'static str> = first.iter().map(|(n, _)| *n).collect();
+    if !again.is_empty() {
+        a.record(&corpus_a, &again);
+        b.record(&corpus_b, &again);
     }
-    assert!(changed.is_empty(), "{}", changed.join("\n"));
+    let second = changed(&again);
+    let report: Vec<String> = second
+        .iter()
+        .map(|(name, diff)| format!("{name} changed with the environment, twice: {diff}"))
+        .collect();
+    assert!(report.is_empty(), "{}", report.join("\n"));
 }
