@@ -47,6 +47,18 @@ fn matrix_arguments_are_checked_before_anything_runs() {
 fn a_version_that_cannot_run_is_a_failed_cell_in_every_format() {
     let cache = tempdir();
     let reports = tempdir();
+    // The programs the agent needs (bash, node) are there, npm is not: the install of each version
+    // fails, after the check of the programs passed.
+    let no_npm = tempdir();
+    for program in ["bash", "node"] {
+        let found = std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{program} is not on PATH"));
+        std::os::unix::fs::symlink(found, no_npm.path().join(program)).unwrap();
+    }
     let out = toolnorm()
         .args([
             "scenario",
@@ -59,7 +71,7 @@ fn a_version_that_cannot_run_is_a_failed_cell_in_every_format() {
         .arg(reports.path())
         .current_dir(root())
         .env("XDG_CACHE_HOME", cache.path())
-        .env("PATH", "")
+        .env("PATH", no_npm.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
