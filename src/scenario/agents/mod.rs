@@ -636,3 +636,66 @@ fn tail(bytes: &[u8]) -> String {
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(20)..].join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each row has a name of its own, found by [`find`]; each CLI is found by its package, its
+    /// executable and its header name; an adapter records into `acp`.
+    #[test]
+    fn every_row_is_found_by_its_names() {
+        for a in AGENTS {
+            assert!(std::ptr::eq(find(a.name).unwrap(), a), "{}", a.name);
+            for name in [a.cli.package, a.cli.bin, a.cli.display] {
+                assert_eq!(cli_named(name), Some(a.cli), "{name}");
+            }
+            assert!(!a.tools.is_empty(), "{}", a.name);
+            if a.name.ends_with("-acp") {
+                assert_eq!(a.provider, Provider::Acp, "{}", a.name);
+            }
+        }
+        assert!(find("emacs").is_none() && cli_named("emacs").is_none());
+        assert_eq!(
+            cli_names(),
+            "claude, codex, opencode, claude-agent-acp, codex-acp, kilo, droid, copilot, gemini, qwen, cline"
+        );
+    }
+
+    /// What a scenario asks of its agent is checked against the row, the message naming the
+    /// agents that take it.
+    #[test]
+    fn a_scenario_asks_only_what_its_agent_takes() {
+        let toml = |agent: &str, extra: &str| -> Scenario {
+            toml::from_str(&format!(
+                "name = \"x\"\ndescription = \"d\"\nagent = \"{agent}\"\ncli_version = \"1\"\n\
+                 prompt = \"p\"\n{extra}\n[[turns]]\ntext = \"x\"\n"
+            ))
+            .unwrap()
+        };
+        assert_eq!(problem(&toml("codex-app-server", "")), None);
+        let p = problem(&toml("codex-app-server", "interrupt_after_secs = 3")).unwrap();
+        assert!(
+            p.starts_with("interrupt_after_secs works for claude, codex-exec,"),
+            "{p}"
+        );
+        let p = problem(&toml("claude-acp", "sdk = true")).unwrap();
+        assert_eq!(
+            p,
+            "sdk and transcript are options of claude scenarios, not claude-acp"
+        );
+        let p = problem(&toml("kilo-run", "answers = [[\"a\"]]")).unwrap();
+        assert!(
+            p.starts_with("answers only reach") && p.ends_with("not kilo-run"),
+            "{p}"
+        );
+        assert_eq!(problem(&toml("kilo-run", "config = { a = 1 }")), None);
+        let p = problem(&toml("copilot", "config = { a = 1 }")).unwrap();
+        assert!(p.starts_with("config is merged into"), "{p}");
+        let p = problem(&toml("emacs", "")).unwrap();
+        assert!(
+            p.starts_with("unknown agent \"emacs\" (the agents: claude, codex-exec"),
+            "{p}"
+        );
+    }
+}
