@@ -8,12 +8,13 @@ use anyhow::{Context, bail};
 use clap::Subcommand;
 
 use crate::cli::exit;
+use crate::scenario::agents;
 use crate::scenario::drift::{self, DriftOptions};
 use crate::scenario::launch::RunOptions;
 use crate::scenario::matrix::{self, MatrixOptions, Version};
 use crate::scenario::matrix_render;
 use crate::scenario::run::run_scenario;
-use crate::scenario::spec::{self, Scenario};
+use crate::scenario::spec::Scenario;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -123,7 +124,7 @@ pub struct DriftArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let loaded = spec::load_dir(&args.scenarios)
+    let loaded = agents::load_dir(&args.scenarios)
         .with_context(|| format!("failed to list {}", args.scenarios.display()))?;
     let mut scenarios = Vec::new();
     let mut bad = 0;
@@ -189,7 +190,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                         if let Some(dir) = &a.declared_tools {
                             crate::scenario::declared::merge(
                                 dir,
-                                s.agent.cli(),
+                                agents::of(s)?.cli,
                                 &o.cli_version,
                                 &o.declared,
                             )?;
@@ -339,10 +340,10 @@ fn compare(scenarios: &[Scenario], a: CompareArgs) -> anyhow::Result<u8> {
     if chosen.is_empty() {
         bail!("no scenario mirrors another (set `mirrors` in an adapter's scenario)");
     }
-    let fixture = |s: &Scenario| {
-        a.corpus
-            .join(s.agent.provider())
-            .join(format!("{}.jsonl.zst", s.fixture_name()))
+    let fixture = |s: &Scenario| -> anyhow::Result<PathBuf> {
+        Ok(a.corpus
+            .join(agents::of(s)?.provider.as_str())
+            .join(format!("{}.jsonl.zst", s.fixture_name())))
     };
     let mut cards = Vec::new();
     let mut missing = 0;
@@ -359,7 +360,7 @@ fn compare(scenarios: &[Scenario], a: CompareArgs) -> anyhow::Result<u8> {
             missing += 1;
             continue;
         };
-        let (acp_path, native_path) = (fixture(s), fixture(native));
+        let (acp_path, native_path) = (fixture(s)?, fixture(native)?);
         if !acp_path.exists() || !native_path.exists() {
             eprintln!(
                 "skipped {}: {} or {} is not recorded",

@@ -189,7 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         "{} ({} calls, {})",
         args.out.display(),
         crate::text::thousands(calls as u64),
-        crate::report::html::escape::bytes(size)
+        crate::report::escape::bytes(size)
     )?;
     if args.open {
         open_in_browser(&args.out);

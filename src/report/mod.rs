@@ -2,6 +2,7 @@
 
 pub mod cards;
 pub mod compliance;
+pub(crate) mod escape;
 pub mod fixtures;
 pub mod html;
 pub mod json;

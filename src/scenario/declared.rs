@@ -16,11 +16,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use super::spec::Cli;
+use super::package::{Cli, Declared};
 use crate::model::ToolKind;
 use crate::providers::NormalizeOptions;
-use crate::providers::gemini::tools::{Family, builtin, split_mcp};
-use crate::stream::{Dialect, Input};
+use crate::providers::gemini::tools::{builtin, split_mcp};
+use crate::stream::Input;
 
 /// The fixture MCP server the scenarios give the agents: its tools are declared too, and are
 /// not built-in.
@@ -83,66 +83,30 @@ fn deferred(v: &Value, names: &mut BTreeSet<String>) {
 }
 
 /// How `cli`'s normalizer reads a call of `name` with empty input: its kind, its title and the
-/// MCP server it names; `None` for a CLI this check does not cover. Gemini CLI and Qwen Code are
-/// asked their shared table directly; Kilo, droid, Copilot CLI and Cline are sent a one-line stream of
-/// their dialect that calls the tool.
-fn probe(cli: Cli, name: &str) -> Option<(ToolKind, String, Option<String>)> {
-    let family = match cli {
-        Cli::Gemini => Some(Family::Gemini),
-        Cli::Qwen => Some(Family::Qwen),
-        _ => None,
-    };
-    if let Some(family) = family {
-        let server = split_mcp(family, name).map(|(server, _)| server.to_owned());
-        let (kind, title) = builtin(family, name, &Value::Object(Default::default()), None)
-            .unwrap_or((ToolKind::Unknown, String::new()));
-        return Some((kind, title, server));
+/// MCP server it names; `None` for a CLI this check does not cover. The CLI says how it is asked
+/// ([`Cli::declared`]): Gemini CLI and Qwen Code their shared table directly, Kilo, droid,
+/// Copilot CLI and Cline a one-line stream of their dialect that calls the tool.
+fn probe(cli: &Cli, name: &str) -> Option<(ToolKind, String, Option<String>)> {
+    match cli.declared? {
+        Declared::Family(family) => {
+            let server = split_mcp(family, name).map(|(server, _)| server.to_owned());
+            let (kind, title) = builtin(family, name, &Value::Object(Default::default()), None)
+                .unwrap_or((ToolKind::Unknown, String::new()));
+            Some((kind, title, server))
+        }
+        Declared::Call(dialect, call) => {
+            let line = call(name).to_string();
+            let opts = NormalizeOptions {
+                dialect: Some(dialect),
+                ..NormalizeOptions::default()
+            };
+            let doc =
+                crate::normalizer::normalize(&Input::from_bytes(line.as_bytes()), opts).ok()?;
+            let part = doc.parts.into_iter().next()?;
+            let server = part.metadata.and_then(|m| m.mcp).map(|m| m.server);
+            Some((part.kind, part.title, server))
+        }
     }
-    let (dialect, line) = call_line(cli, name)?;
-    let opts = NormalizeOptions {
-        dialect: Some(dialect),
-        ..NormalizeOptions::default()
-    };
-    let doc = crate::normalizer::normalize(&Input::from_bytes(line.as_bytes()), opts).ok()?;
-    let part = doc.parts.into_iter().next()?;
-    let server = part.metadata.and_then(|m| m.mcp).map(|m| m.server);
-    Some((part.kind, part.title, server))
-}
-
-/// The dialect a CLI's declared tools are probed through, and the one-line stream that calls
-/// `tool` with empty input in it.
-fn call_line(cli: Cli, tool: &str) -> Option<(Dialect, String)> {
-    Some(match cli {
-        Cli::Kilo => (
-            Dialect::KiloRun,
-            json!({"type": "tool_use", "timestamp": 1, "sessionID": "ses_a", "part": {
-                "id": "prt_1", "sessionID": "ses_a", "messageID": "msg_1", "type": "tool",
-                "callID": "c1", "tool": tool,
-                "state": {"status": "running", "input": {}, "time": {"start": 1}}}})
-            .to_string(),
-        ),
-        Cli::Droid => (
-            Dialect::DroidStreamJson,
-            json!({"type": "tool_call", "id": "c1", "toolId": tool, "toolName": tool,
-                "parameters": {}, "timestamp": 1, "session_id": "s"})
-            .to_string(),
-        ),
-        Cli::Cline => (
-            Dialect::ClineJson,
-            json!({"ts": "2026-01-01T00:00:00.000Z", "type": "agent_event", "event": {
-                "type": "content_start", "contentType": "tool", "toolName": tool,
-                "toolCallId": "c1", "input": {}}})
-            .to_string(),
-        ),
-        Cli::Copilot => (
-            Dialect::CopilotJson,
-            json!({"type": "tool.execution_start", "data": {"toolCallId": "c1",
-                "toolName": tool, "arguments": {}}, "id": "e1",
-                "timestamp": "2026-01-01T00:00:00.000Z"})
-            .to_string(),
-        ),
-        _ => return None,
-    })
 }
 
 /// What a normalizer titles a tool no table knows: its name in words, "(no arguments)".
@@ -160,13 +124,8 @@ fn generic_title(tool: &str) -> String {
 /// specific title and kind: a kind `unknown`, an MCP identity (a name the table does not know,
 /// read as some server's tool), or a title that is empty, the bare name, "Using X" or the
 /// generic title of an unknown tool. `None` for a CLI this check does not cover.
-pub fn untitled(cli: Cli, names: &BTreeSet<String>) -> Option<Vec<String>> {
-    if !matches!(
-        cli,
-        Cli::Gemini | Cli::Qwen | Cli::Kilo | Cli::Droid | Cli::Copilot | Cli::Cline
-    ) {
-        return None;
-    }
+pub fn untitled(cli: &Cli, names: &BTreeSet<String>) -> Option<Vec<String>> {
+    cli.declared?;
     Some(
         names
             .iter()
@@ -188,12 +147,12 @@ pub fn untitled(cli: Cli, names: &BTreeSet<String>) -> Option<Vec<String>> {
 }
 
 /// `DIR/<cli>-<version>.json`.
-pub fn file(dir: &Path, cli: Cli, version: &str) -> PathBuf {
-    dir.join(format!("{}-{version}.json", cli.bin()))
+pub fn file(dir: &Path, cli: &Cli, version: &str) -> PathBuf {
+    dir.join(format!("{}-{version}.json", cli.bin))
 }
 
 /// Add `names` to the list kept for `cli@version` under `dir` (created when missing).
-pub fn merge(dir: &Path, cli: Cli, version: &str, names: &BTreeSet<String>) -> anyhow::Result<()> {
+pub fn merge(dir: &Path, cli: &Cli, version: &str, names: &BTreeSet<String>) -> anyhow::Result<()> {
     let path = file(dir, cli, version);
     let mut all: BTreeSet<String> = match fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str::<Value>(&text)
@@ -210,7 +169,7 @@ pub fn merge(dir: &Path, cli: Cli, version: &str, names: &BTreeSet<String>) -> a
     };
     all.extend(names.iter().cloned());
     fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
-    let doc = json!({"cli": cli.package(), "version": version, "tools": all});
+    let doc = json!({"cli": cli.package, "version": version, "tools": all});
     fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
         .with_context(|| format!("failed to write {}", path.display()))
 }
@@ -218,6 +177,7 @@ pub fn merge(dir: &Path, cli: Cli, version: &str, names: &BTreeSet<String>) -> a
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::agents::cli_named;
 
     #[test]
     fn every_api_names_its_tools_in_its_own_place() {
@@ -242,31 +202,59 @@ mod tests {
             names.iter().map(|n| (*n).to_owned()).collect()
         };
         for (cli, known, fixture_mcp) in [
-            (Cli::Gemini, "read_file", "mcp_amalgm_browser_snapshot"),
-            (Cli::Qwen, "read_file", "mcp__amalgm__browser_snapshot"),
-            (Cli::Kilo, "background_process", "amalgm_browser_snapshot"),
-            (Cli::Droid, "Execute", "amalgm___browser_snapshot"),
-            (Cli::Copilot, "bash", "amalgm-browser_snapshot"),
-            (Cli::Cline, "run_commands", "amalgm__browser_snapshot"),
+            (
+                cli_named("gemini").unwrap(),
+                "read_file",
+                "mcp_amalgm_browser_snapshot",
+            ),
+            (
+                cli_named("qwen").unwrap(),
+                "read_file",
+                "mcp__amalgm__browser_snapshot",
+            ),
+            (
+                cli_named("kilo").unwrap(),
+                "background_process",
+                "amalgm_browser_snapshot",
+            ),
+            (
+                cli_named("droid").unwrap(),
+                "Execute",
+                "amalgm___browser_snapshot",
+            ),
+            (
+                cli_named("copilot").unwrap(),
+                "bash",
+                "amalgm-browser_snapshot",
+            ),
+            (
+                cli_named("cline").unwrap(),
+                "run_commands",
+                "amalgm__browser_snapshot",
+            ),
         ] {
             // Kilo (OpenCode) reads an unknown `<a>_<b>` as some MCP server's tool, the others
             // as an unknown tool: both are untitled.
             assert_eq!(
                 untitled(cli, &set(&[known, fixture_mcp, "brand_new_tool"])),
                 Some(vec!["brand_new_tool".to_owned()]),
-                "{cli:?}"
+                "{}",
+                cli.bin
             );
         }
-        assert_eq!(untitled(Cli::Claude, &set(&["Bash"])), None);
+        assert_eq!(
+            untitled(cli_named("claude").unwrap(), &set(&["Bash"])),
+            None
+        );
     }
 
     /// The tools a release lists in its own stream-json `init` line (Qwen Code and droid name
     /// there the deferred tools too, which they declare to the model only once searched for),
     /// from the live fixtures recorded with it.
-    fn init_tools(cli: Cli, version: &str) -> BTreeSet<String> {
+    fn init_tools(cli: &Cli, version: &str) -> BTreeSet<String> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("corpus")
-            .join(cli.bin());
+            .join(cli.bin);
         let mut names = BTreeSet::new();
         for entry in fs::read_dir(dir).into_iter().flatten() {
             let path = entry.unwrap().path();
@@ -307,7 +295,7 @@ mod tests {
         for entry in fs::read_dir(&dir).expect("scenarios/tools exists") {
             let path = entry.unwrap().path();
             let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-            let cli = Cli::parse(doc["cli"].as_str().unwrap()).expect("a known CLI");
+            let cli = cli_named(doc["cli"].as_str().unwrap()).expect("a known CLI");
             let version = doc["version"].as_str().unwrap();
             let mut names: BTreeSet<String> = doc["tools"]
                 .as_array()
@@ -324,7 +312,7 @@ mod tests {
                 "{}: declared tools without a specific title and kind: {missing:?}",
                 path.display()
             );
-            checked.insert(cli.bin());
+            checked.insert(cli.bin);
         }
         assert_eq!(
             checked.into_iter().collect::<Vec<_>>(),

@@ -16,9 +16,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use super::agents;
 use super::launch::RunOptions;
+use super::package::Cli;
 use super::run::run_scenario;
-use super::spec::{Cli, Scenario};
+use super::spec::Scenario;
 use crate::compare::CompareMode;
 use crate::report::{self, FixtureResult, Report, Status, terminal};
 use crate::verify::{Selection, VerifyOptions, verify};
@@ -53,12 +55,15 @@ pub struct DriftOutcome {
 }
 
 /// Split `claude@2.1.198` into the CLI and the version.
-pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
+pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(&'static Cli, String)> {
     let (name, version) = spec.rsplit_once('@').filter(|(n, v)| !n.is_empty() && !v.is_empty()).with_context(|| {
         format!("--cli {spec:?}: expected NAME@VERSION, e.g. claude@2.1.198, codex@0.172.0, opencode@1.18.34")
     })?;
-    let cli = Cli::parse(name).with_context(|| {
-        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex, opencode, gemini, qwen, claude-agent-acp or codex-acp)")
+    let cli = agents::cli_named(name).with_context(|| {
+        format!(
+            "--cli {spec:?}: unknown CLI {name:?} ({})",
+            agents::cli_names()
+        )
     })?;
     Ok((cli, version.to_owned()))
 }
@@ -67,12 +72,12 @@ pub fn parse_cli_spec(spec: &str) -> anyhow::Result<(Cli, String)> {
 /// none is named; none at all is an error.
 pub(crate) fn choose<'a>(
     all: &'a [Scenario],
-    cli: Cli,
+    cli: &'static Cli,
     names: &[String],
 ) -> anyhow::Result<Vec<&'a Scenario>> {
     let chosen: Vec<&Scenario> = all
         .iter()
-        .filter(|s| s.agent.cli() == cli)
+        .filter(|s| agents::of(s).is_ok_and(|a| a.cli == cli))
         .filter(|s| {
             names.is_empty()
                 || names
@@ -81,7 +86,7 @@ pub(crate) fn choose<'a>(
         })
         .collect();
     if chosen.is_empty() {
-        bail!("no scenario of {} matches", cli.display());
+        bail!("no scenario of {} matches", cli.display);
     }
     Ok(chosen)
 }
@@ -160,11 +165,11 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
         if recorded.is_empty() {
             return Err(anyhow::anyhow!(
                 "no scenario could be re-recorded with {}@{version}",
-                cli.display()
+                cli.display
             ));
         }
         judge(Judge {
-            title: format!("{} {version}", cli.display()),
+            title: format!("{} {version}", cli.display),
             corpus: corpus.clone(),
             expected: expected.clone(),
             expectations: PathBuf::from("expectations.toml"),
@@ -216,7 +221,7 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
 
 /// Records scenarios into a drift's corpus and copies their expected files beside them.
 struct Recorder<'a> {
-    cli: Cli,
+    cli: &'static Cli,
     version: &'a str,
     run_opts: &'a RunOptions,
     /// The expected outputs (`--expected`) and the drift's own copy of those it judges.
@@ -254,8 +259,8 @@ impl Recorder<'_> {
         let (cli, version, run_opts, corpus) = (self.cli, self.version, self.run_opts, self.corpus);
         let mut recorded: Vec<String> = Vec::new();
         let mut trouble: Vec<Trouble> = Vec::new();
-        eprintln!("re-recording {} with {}@{version}", s.name, cli.display());
-        let provider = s.agent.provider().to_owned();
+        eprintln!("re-recording {} with {}@{version}", s.name, cli.display);
+        let provider = agents::of(s)?.provider.as_str().to_owned();
         let name = s.fixture_name();
         // A session that could not run at all (the CLI exited at once, a timeout) is tried once
         // more: one failed start on a loaded machine says nothing about the release.
@@ -325,7 +330,7 @@ impl Recorder<'_> {
                     provider,
                     name,
                     status: Status::Error,
-                    message: format!("not re-recorded with {}@{version}: {e:#}", cli.display()),
+                    message: format!("not re-recorded with {}@{version}: {e:#}", cli.display),
                 });
             }
         }

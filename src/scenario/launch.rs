@@ -13,8 +13,9 @@ use anyhow::Context;
 
 use super::mcp_server::ServerCommand;
 use super::npm;
+use super::package::Cli;
 use super::sandbox;
-use super::spec::{Cli, Scenario};
+use super::spec::Scenario;
 use crate::corpus::record::{AgentEnds, Recording, SseOptions, Subscription, WrappedAgent};
 use crate::corpus::redact::{RedactOptions, Redactor};
 use crate::stream::Provider;
@@ -158,7 +159,9 @@ pub struct Launch<'a> {
     pub opts: &'a RunOptions,
     /// The scenario's time limit for the whole session.
     pub limit: Duration,
-    pub(super) cli: Cli,
+    pub(super) cli: &'a Cli,
+    /// The corpus provider folder the fixture goes to.
+    pub(super) provider: Provider,
     pub(super) version: &'a str,
     /// How the agent starts the fixture MCP server (as [`Setup::mcp`]).
     pub mcp: &'a ServerCommand,
@@ -215,20 +218,24 @@ impl Launch<'_> {
             return Ok(None);
         }
         let s = self.scenario;
-        let provider: Provider = s.agent.provider().parse().map_err(anyhow::Error::msg)?;
         let redactor = self.redactor()?;
         let env = cmd
             .get_envs()
             .filter_map(|(k, v)| Some((k.to_str()?, v?.to_str()?)));
         Ok(Some(Recording {
-            cli: Some(self.cli.display().to_owned()),
+            cli: Some(self.cli.display.to_owned()),
             cli_version: Some(self.version.to_owned()),
             scenario: Some(s.name.clone()),
             dialect: self.dialect,
             env: Some(Recording::allowed_env(env)),
             force: self.opts.force,
             detect: Some(crate::dialects::detector),
-            ..Recording::new(&self.opts.corpus, provider, &s.fixture_name(), redactor)?
+            ..Recording::new(
+                &self.opts.corpus,
+                self.provider,
+                &s.fixture_name(),
+                redactor,
+            )?
         }))
     }
 

@@ -13,10 +13,12 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::agents;
 use super::drift;
 use super::launch::RunOptions;
+use super::package::Cli;
 use super::run::run_scenario;
-use super::spec::{Cli, Scenario};
+use super::spec::Scenario;
 use crate::compare::volatile;
 
 /// What one scenario did with one version.
@@ -74,13 +76,16 @@ pub struct Version {
 
 /// `codex@0.150.0,0.160.0` → the CLI and the versions; `codex` alone → no version (pick them
 /// from the registry).
-pub fn parse_matrix_cli(spec: &str) -> anyhow::Result<(Cli, Vec<String>)> {
+pub fn parse_matrix_cli(spec: &str) -> anyhow::Result<(&'static Cli, Vec<String>)> {
     let (name, versions) = match spec.split_once('@') {
         Some((n, v)) => (n, v),
         None => (spec, ""),
     };
-    let cli = Cli::parse(name).with_context(|| {
-        format!("--cli {spec:?}: unknown CLI {name:?} (claude, codex or opencode)")
+    let cli = agents::cli_named(name).with_context(|| {
+        format!(
+            "--cli {spec:?}: unknown CLI {name:?} ({})",
+            agents::cli_names()
+        )
     })?;
     let versions: Vec<String> = versions
         .split(',')
@@ -124,15 +129,15 @@ pub fn pick_versions(
 }
 
 /// Ask the registry for a package's publish times (`npm view PACKAGE time --json`).
-pub fn registry_times(cli: Cli) -> anyhow::Result<Map<String, Value>> {
+pub fn registry_times(cli: &'static Cli) -> anyhow::Result<Map<String, Value>> {
     let out = std::process::Command::new("npm")
-        .args(["view", cli.package(), "time", "--json"])
+        .args(["view", cli.package, "time", "--json"])
         .output()
         .context("failed to run npm (needed to list published versions)")?;
     if !out.status.success() {
         bail!(
             "npm view {} time failed: {}",
-            cli.package(),
+            cli.package,
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
@@ -140,14 +145,14 @@ pub fn registry_times(cli: Cli) -> anyhow::Result<Map<String, Value>> {
         Ok(Value::Object(m)) => Ok(m),
         _ => bail!(
             "npm view {} time --json did not give an object",
-            cli.package()
+            cli.package
         ),
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct MatrixOptions {
-    pub cli: Cli,
+    pub cli: &'static Cli,
     pub versions: Vec<Version>,
     pub names: Vec<String>,
     /// The committed corpus the recordings are compared with.
@@ -162,7 +167,7 @@ pub struct MatrixOptions {
 pub fn run(all: &[Scenario], opts: &MatrixOptions) -> anyhow::Result<Matrix> {
     let chosen = drift::choose(all, opts.cli, &opts.names)?;
     if opts.versions.is_empty() {
-        bail!("no version of {} to try", opts.cli.display());
+        bail!("no version of {} to try", opts.cli.display);
     }
     // A program the agent needs from the machine is missing: no cell would say anything.
     super::sandbox::check_programs(opts.cli)?;
@@ -182,10 +187,10 @@ pub fn run(all: &[Scenario], opts: &MatrixOptions) -> anyhow::Result<Matrix> {
         };
         let mut cells = Vec::new();
         for s in &chosen {
-            eprintln!("{}@{}: {}", opts.cli.display(), v.version, s.name);
+            eprintln!("{}@{}: {}", opts.cli.display, v.version, s.name);
             let committed = opts
                 .corpus
-                .join(s.agent.provider())
+                .join(agents::of(s)?.provider.as_str())
                 .join(format!("{}.jsonl.zst", s.fixture_name()));
             let cell = match run_scenario(s, &run_opts) {
                 Ok(o) => judge(&committed, &o.fixture),
@@ -207,7 +212,7 @@ pub fn run(all: &[Scenario], opts: &MatrixOptions) -> anyhow::Result<Matrix> {
         let _ = std::fs::remove_dir_all(&temp);
     }
     Ok(Matrix {
-        cli: opts.cli.display().to_owned(),
+        cli: opts.cli.display.to_owned(),
         scenarios: chosen.iter().map(|s| s.name.clone()).collect(),
         rows,
         seconds: started.elapsed().as_secs_f64(),
@@ -378,10 +383,10 @@ mod tests {
     #[test]
     fn cli_specs_list_versions() {
         let (cli, v) = parse_matrix_cli("codex@0.150.0, 0.160.0,0.171.0").unwrap();
-        assert_eq!(cli, Cli::Codex);
+        assert_eq!(cli.bin, "codex");
         assert_eq!(v, ["0.150.0", "0.160.0", "0.171.0"]);
         let (cli, v) = parse_matrix_cli("opencode").unwrap();
-        assert_eq!(cli, Cli::Opencode);
+        assert_eq!(cli.package, "opencode-ai");
         assert!(v.is_empty());
         assert!(parse_matrix_cli("emacs@30").is_err());
     }

@@ -13,6 +13,7 @@ pub mod matrix_render;
 pub mod mcp_server;
 pub mod model_server;
 pub mod npm;
+pub mod package;
 #[cfg(feature = "https-pages")]
 pub mod page_server;
 pub mod process;

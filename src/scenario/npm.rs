@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use super::package::Cli;
 use super::process::{Finished, run_with_timeout};
-use super::spec::Cli;
 
 /// Why a CLI could not be installed.
 #[derive(Debug, thiserror::Error)]
@@ -45,23 +45,23 @@ pub fn cache_root() -> Result<PathBuf, InstallError> {
 }
 
 /// The folder one CLI version installs into (`/` of a scoped package becomes `+`).
-pub fn install_dir(root: &Path, cli: Cli, version: &str) -> PathBuf {
-    root.join(format!("{}@{}", cli.package().replace('/', "+"), version))
+pub fn install_dir(root: &Path, cli: &Cli, version: &str) -> PathBuf {
+    root.join(format!("{}@{}", cli.package.replace('/', "+"), version))
 }
 
 /// The executable of an installed CLI.
-pub fn bin_path(dir: &Path, cli: Cli) -> PathBuf {
-    dir.join("node_modules/.bin").join(cli.bin())
+pub fn bin_path(dir: &Path, cli: &Cli) -> PathBuf {
+    dir.join("node_modules/.bin").join(cli.bin)
 }
 
 /// Install `cli@version` unless already cached; return the path of its executable.
-pub fn ensure(cli: Cli, version: &str) -> Result<PathBuf, InstallError> {
+pub fn ensure(cli: &Cli, version: &str) -> Result<PathBuf, InstallError> {
     let dir = install_dir(&cache_root()?, cli, version);
     let bin = bin_path(&dir, cli);
     if bin.exists() {
         return Ok(bin);
     }
-    let spec = format!("{}@{}", cli.package(), version);
+    let spec = format!("{}@{}", cli.package, version);
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| InstallError::Io { path, source }
@@ -110,7 +110,7 @@ pub fn ensure(cli: Cli, version: &str) -> Result<PathBuf, InstallError> {
     if !bin.exists() {
         return Err(InstallError::NoBinary {
             spec,
-            bin: cli.bin().to_owned(),
+            bin: cli.bin.to_owned(),
             dir,
         });
     }

@@ -17,7 +17,7 @@ use super::npm;
 #[cfg(feature = "https-pages")]
 use super::page_server::TlsPageServer;
 use super::sandbox;
-use super::spec::{Agent, Scenario};
+use super::spec::Scenario;
 use super::transcript;
 
 use super::launch::{AgentCommand, Launch, RunOptions, Scratch, Setup, write};
@@ -41,17 +41,18 @@ pub struct Outcome {
 /// Run one scenario end to end.
 pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> {
     let started = Instant::now();
-    let cli = s.agent.cli();
+    let entry = agents::of(s)?;
+    let cli = entry.cli;
     let version = opts
         .version_override
         .clone()
         .unwrap_or_else(|| s.cli_version.clone());
     let bin = npm::ensure(cli, &version)
-        .with_context(|| format!("failed to install {}@{version}", cli.package()))?;
+        .with_context(|| format!("failed to install {}@{version}", cli.package))?;
     // A program the agent needs from the machine is missing: say so before the session starts.
     sandbox::check_programs(cli)?;
 
-    let provider_dir = opts.corpus.join(s.agent.provider());
+    let provider_dir = opts.corpus.join(entry.provider.as_str());
     fs::create_dir_all(&provider_dir)
         .with_context(|| format!("failed to create {}", provider_dir.display()))?;
     // The agent runs in the scratch workspace: the fixture's path is made absolute.
@@ -63,7 +64,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         corpus,
         ..opts.clone()
     };
-    let provider_dir = opts.corpus.join(s.agent.provider());
+    let provider_dir = opts.corpus.join(entry.provider.as_str());
     let fixture = provider_dir.join(format!(
         "{}.{}",
         s.fixture_name(),
@@ -90,7 +91,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .push(("workspace".to_owned(), scratch.work.display().to_string()));
     // Claude Code's WebFetch only fetches https: the pages are served over TLS as well, from a
     // certificate authority made for this run that only the agent trusts.
-    let needs_https = s.agent.native() == Agent::Claude && !s.pages.is_empty();
+    let needs_https = entry.takes.https_pages && !s.pages.is_empty();
     #[cfg(feature = "https-pages")]
     let tls_pages = if needs_https {
         let pages = TlsPageServer::start(s.pages.clone())
@@ -117,7 +118,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     let server = ModelServer::start(script, Some(&log_path))
         .context("failed to start the scripted model server")?;
 
-    let launcher = agents::launcher_of(s.agent);
+    let launcher = entry.launcher;
     let mcp = mcp_server::launch_command()?;
     if s.mcp {
         mcp.ensure_present()?;
@@ -152,6 +153,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         opts,
         limit: Duration::from_secs(s.timeout_secs),
         cli,
+        provider: entry.provider,
         version: &version,
         mcp: &mcp,
         dialect: launcher.dialect(s),
@@ -268,7 +270,6 @@ mod tests {
     use super::*;
     use crate::corpus::read_fixture;
     use crate::scenario::mcp_server::ServerCommand;
-    use crate::scenario::spec;
 
     /// Every launcher builds the command line its committed fixtures were recorded with (the
     /// header keeps it, scratch paths folded).
@@ -281,11 +282,12 @@ mod tests {
             args: vec![mcp_server::SUBCOMMAND.to_owned()],
         };
         let mut checked = std::collections::BTreeSet::new();
-        for s in spec::load_dir(&root.join("scenarios")).unwrap() {
+        for s in agents::load_dir(&root.join("scenarios")).unwrap() {
             let s = s.unwrap();
+            let agent = agents::of(&s).unwrap();
             let fixture = root
                 .join("corpus")
-                .join(s.agent.provider())
+                .join(agent.provider.as_str())
                 .join(format!("{}.jsonl.zst", s.fixture_name()));
             let Ok(fx) = read_fixture(&fixture) else {
                 continue;
@@ -304,38 +306,21 @@ mod tests {
                 mcp: &mcp,
             };
             let mut cmd = AgentCommand::new(Path::new("agent"));
-            let launcher = agents::launcher_of(s.agent);
-            launcher.configure(&setup, &mut cmd).unwrap();
-            launcher.command(&setup, &mut cmd);
+            agent.launcher.configure(&setup, &mut cmd).unwrap();
+            agent.launcher.command(&setup, &mut cmd);
             let args: Vec<String> = cmd.args.iter().map(|a| scratch.redact_paths(a)).collect();
             let _ = fs::remove_dir_all(&scratch.root);
             assert_eq!(args, header.command[1..], "{}", s.name);
-            checked.insert(s.agent);
+            checked.insert(agent.name);
         }
-        // Each wrapped or proxied way of running an agent is covered.
-        assert_eq!(
-            checked.into_iter().collect::<Vec<_>>(),
-            [
-                Agent::Claude,
-                Agent::CodexExec,
-                Agent::CodexAppServer,
-                Agent::OpencodeRun,
-                Agent::ClaudeAcp,
-                Agent::CodexAcp,
-                Agent::OpencodeAcp,
-                Agent::KiloRun,
-                Agent::KiloAcp,
-                Agent::DroidExec,
-                Agent::DroidAcp,
-                Agent::Copilot,
-                Agent::CopilotAcp,
-                Agent::Gemini,
-                Agent::GeminiAcp,
-                Agent::Qwen,
-                Agent::QwenAcp,
-                Agent::Cline,
-                Agent::ClineAcp
-            ]
-        );
+        // Each wrapped or proxied way of running an agent is covered: every agent but the
+        // servers (`opencode-serve`, `kilo-serve`, recorded as SSE).
+        let servers = ["opencode-serve", "kilo-serve"];
+        let all: std::collections::BTreeSet<&str> = agents::AGENTS
+            .iter()
+            .map(|a| a.name)
+            .filter(|n| !servers.contains(n))
+            .collect();
+        assert_eq!(checked, all);
     }
 }

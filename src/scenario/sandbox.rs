@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::spec::Cli;
+use super::package::Cli;
 
 /// Where every scenario's scratch folder is made: a fixed path, not the system's temporary folder.
 pub const ROOT: &str = "/tmp/toolnorm-scenario";
@@ -77,16 +77,17 @@ const RIPGREP: Program = Program {
     system: true,
 };
 
-/// The programs `cli` runs from the machine. Claude Code, the Claude ACP adapter, Codex, droid
-/// and Copilot CLI bring their own ripgrep; OpenCode and Kilo call `rg` from PATH; Gemini CLI
-/// uses `rg` from a system folder, and Qwen Code's bundled one is not executable once installed
-/// from npm (mode 644), so it uses PATH's.
-pub fn needs(cli: Cli) -> Vec<Program> {
+/// The programs `cli` runs from the machine: bash always, node for a CLI that is a Node.js
+/// script, ripgrep for one whose tools run the machine's ([`Cli::node`], [`Cli::ripgrep`]).
+/// Claude Code, the Claude ACP adapter, Codex, droid and Copilot CLI bring their own ripgrep;
+/// OpenCode and Kilo call `rg` from PATH; Gemini CLI uses `rg` from a system folder, and Qwen
+/// Code's bundled one is not executable once installed from npm (mode 644), so it uses PATH's.
+pub fn needs(cli: &Cli) -> Vec<Program> {
     let mut programs = vec![BASH];
-    if !matches!(cli, Cli::Claude | Cli::Opencode | Cli::Droid) {
+    if cli.node {
         programs.push(NODE);
     }
-    if matches!(cli, Cli::Opencode | Cli::Kilo | Cli::Gemini | Cli::Qwen) {
+    if cli.ripgrep {
         programs.push(RIPGREP);
     }
     programs
@@ -94,7 +95,7 @@ pub fn needs(cli: Cli) -> Vec<Program> {
 
 /// Find each of `cli`'s programs in `path` (a PATH value), or say which is missing and how to
 /// install it.
-pub fn find_programs(cli: Cli, path: &str) -> anyhow::Result<Vec<(Program, PathBuf)>> {
+pub fn find_programs(cli: &Cli, path: &str) -> anyhow::Result<Vec<(Program, PathBuf)>> {
     let mut found = Vec::new();
     let mut missing = Vec::new();
     for p in needs(cli) {
@@ -130,7 +131,7 @@ pub fn find_programs(cli: Cli, path: &str) -> anyhow::Result<Vec<(Program, PathB
     if !missing.is_empty() {
         anyhow::bail!(
             "{} needs a program this machine lacks; nothing was recorded:\n  {}",
-            cli.display(),
+            cli.display,
             missing.join("\n  ")
         );
     }
@@ -138,7 +139,7 @@ pub fn find_programs(cli: Cli, path: &str) -> anyhow::Result<Vec<(Program, PathB
 }
 
 /// Check `cli`'s programs in the caller's PATH (before a run starts anything).
-pub fn check_programs(cli: Cli) -> anyhow::Result<()> {
+pub fn check_programs(cli: &Cli) -> anyhow::Result<()> {
     find_programs(cli, &caller_path()).map(drop)
 }
 
@@ -212,7 +213,7 @@ pub fn claim(base: &Path, name: &str) -> anyhow::Result<Claim> {
 
 /// Link `cli`'s programs (found in the caller's PATH) into the scratch `bin`, and give the
 /// agent's PATH: that folder, then the system folders.
-pub fn provide(cli: Cli, bin: &Path) -> anyhow::Result<String> {
+pub fn provide(cli: &Cli, bin: &Path) -> anyhow::Result<String> {
     for (p, at) in find_programs(cli, &caller_path())? {
         let link = bin.join(p.name);
         let target = at.canonicalize().unwrap_or(at);
@@ -235,11 +236,13 @@ pub enum FileOrder {
     OldestFirst,
 }
 
-/// How `cli` lists search results in time, so that the scenario's order is the one it shows.
-pub fn file_order(cli: Cli) -> FileOrder {
-    match cli {
-        Cli::Opencode | Cli::Kilo => FileOrder::NewestFirst,
-        _ => FileOrder::OldestFirst,
+/// How `cli` lists search results in time ([`Cli::newest_first`]), so that the scenario's order
+/// is the one it shows.
+pub fn file_order(cli: &Cli) -> FileOrder {
+    if cli.newest_first {
+        FileOrder::NewestFirst
+    } else {
+        FileOrder::OldestFirst
     }
 }
 
@@ -314,6 +317,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
+    use crate::scenario::agents::cli_named;
 
     fn executable(dir: &Path, name: &str) -> PathBuf {
         let p = dir.join(name);
@@ -328,15 +332,17 @@ mod tests {
         executable(dir.path(), "bash");
         executable(dir.path(), "node");
         let path = dir.path().display().to_string();
-        let err = find_programs(Cli::Opencode, &path).unwrap_err().to_string();
+        let err = find_programs(cli_named("opencode").unwrap(), &path)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("`rg` is not on PATH"), "{err}");
         assert!(err.contains("apt-get install ripgrep"), "{err}");
         assert!(err.contains("nothing was recorded"), "{err}");
         // A CLI that brings its own ripgrep does not need it.
-        assert!(find_programs(Cli::Codex, &path).is_ok());
+        assert!(find_programs(cli_named("codex").unwrap(), &path).is_ok());
         // Nor is a file that cannot be run a program.
         fs::write(dir.path().join("rg"), "").unwrap();
-        assert!(find_programs(Cli::Opencode, &path).is_err());
+        assert!(find_programs(cli_named("opencode").unwrap(), &path).is_err());
     }
 
     /// The error `docs/scenario-environment.md` shows is the one a machine without ripgrep gets.
@@ -345,7 +351,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         executable(dir.path(), "bash");
         executable(dir.path(), "node");
-        let err = find_programs(Cli::Qwen, &dir.path().display().to_string()).unwrap_err();
+        let err = find_programs(
+            cli_named("qwen").unwrap(),
+            &dir.path().display().to_string(),
+        )
+        .unwrap_err();
         let doc = include_str!("../../docs/scenario-environment.md");
         let shown = doc
             .split("```text\n")
@@ -362,13 +372,16 @@ mod tests {
             executable(dir.path(), p);
         }
         let path = dir.path().display().to_string();
-        let err = find_programs(Cli::Gemini, &path).unwrap_err().to_string();
+        let err = find_programs(cli_named("gemini").unwrap(), &path)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not in a system folder"), "{err}");
         assert!(err.contains("apt-get install ripgrep"), "{err}");
         // One in a system folder later on PATH is taken instead.
         let system = Path::new("/usr/bin");
         if system.join("rg").exists() {
-            let found = find_programs(Cli::Gemini, &format!("{path}:/usr/bin")).unwrap();
+            let found =
+                find_programs(cli_named("gemini").unwrap(), &format!("{path}:/usr/bin")).unwrap();
             let rg = found.iter().find(|(p, _)| p.name == "rg").unwrap();
             assert_eq!(rg.1, system.join("rg"));
         }
@@ -422,8 +435,14 @@ mod tests {
         );
         assert_eq!(second, newest);
         assert!(first < second);
-        assert_eq!(file_order(Cli::Kilo), FileOrder::NewestFirst);
-        assert_eq!(file_order(Cli::Claude), FileOrder::OldestFirst);
+        assert_eq!(
+            file_order(cli_named("kilo").unwrap()),
+            FileOrder::NewestFirst
+        );
+        assert_eq!(
+            file_order(cli_named("claude").unwrap()),
+            FileOrder::OldestFirst
+        );
         assert!(set_file_time(&dir.path().join("missing"), 0, 1, FileOrder::OldestFirst).is_err());
     }
 

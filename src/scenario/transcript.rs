@@ -71,7 +71,7 @@ pub(super) fn keep(launch: &Launch<'_>) -> anyhow::Result<PathBuf> {
     let corpus = &launch.opts.corpus;
     if launch.opts.raw {
         let out = corpus
-            .join(s.agent.provider())
+            .join(launch.provider.as_str())
             .join(format!("{name}.jsonl"));
         let bytes =
             fs::read(&source).with_context(|| format!("failed to read {}", source.display()))?;
@@ -105,7 +105,7 @@ pub(super) fn keep(launch: &Launch<'_>) -> anyhow::Result<PathBuf> {
     let imported = import_as(&source, &name, &opts, |h| {
         h.source = Some(label);
         h.scenario = Some(s.name.clone());
-        h.cli = Some(launch.cli.display().to_owned());
+        h.cli = Some(launch.cli.display.to_owned());
         h.cli_version = Some(launch.version.to_owned());
     });
     match imported {

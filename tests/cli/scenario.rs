@@ -5,8 +5,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
 use serde_json::{Value, json};
+use toolnorm::scenario::agents;
 use toolnorm::scenario::model_server::{ModelServer, Script};
-use toolnorm::scenario::spec::{self, CallKind, Subagent, ToolCall, Turn};
+use toolnorm::scenario::spec::{CallKind, Subagent, ToolCall, Turn};
 
 use crate::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
 
@@ -559,12 +560,13 @@ fn mcp_fixture_server_speaks_json_rpc_over_stdio() {
 #[test]
 fn every_checked_in_scenario_parses_and_names_real_tools() {
     let dir = root().join("scenarios");
-    let loaded = spec::load_dir(&dir).unwrap();
+    let loaded = agents::load_dir(&dir).unwrap();
     assert!(!loaded.is_empty());
     let mut per_provider = std::collections::BTreeMap::<&str, usize>::new();
     for r in &loaded {
         let s = r.as_ref().unwrap_or_else(|e| panic!("{e}"));
-        *per_provider.entry(s.agent.provider()).or_default() += 1;
+        let agent = agents::of(s).unwrap();
+        *per_provider.entry(agent.provider.as_str()).or_default() += 1;
         assert!(!s.description.is_empty(), "{}: empty description", s.name);
     }
     let out = run_in(&root(), &["scenario", "list"]);

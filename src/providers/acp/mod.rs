@@ -4,6 +4,7 @@
 //! their updates, and `tools` derives a part's fields from ACP's own where the agent sent no
 //! `_meta.toolnorm`.
 
+mod cline;
 pub(crate) mod stdio;
 pub(crate) mod tools;
 mod tracker;

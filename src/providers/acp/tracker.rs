@@ -248,7 +248,7 @@ impl Tracker {
             None => {
                 let mut d = derive(&call.view, call.declined.as_deref());
                 if self.agent.as_ref().is_some_and(|(name, _)| name == "cline") {
-                    crate::providers::cline::refine_acp(&mut d, &call.view, self.cwd.as_deref());
+                    super::cline::refine_acp(&mut d, &call.view, self.cwd.as_deref());
                 }
                 if let Some(agent) = self.agent_label() {
                     d.metadata

@@ -16,7 +16,7 @@ use crate::providers::titles;
 
 /// What a call's name and input say.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Described {
+pub(crate) struct Described {
     pub name: String,
     pub kind: ToolKind,
     pub title: String,
@@ -95,7 +95,7 @@ fn read_title(input: &Value, cwd: Option<&str>) -> String {
 }
 
 /// Kind and title of a call.
-pub(super) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Described {
+pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Described {
     let path = |key: &str| s(input, key).map(|p| titles::display_path(p, cwd));
     let agent = s(input, "agentId").or_else(|| s(input, "toAgentId"));
     let (kind, title) = match name {
@@ -329,50 +329,6 @@ pub(super) fn ended(id: &str, result: Result<Value, ToolError>) -> PartUpdate {
     u
 }
 
-/// `cline --acp` titles a call `<tool>: <what>` (`run_commands: sh greet.sh`) and names it
-/// nowhere else, reports a call whose entries failed as `completed`, and an MCP call by its
-/// `<server>__<tool>` name: the part the ACP normalizer derived gets the name, kind, title and
-/// outcome the native dialects give the same call.
-pub(crate) fn refine_acp(
-    d: &mut crate::providers::acp::tools::Derived,
-    view: &crate::providers::acp::tools::CallView,
-    cwd: Option<&str>,
-) {
-    let Some(title) = view.title.as_deref() else {
-        return;
-    };
-    let tool = title.split_once(": ").map_or(title, |(t, _)| t).trim();
-    let builtin = describe(tool, &Value::Null, None).kind != ToolKind::Unknown;
-    if !builtin && !tool.contains("__") {
-        return;
-    }
-    let input = match &view.raw_input {
-        Some(v @ Value::Object(_)) => v.clone(),
-        _ => Value::Object(Default::default()),
-    };
-    let described = describe(tool, &input, cwd);
-    d.name = described.name;
-    d.kind = described.kind;
-    d.title = described.title;
-    if described.mcp.is_some() {
-        d.metadata.mcp = described.mcp;
-    }
-    let failed = d.state == ToolState::Error;
-    if matches!(d.state, ToolState::Complete | ToolState::Error)
-        && let Some(out) = view.raw_output.clone()
-        && let Err(mut e) = outcome(out, None, failed)
-    {
-        if let Some(declined) = d.error.as_ref().and_then(|old| old.code.clone())
-            && declined == "declined"
-        {
-            e.code = Some(declined);
-        }
-        d.state = ToolState::Error;
-        d.output = None;
-        d.error = Some(e);
-    }
-}
-
 /// The message of an error text Cline wrapped as JSON (`{"error":"…"}`), or the text itself.
 fn unwrap_error(text: &str) -> String {
     let t = text.trim();
@@ -413,7 +369,7 @@ fn code_of(message: &str) -> Option<String> {
 
 /// What a finished call came to: its output, or its error. `error` is the event's own error text
 /// (the stream's `content_end.error`), `is_error` the task file's flag.
-pub(super) fn outcome(
+pub(crate) fn outcome(
     output: Value,
     error: Option<&str>,
     is_error: bool,

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value};
 use similar::{ChangeTag, TextDiff};
 
-use super::super::html::escape::esc_clip;
+use super::super::escape::esc_clip;
 use crate::text::thousands;
 
 /// Diff lines drawn at most per edit (the rest counted).

@@ -27,7 +27,7 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use super::html::escape::{esc, esc_clip};
+use super::escape::{esc, esc_clip};
 use super::result::Violation;
 use crate::model::{LegacyState, NormalizedDocument, NormalizedToolPart, TimeValue, ToolKind};
 use crate::text::thousands;

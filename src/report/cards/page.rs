@@ -10,7 +10,7 @@
 
 use std::io::{self, BufWriter, Write};
 
-use super::super::html::escape::{bytes, csp_hash, esc, esc_clip};
+use super::super::escape::{bytes, csp_hash, esc, esc_clip};
 use super::{CardOptions, Session, Tree, card, finding, plural};
 use crate::model::{DiagnosticLevel, ToolState};
 use crate::text::thousands;

@@ -14,7 +14,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::super::html::escape::esc;
+use super::super::escape::esc;
 use super::super::model::Report;
 use super::super::result::{FixtureResult, Status, Violation};
 use super::{CardOptions, Session, Tree, card, plural};

@@ -246,8 +246,8 @@ fn the_page_draws_the_first_cards_and_keeps_the_rest_inert() {
         .next()
         .unwrap();
     let policy = page::content_security_policy();
-    assert!(policy.contains(&crate::report::html::escape::csp_hash(css)));
-    assert!(policy.contains(&crate::report::html::escape::csp_hash(js)));
+    assert!(policy.contains(&crate::report::escape::csp_hash(css)));
+    assert!(policy.contains(&crate::report::escape::csp_hash(js)));
 }
 
 #[test]

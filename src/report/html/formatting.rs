@@ -5,8 +5,8 @@
 use std::io::{self, Write};
 
 use super::MAX_TEXT_CHARS;
-use super::escape::{esc, esc_clip};
 use crate::report::Report;
+use crate::report::escape::{esc, esc_clip};
 
 /// Rows listed at most; the rest are counted (every one is in report.json).
 const MAX_ROWS: usize = 500;

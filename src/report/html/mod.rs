@@ -20,12 +20,11 @@ use sha2::{Digest, Sha256};
 use crate::report::model::*;
 use crate::report::result::*;
 
-pub(crate) mod escape;
 mod formatting;
 use crate::text::thousands;
 
 use super::cards::{self, preview::Previews};
-use escape::{bytes, csp_hash, esc, esc_clip};
+use crate::report::escape::{bytes, csp_hash, esc, esc_clip};
 
 /// The report's stylesheet and script: its own, then the tool cards' (the previews).
 const CSS: &str = concat!(

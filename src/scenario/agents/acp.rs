@@ -12,53 +12,69 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, claude, cline, codex, copilot, droid, gemini, opencode, proxied};
+use super::{Driven, Launcher, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::{SERVER_NAME, ServerCommand};
-use crate::scenario::spec::{Agent, Scenario};
+use crate::scenario::package::Cli;
+use crate::scenario::spec::Scenario;
 
-pub struct Acp;
+/// One ACP adapter: how it is configured and started (its row in the registry says so), then
+/// driven as an ACP client.
+pub struct Acp {
+    /// The launcher whose configuration it is given (the native CLI's, the model server and the
+    /// fixture MCP server in it).
+    pub configure_as: &'static dyn Launcher,
+    /// The launcher whose command line it is started with, when not `args` (Copilot CLI's flags
+    /// carry its MCP server).
+    pub command_as: Option<&'static dyn Launcher>,
+    /// Its arguments before the scenario's (`acp`, `--acp`, ...).
+    pub args: &'static [&'static str],
+    /// What it is called in messages.
+    pub who: &'static str,
+    /// It is given the fixture MCP server in `session/new`, as an editor passes it, rather than
+    /// in its configuration.
+    pub mcp_in_session: bool,
+}
+
+/// Zed's Claude ACP adapter (formerly `@zed-industries/claude-code-acp`).
+pub static CLAUDE_ACP_CLI: Cli = Cli {
+    package: "@zed-industries/claude-agent-acp",
+    bin: "claude-agent-acp",
+    display: "claude-agent-acp",
+    aliases: &[],
+    node: true,
+    ripgrep: false,
+    newest_first: false,
+    declared: None,
+};
+
+/// Zed's Codex ACP adapter.
+pub static CODEX_ACP_CLI: Cli = Cli {
+    package: "@zed-industries/codex-acp",
+    bin: "codex-acp",
+    display: "codex-acp",
+    aliases: &[],
+    node: true,
+    ripgrep: false,
+    newest_first: false,
+    declared: None,
+};
 
 /// ACP's protocol version the client speaks.
 const PROTOCOL_VERSION: u64 = 1;
 
 impl Launcher for Acp {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
-        match setup.scenario.agent {
-            Agent::CodexAcp => codex::Codex.configure(setup, cmd),
-            Agent::OpencodeAcp => opencode::OPENCODE.configure(setup, cmd),
-            Agent::KiloAcp => opencode::KILO.configure(setup, cmd),
-            Agent::DroidAcp => droid::Droid.configure(setup, cmd),
-            Agent::CopilotAcp => copilot::Copilot.configure(setup, cmd),
-            Agent::ClineAcp => cline::Cline.configure(setup, cmd),
-            Agent::GeminiAcp | Agent::QwenAcp => {
-                gemini::configure(setup, cmd, setup.scenario.agent.cli())
-            }
-            _ => claude::Claude.configure(setup, cmd),
-        }
+        self.configure_as.configure(setup, cmd)
     }
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
-        match setup.scenario.agent {
-            Agent::OpencodeAcp | Agent::KiloAcp => {
-                cmd.arg("acp");
-            }
-            // The model is the BYOK one `settings.json` names (ACP's `session/new` does not
-            // take `-m`). Its `Execute` wants `riskLevel` and `riskLevelReason` here, as under
-            // `--auto`, whatever the flags; permissions are asked with `session/request_permission`.
-            Agent::DroidAcp => {
-                cmd.arg("exec").arg("--output-format").arg("acp");
-            }
-            // `copilot --acp`, offline on the custom provider, the MCP server in its flags.
-            Agent::CopilotAcp => return copilot::Copilot.command(setup, cmd),
-            // `cline --acp`, on the provider and MCP settings `cline` has.
-            Agent::ClineAcp => return cline::Cline.command(setup, cmd),
-            // As the native scenarios run: every tool allowed.
-            Agent::GeminiAcp | Agent::QwenAcp => {
-                cmd.arg("--acp").arg("--approval-mode").arg("yolo");
-            }
-            _ => {}
+        if let Some(launcher) = self.command_as {
+            return launcher.command(setup, cmd);
+        }
+        for a in self.args {
+            cmd.arg(*a);
         }
         for a in &setup.scenario.args {
             cmd.arg(a.clone());
@@ -67,35 +83,14 @@ impl Launcher for Acp {
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
-        let mcp = if s.mcp && passes_mcp_in_session(s.agent) {
+        let mcp = if s.mcp && self.mcp_in_session {
             acp_mcp_servers(launch.mcp)
         } else {
             json!([])
         };
         let cwd = launch.scratch.work.display().to_string();
-        proxied(launch, who(s.agent), |channel| {
-            drive_acp(channel, s, &cwd, mcp)
-        })
+        proxied(launch, self.who, |channel| drive_acp(channel, s, &cwd, mcp))
     }
-}
-
-fn who(agent: Agent) -> &'static str {
-    match agent {
-        Agent::CodexAcp => "codex-acp",
-        Agent::OpencodeAcp => "opencode acp",
-        Agent::KiloAcp => "kilo acp",
-        Agent::DroidAcp => "droid exec --output-format acp",
-        Agent::CopilotAcp => "copilot --acp",
-        Agent::GeminiAcp => "gemini --acp",
-        Agent::QwenAcp => "qwen --acp",
-        Agent::ClineAcp => "cline --acp",
-        _ => "claude-agent-acp",
-    }
-}
-
-/// The adapters given the fixture MCP server in `session/new` rather than in their configuration.
-pub(super) fn passes_mcp_in_session(agent: Agent) -> bool {
-    matches!(agent, Agent::ClaudeAcp | Agent::OpencodeAcp)
 }
 
 /// The fixture MCP server as ACP's `session/new` takes it: one stdio server,
@@ -261,8 +256,6 @@ mod tests {
             json!([{"name": "amalgm", "command": "/bin/toolnorm",
                 "args": ["mcp-fixture-server"], "env": []}])
         );
-        assert!(passes_mcp_in_session(Agent::OpencodeAcp));
-        assert!(!passes_mcp_in_session(Agent::CodexAcp));
     }
 
     #[test]

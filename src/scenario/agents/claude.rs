@@ -12,9 +12,70 @@ use super::{Driven, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser, claude_permission};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::package::Cli;
 use crate::scenario::spec::Scenario;
 
 pub struct Claude;
+
+pub static CLI: Cli = Cli {
+    package: "@anthropic-ai/claude-code",
+    bin: "claude",
+    display: "claude-code",
+    aliases: &[],
+    node: false,
+    ripgrep: false,
+    newest_first: false,
+    declared: None,
+};
+
+/// The tools Claude Code's model may call, and the fixture MCP server's as it names them.
+pub const TOOLS: &[&str] = &[
+    "Bash",
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "WebFetch",
+    "WebSearch",
+    "Agent",
+    "Task",
+    "TodoWrite",
+    "TaskCreate",
+    "TaskUpdate",
+    "TaskList",
+    "TaskGet",
+    "TaskOutput",
+    "TaskStop",
+    "AskUserQuestion",
+    "NotebookEdit",
+    "BashOutput",
+    "KillShell",
+    "ExitPlanMode",
+    "Skill",
+    "Monitor",
+    "ToolSearch",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "EnterWorktree",
+    "ExitWorktree",
+    "ListAgents",
+    "SendMessage",
+    "ScheduleWakeup",
+    "ReportFindings",
+    "Workflow",
+    "mcp__amalgm__browser_navigate",
+    "mcp__amalgm__browser_snapshot",
+    "mcp__amalgm__browser_tabs_new",
+    "mcp__amalgm__artifacts_register",
+];
+
+/// Driven over stdin as the Agent SDK drives Claude Code (its permission prompts,
+/// AskUserQuestion among them, answered by the driver): asked for, or a scenario with answers.
+fn sdk(s: &Scenario) -> bool {
+    s.sdk || !s.answers.is_empty()
+}
 
 /// The `--mcp-config` file.
 fn mcp_config(setup: &Setup<'_>) -> PathBuf {
@@ -45,7 +106,7 @@ impl Launcher for Claude {
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
         let s = setup.scenario;
         cmd.arg("-p");
-        if s.claude_sdk() {
+        if sdk(s) {
             // Driven as the Agent SDK drives it: the prompt and the answers to permission
             // prompts (AskUserQuestion's answers among them) go over stdin.
             cmd.arg("--input-format")
@@ -76,7 +137,7 @@ impl Launcher for Claude {
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
-        if s.claude_sdk() {
+        if sdk(s) {
             proxied(launch, "claude", |channel| drive_sdk(channel, s))
         } else {
             wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))

@@ -8,14 +8,42 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::spec::Agent;
+use crate::scenario::package::{Cli, Declared};
+use crate::stream::Dialect;
 
-pub struct Cline;
+/// `cline --json PROMPT`, or `cline --acp`.
+pub struct Cline {
+    acp: bool,
+}
+
+/// `cline --json PROMPT`, recorded in wrap mode.
+pub const JSON: Cline = Cline { acp: false };
+/// `cline --acp`: configured and started so, driven by the ACP launcher.
+pub const ACP: Cline = Cline { acp: true };
+
+/// Cline's CLI (`cline`).
+pub static CLI: Cli = Cli {
+    package: "cline",
+    bin: "cline",
+    display: "cline",
+    aliases: &["cline-cli"],
+    node: true,
+    ripgrep: false,
+    newest_first: false,
+    declared: Some(Declared::Call(Dialect::ClineJson, call)),
+};
+
+/// A `cline --json` line that starts a call of `tool` with empty input.
+fn call(tool: &str) -> Value {
+    json!({"ts": "2026-01-01T00:00:00.000Z", "type": "agent_event", "event": {
+        "type": "content_start", "contentType": "tool", "toolName": tool,
+        "toolCallId": "c1", "input": {}}})
+}
 
 /// The model id the provider is given; a GPT or Codex model id would get `apply_patch` instead
 /// of `editor` (Cline's model-tool routing).
@@ -104,7 +132,7 @@ impl Launcher for Cline {
             .env("HTTPS_PROXY", "http://127.0.0.1:9")
             .env("HTTP_PROXY", "http://127.0.0.1:9")
             .env("NO_PROXY", "127.0.0.1,localhost");
-        if setup.scenario.agent == Agent::ClineAcp {
+        if self.acp {
             // `cline --acp` refuses `session/new` ("Authentication required") unless one of its
             // sign-ins (Cline, ClinePass, ChatGPT) is stored or `CLINE_API_KEY` is set, and then
             // runs on Cline's own provider unless `CLINE_PROVIDER` names another: the
@@ -117,7 +145,7 @@ impl Launcher for Cline {
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
         let s = setup.scenario;
-        if s.agent == Agent::ClineAcp {
+        if self.acp {
             cmd.arg("--acp");
         } else {
             cmd.arg("--json");
@@ -129,7 +157,7 @@ impl Launcher for Cline {
         for a in &s.args {
             cmd.arg(a.clone());
         }
-        if s.agent != Agent::ClineAcp {
+        if !self.acp {
             cmd.arg(s.prompt.clone());
         }
     }

@@ -12,9 +12,60 @@ use super::{Driven, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::spec::{Agent, Scenario};
+use crate::scenario::package::Cli;
+use crate::scenario::spec::Scenario;
 
-pub struct Codex;
+/// `codex exec` or `codex app-server`.
+pub struct Codex {
+    exec: bool,
+}
+
+/// `codex exec --json PROMPT`, recorded in wrap mode.
+pub const EXEC: Codex = Codex { exec: true };
+/// `codex app-server`, driven over JSON-RPC through the recording proxy.
+pub const APP_SERVER: Codex = Codex { exec: false };
+
+pub static CLI: Cli = Cli {
+    package: "@openai/codex",
+    bin: "codex",
+    display: "codex-cli",
+    aliases: &[],
+    node: true,
+    ripgrep: false,
+    newest_first: false,
+    declared: None,
+};
+
+/// The tools Codex's model may call, and the fixture MCP server's as it names them.
+pub const TOOLS: &[&str] = &[
+    "exec_command",
+    "write_stdin",
+    "shell",
+    "apply_patch",
+    "update_plan",
+    "web_search",
+    "view_image",
+    "get_goal",
+    "create_goal",
+    "update_goal",
+    "request_user_input",
+    "tool_search",
+    // The `collaboration` namespace (`-c features.multi_agent_v2=true`).
+    "spawn_agent",
+    "wait_agent",
+    "list_agents",
+    "send_message",
+    "followup_task",
+    "interrupt_agent",
+    // The older collab tools (not offered by 0.171.0).
+    "send_input",
+    "wait",
+    "close_agent",
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+];
 
 impl Launcher for Codex {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
@@ -47,7 +98,7 @@ impl Launcher for Codex {
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
         let s = setup.scenario;
-        if s.agent == Agent::CodexExec {
+        if self.exec {
             cmd.arg("exec")
                 .arg("--json")
                 .arg("--skip-git-repo-check")
@@ -58,14 +109,14 @@ impl Launcher for Codex {
         for a in &s.args {
             cmd.arg(a.clone());
         }
-        if s.agent == Agent::CodexExec {
+        if self.exec {
             cmd.arg(s.prompt.clone());
         }
     }
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
-        if s.agent == Agent::CodexExec {
+        if self.exec {
             wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
                 .map(|_| Driven::default())
         } else {

@@ -7,14 +7,41 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::spec::Agent;
+use crate::scenario::package::{Cli, Declared};
+use crate::stream::Dialect;
 
-pub struct Copilot;
+/// `copilot -p PROMPT --output-format json`, or `copilot --acp`.
+pub struct Copilot {
+    acp: bool,
+}
+
+/// `copilot -p PROMPT --output-format json --allow-all`, recorded in wrap mode.
+pub const PROMPT: Copilot = Copilot { acp: false };
+/// `copilot --acp`: configured and started so, driven by the ACP launcher.
+pub const ACP: Copilot = Copilot { acp: true };
+
+pub static CLI: Cli = Cli {
+    package: "@github/copilot",
+    bin: "copilot",
+    display: "copilot",
+    aliases: &["copilot-cli"],
+    node: true,
+    ripgrep: false,
+    newest_first: false,
+    declared: Some(Declared::Call(Dialect::CopilotJson, call)),
+};
+
+/// A `copilot --output-format json` line that starts a call of `tool` with empty input.
+fn call(tool: &str) -> Value {
+    json!({"type": "tool.execution_start", "data": {"toolCallId": "c1",
+        "toolName": tool, "arguments": {}}, "id": "e1",
+        "timestamp": "2026-01-01T00:00:00.000Z"})
+}
 
 /// The model name the CLI is given (and sends to the model server).
 const MODEL: &str = "scripted";
@@ -73,7 +100,7 @@ impl Launcher for Copilot {
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
         let s = setup.scenario;
-        if s.agent == Agent::CopilotAcp {
+        if self.acp {
             cmd.arg("--acp");
         } else {
             cmd.arg("-p")

@@ -9,16 +9,43 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
 use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::spec::Agent;
+use crate::scenario::package::{Cli, Declared};
+use crate::stream::Dialect;
 
-pub struct Droid;
+/// `droid exec --output-format stream-json`, or droid configured for ACP.
+pub struct Droid {
+    acp: bool,
+}
+
+/// `droid exec --output-format stream-json PROMPT`, recorded in wrap mode.
+pub const EXEC: Droid = Droid { acp: false };
+/// droid configured for `droid exec --output-format acp` (the ACP launcher starts and drives it).
+pub const ACP: Droid = Droid { acp: true };
+
+/// Factory's droid (`@factory/cli` is the same CLI under a scope).
+pub static CLI: Cli = Cli {
+    package: "droid",
+    bin: "droid",
+    display: "droid",
+    aliases: &["factory", "@factory/cli"],
+    node: false,
+    ripgrep: false,
+    newest_first: false,
+    declared: Some(Declared::Call(Dialect::DroidStreamJson, call)),
+};
+
+/// A droid `stream-json` line that calls `tool` with empty input.
+fn call(tool: &str) -> Value {
+    json!({"type": "tool_call", "id": "c1", "toolId": tool, "toolName": tool,
+        "parameters": {}, "timestamp": 1, "session_id": "s"})
+}
 
 /// What `FACTORY_API_KEY` is set to: a placeholder, never sent anywhere that could check it.
 const OFFLINE_KEY: &str = "fk-offline-placeholder";
@@ -84,7 +111,7 @@ impl Launcher for Droid {
             }],
             "autoUpdateEnabled": false
         });
-        if setup.scenario.agent == Agent::DroidAcp {
+        if self.acp {
             // ACP mode starts on Factory's default model; this makes the custom one the default.
             settings["model"] = json!(MODEL);
         }

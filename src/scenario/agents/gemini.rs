@@ -11,11 +11,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
+use crate::providers::gemini::tools::Family;
 use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::spec::{Agent, Cli, Scenario};
+use crate::scenario::package::{Cli, Declared};
+use crate::scenario::spec::Scenario;
 use crate::stream::Dialect;
 
 /// The model the CLIs are told to use (Gemini CLI routes nothing when one is named).
@@ -23,15 +25,145 @@ pub const GEMINI_MODEL: &str = "gemini-2.5-flash";
 /// Qwen Code's model name on the OpenAI-compatible server.
 pub const QWEN_MODEL: &str = "scripted-model";
 
-pub struct Gemini;
+/// Gemini CLI or Qwen Code, run with `-p` (the ACP launcher starts and drives `--acp`).
+pub struct Gemini {
+    qwen: bool,
+}
+
+pub const GEMINI: Gemini = Gemini { qwen: false };
+pub const QWEN: Gemini = Gemini { qwen: true };
+
+/// Google's Gemini CLI.
+pub static GEMINI_CLI: Cli = Cli {
+    package: "@google/gemini-cli",
+    bin: "gemini",
+    display: "gemini-cli",
+    aliases: &[],
+    node: true,
+    ripgrep: true,
+    newest_first: false,
+    declared: Some(Declared::Family(Family::Gemini)),
+};
+
+/// Qwen Code (a fork of Gemini CLI).
+pub static QWEN_CLI: Cli = Cli {
+    package: "@qwen-code/qwen-code",
+    bin: "qwen",
+    display: "qwen-code",
+    aliases: &[],
+    node: true,
+    ripgrep: true,
+    newest_first: false,
+    declared: Some(Declared::Family(Family::Qwen)),
+};
+
+/// Gemini CLI's tools (the built-in ones its releases declare, its subagents, the fixture MCP
+/// server's under their declared names).
+pub const GEMINI_TOOLS: &[&str] = &[
+    "run_shell_command",
+    "read_file",
+    "read_many_files",
+    "write_file",
+    "replace",
+    "glob",
+    "grep_search",
+    "search_file_content",
+    "list_directory",
+    "web_fetch",
+    "google_web_search",
+    "write_todos",
+    "save_memory",
+    "ask_user",
+    "activate_skill",
+    "get_internal_docs",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "update_topic",
+    "complete_task",
+    "invoke_agent",
+    "list_background_processes",
+    "read_background_output",
+    "codebase_investigator",
+    "cli_help",
+    "generalist",
+    "tracker_create_task",
+    "tracker_update_task",
+    "tracker_get_task",
+    "tracker_list_tasks",
+    "tracker_add_dependency",
+    "tracker_visualize",
+    "list_mcp_resources",
+    "read_mcp_resource",
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+    "mcp_amalgm_browser_navigate",
+    "mcp_amalgm_browser_snapshot",
+    "mcp_amalgm_browser_tabs_new",
+    "mcp_amalgm_artifacts_register",
+];
+
+/// Qwen Code's tools, likewise.
+pub const QWEN_TOOLS: &[&str] = &[
+    "run_shell_command",
+    "read_file",
+    "read_many_files",
+    "write_file",
+    "edit",
+    "glob",
+    "grep_search",
+    "list_directory",
+    "web_fetch",
+    "web_search",
+    "todo_write",
+    "save_memory",
+    "agent",
+    "task",
+    "skill",
+    "ask_user_question",
+    "exit_plan_mode",
+    "enter_plan_mode",
+    "lsp",
+    "monitor",
+    "cron_create",
+    "cron_list",
+    "cron_delete",
+    "task_create",
+    "task_update",
+    "task_list",
+    "task_stop",
+    "send_message",
+    "list_agents",
+    "tool_search",
+    "tool_call",
+    "get_goal",
+    "update_goal",
+    "zoom_image",
+    "report_findings",
+    "enter_worktree",
+    "exit_worktree",
+    "record_artifact",
+    "loop_wakeup",
+    "notebook_edit",
+    "read_mcp_resource",
+    "mcp__amalgm__browser_navigate",
+    "mcp__amalgm__browser_snapshot",
+    "mcp__amalgm__browser_tabs_new",
+    "mcp__amalgm__artifacts_register",
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+];
 
 /// Where a CLI of the family keeps its settings, under HOME.
-fn settings_dir(cli: Cli) -> &'static str {
-    if cli == Cli::Qwen { ".qwen" } else { ".gemini" }
+fn settings_dir(qwen: bool) -> &'static str {
+    if qwen { ".qwen" } else { ".gemini" }
 }
 
 /// The settings both CLIs read (the shared keys) plus each one's own.
-fn settings(setup: &Setup<'_>, cli: Cli) -> anyhow::Result<Value> {
+fn settings(setup: &Setup<'_>, qwen: bool) -> anyhow::Result<Value> {
     let s = setup.scenario;
     let mut v = json!({
         "general": {
@@ -47,7 +179,7 @@ fn settings(setup: &Setup<'_>, cli: Cli) -> anyhow::Result<Value> {
         "security": {"folderTrust": {"enabled": false}},
         "ide": {"enabled": false}
     });
-    if cli == Cli::Qwen {
+    if qwen {
         v["security"]["auth"] = json!({"selectedType": "openai"});
         v["model"] = json!({"name": QWEN_MODEL});
     } else {
@@ -65,22 +197,22 @@ fn settings(setup: &Setup<'_>, cli: Cli) -> anyhow::Result<Value> {
     Ok(v)
 }
 
-/// Settings and environment shared by the native and the ACP launchers.
-pub(super) fn configure(setup: &Setup<'_>, cmd: &mut AgentCommand, cli: Cli) -> anyhow::Result<()> {
+/// Settings and environment, for `-p` and `--acp` alike.
+fn configure(setup: &Setup<'_>, cmd: &mut AgentCommand, qwen: bool) -> anyhow::Result<()> {
     write(
         &setup
             .scratch
             .home
-            .join(settings_dir(cli))
+            .join(settings_dir(qwen))
             .join("settings.json"),
-        &serde_json::to_string_pretty(&settings(setup, cli)?)?,
+        &serde_json::to_string_pretty(&settings(setup, qwen)?)?,
     )?;
     // No relaunch into a child process with a larger heap: one process to record and interrupt.
     cmd.env("GEMINI_CLI_NO_RELAUNCH", "true")
         .env("QWEN_CODE_NO_RELAUNCH", "true")
         .env("NO_BROWSER", "true")
         .env("CI", "true");
-    if cli == Cli::Qwen {
+    if qwen {
         cmd.env("OPENAI_BASE_URL", format!("{}/v1", setup.model_url))
             .env("OPENAI_API_KEY", API_KEY)
             .env("OPENAI_MODEL", QWEN_MODEL);
@@ -100,7 +232,7 @@ fn own_format(args: &[String]) -> bool {
 
 impl Launcher for Gemini {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
-        configure(setup, cmd, setup.scenario.agent.cli())
+        configure(setup, cmd, self.qwen)
     }
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
@@ -126,16 +258,15 @@ impl Launcher for Gemini {
             .windows(2)
             .any(|w| matches!(w[0].as_str(), "-o" | "--output-format") && w[1] == "json")
             || s.args.iter().any(|a| a == "--output-format=json");
-        match (json, s.agent.cli()) {
-            (true, Cli::Gemini) => Some(Dialect::GeminiJson),
-            (true, Cli::Qwen) => Some(Dialect::QwenJson),
-            _ => None,
+        match (json, self.qwen) {
+            (true, false) => Some(Dialect::GeminiJson),
+            (true, true) => Some(Dialect::QwenJson),
+            (false, _) => None,
         }
     }
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
-        debug_assert!(matches!(s.agent, Agent::Gemini | Agent::Qwen));
         wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs)).map(|_| Driven::default())
     }
 }
@@ -162,11 +293,9 @@ mod tests {
             mcp: &mcp,
         };
         let mut cmd = AgentCommand::new(Path::new("agent"));
-        configure(&setup, &mut cmd, s.agent.cli()).unwrap();
-        let path = scratch
-            .home
-            .join(settings_dir(s.agent.cli()))
-            .join("settings.json");
+        let qwen = s.agent.as_str() == "qwen";
+        configure(&setup, &mut cmd, qwen).unwrap();
+        let path = scratch.home.join(settings_dir(qwen)).join("settings.json");
         let text = std::fs::read_to_string(path).unwrap();
         let _ = std::fs::remove_dir_all(&scratch.root);
         serde_json::from_str(&text).unwrap()
@@ -177,7 +306,7 @@ mod tests {
     #[test]
     fn scenario_settings_are_merged_into_the_settings_file() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-        let s = Scenario::load(&root.join("qwen-todo-list.toml")).unwrap();
+        let s = Scenario::load(&root.join("qwen-todo-list.toml"), super::super::problem).unwrap();
         let v = written(&s);
         assert_eq!(v["tools"]["todoWrite"]["enabled"], json!(true));
         assert_eq!(v["tools"]["listDirectory"]["enabled"], json!(true));

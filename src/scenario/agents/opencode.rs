@@ -22,13 +22,15 @@ use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
 use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::package::{Cli, Declared};
 use crate::scenario::process::{kill_group, spawn_group};
-use crate::scenario::spec::{Agent, Scenario};
+use crate::scenario::spec::Scenario;
+use crate::stream::Dialect;
 
-/// One CLI of the OpenCode family: what differs between OpenCode and its forks, as data.
+/// One CLI of the OpenCode family run one way: what differs between OpenCode and its forks, as
+/// data.
 pub struct Opencode {
-    /// The agent that runs `run --format json` (the other one runs `serve`).
-    run: Agent,
+    mode: Mode,
     /// The workspace config file and its `$schema`.
     config_file: &'static str,
     schema: &'static str,
@@ -36,25 +38,144 @@ pub struct Opencode {
     env_prefix: &'static str,
     /// What its log calls it, in error messages.
     who: &'static str,
+    /// Its ACP adapter takes the fixture MCP server from the client, in `session/new` (the
+    /// configuration file then leaves it out).
+    acp_mcp_in_session: bool,
+}
+
+/// How the CLI runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `run --format json PROMPT`, recorded in wrap mode.
+    Run,
+    /// `serve`, its `/event` SSE stream recorded while we post the session.
+    Serve,
+    /// `acp`: configured here, started and driven by the ACP launcher.
+    Acp,
 }
 
 /// OpenCode itself.
-pub const OPENCODE: Opencode = Opencode {
-    run: Agent::OpencodeRun,
+const OPENCODE: Opencode = Opencode {
+    mode: Mode::Run,
     config_file: "opencode.json",
     schema: "https://opencode.ai/config.json",
     env_prefix: "OPENCODE_",
     who: "opencode",
+    acp_mcp_in_session: true,
 };
 
 /// Kilo CLI: OpenCode's configuration under Kilo's names (`kilo.json`, `KILO_*`).
-pub const KILO: Opencode = Opencode {
-    run: Agent::KiloRun,
+const KILO: Opencode = Opencode {
+    mode: Mode::Run,
     config_file: "kilo.json",
     schema: "https://app.kilo.ai/config.json",
     env_prefix: "KILO_",
     who: "kilo",
+    acp_mcp_in_session: false,
 };
+
+pub const OPENCODE_RUN: Opencode = OPENCODE;
+pub const OPENCODE_SERVE: Opencode = Opencode {
+    mode: Mode::Serve,
+    ..OPENCODE
+};
+pub const OPENCODE_ACP: Opencode = Opencode {
+    mode: Mode::Acp,
+    ..OPENCODE
+};
+pub const KILO_RUN: Opencode = KILO;
+pub const KILO_SERVE: Opencode = Opencode {
+    mode: Mode::Serve,
+    ..KILO
+};
+pub const KILO_ACP: Opencode = Opencode {
+    mode: Mode::Acp,
+    ..KILO
+};
+
+pub static OPENCODE_CLI: Cli = Cli {
+    package: "opencode-ai",
+    bin: "opencode",
+    display: "opencode",
+    aliases: &[],
+    node: false,
+    ripgrep: true,
+    newest_first: true,
+    declared: None,
+};
+
+/// Kilo CLI (`@kilocode/cli`), built on OpenCode.
+pub static KILO_CLI: Cli = Cli {
+    package: "@kilocode/cli",
+    bin: "kilo",
+    display: "kilo",
+    aliases: &["kilocode"],
+    node: true,
+    ripgrep: true,
+    newest_first: true,
+    declared: Some(Declared::Call(Dialect::KiloRun, kilo_call)),
+};
+
+/// A `kilo run --format json` line that starts a call of `tool` with empty input.
+fn kilo_call(tool: &str) -> Value {
+    json!({"type": "tool_use", "timestamp": 1, "sessionID": "ses_a", "part": {
+        "id": "prt_1", "sessionID": "ses_a", "messageID": "msg_1", "type": "tool",
+        "callID": "c1", "tool": tool,
+        "state": {"status": "running", "input": {}, "time": {"start": 1}}}})
+}
+
+/// The tools OpenCode's model may call, and the fixture MCP server's as it names them.
+pub const OPENCODE_TOOLS: &[&str] = &[
+    "bash",
+    "read",
+    "write",
+    "edit",
+    "glob",
+    "grep",
+    "list",
+    "webfetch",
+    "websearch",
+    "todowrite",
+    "todoread",
+    "task",
+    "question",
+    "patch",
+    "multiedit",
+    "amalgm_browser_navigate",
+    "amalgm_browser_snapshot",
+    "amalgm_browser_tabs_new",
+    "amalgm_artifacts_register",
+];
+
+/// Kilo's, likewise.
+pub const KILO_TOOLS: &[&str] = &[
+    "bash",
+    "read",
+    "write",
+    "edit",
+    "glob",
+    "grep",
+    "webfetch",
+    "websearch",
+    "todowrite",
+    "task",
+    "question",
+    "skill",
+    "lsp",
+    "apply_patch",
+    "background_process",
+    "board_post",
+    "board_read",
+    "schedule_wakeup",
+    "cancel_wakeup",
+    "kilo_local_recall",
+    "suggest",
+    "list",
+    "amalgm_browser_navigate",
+    "amalgm_browser_snapshot",
+    "amalgm_browser_tabs_new",
+    "amalgm_artifacts_register",
+];
 
 impl Launcher for Opencode {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
@@ -73,7 +194,7 @@ impl Launcher for Opencode {
             "permission": {"edit": "allow", "bash": "allow", "webfetch": "allow", "external_directory": "allow"}
         });
         // `opencode acp` gets the server from the client, in `session/new`.
-        if setup.scenario.mcp && !super::acp::passes_mcp_in_session(setup.scenario.agent) {
+        if setup.scenario.mcp && !(self.mode == Mode::Acp && self.acp_mcp_in_session) {
             let mut command = vec![setup.mcp.program.clone()];
             command.extend(setup.mcp.args.iter().cloned());
             cfg["mcp"] =
@@ -106,7 +227,7 @@ impl Launcher for Opencode {
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
         let s = setup.scenario;
-        if s.agent == self.run {
+        if self.mode == Mode::Run {
             cmd.arg("run").arg("--format").arg("json");
         } else {
             cmd.arg("serve").arg("--hostname").arg("127.0.0.1");
@@ -114,14 +235,14 @@ impl Launcher for Opencode {
         for a in &s.args {
             cmd.arg(a.clone());
         }
-        if s.agent == self.run {
+        if self.mode == Mode::Run {
             cmd.arg(s.prompt.clone());
         }
     }
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
-        if s.agent == self.run {
+        if self.mode == Mode::Run {
             let out = wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))?;
             // A permission the configuration says to ask for is refused in `run` (Kilo: "run
             // ended with an auto-rejected permission"), which ends the session.
