@@ -12,7 +12,8 @@ use crate::model::NormalizedDocument;
 #[cfg(test)]
 use crate::providers::NormalizeOptions;
 use crate::providers::{
-    NewNormalizer, Probe, acp, claude, cline, codex, copilot, droid, gemini, kilo, opencode, qwen,
+    NewNormalizer, Probe, acp, ag_ui, ai_sdk, claude, cline, codex, copilot, droid, gemini, kilo,
+    opencode, qwen,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -35,6 +36,24 @@ pub struct DialectEntry {
 
 /// Every dialect, in detection order: a line counts for the first row whose sniffer recognises it.
 pub static DIALECTS: &[DialectEntry] = &[
+    // The UI wires: their sniffers take only their own types (kebab-case `tool-…` chunks,
+    // AG-UI's upper-case events).
+    DialectEntry {
+        dialect: Dialect::AiSdk,
+        sniff: ai_sdk::stream::sniff,
+        sniff_document: None,
+        new: ai_sdk::stream::new,
+        #[cfg(feature = "cli")]
+        scan: raw::ai_sdk::stream,
+    },
+    DialectEntry {
+        dialect: Dialect::AgUi,
+        sniff: ag_ui::events::sniff,
+        sniff_document: None,
+        new: ag_ui::events::new,
+        #[cfg(feature = "cli")]
+        scan: raw::ag_ui::events,
+    },
     // Above `app-server`, whose sniffer takes any method with a `/`.
     DialectEntry {
         dialect: Dialect::Acp,

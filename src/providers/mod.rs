@@ -8,6 +8,8 @@
 //! lists the dialects. Pure: no I/O, no printing.
 
 pub mod acp;
+pub mod ag_ui;
+pub mod ai_sdk;
 pub mod claude;
 pub mod cline;
 pub mod codex;
@@ -21,6 +23,7 @@ pub mod probe;
 pub mod qwen;
 pub mod store;
 pub mod titles;
+mod wire_fold;
 
 use std::borrow::Cow;
 
@@ -63,6 +66,19 @@ pub trait LineNormalizer: Send {
 
 /// Makes a dialect's [`LineNormalizer`] for one stream (the registry row's `new`).
 pub type NewNormalizer = fn(&NormalizeOptions<'_>) -> Box<dyn LineNormalizer>;
+
+/// The JSON of one SSE line, or `None` for framing lines that carry no event (`event:`, `id:`,
+/// `retry:`, comments). A line without framing is itself.
+pub(crate) fn sse_payload(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    if let Some(rest) = t.strip_prefix("data:") {
+        return Some(rest.strip_prefix(' ').unwrap_or(rest));
+    }
+    let is_framing = t.starts_with(':')
+        || ["event:", "id:", "retry:"].iter().any(|p| t.starts_with(p))
+        || matches!(t.trim_end(), "event" | "id" | "retry" | "data");
+    (!is_framing).then_some(text)
+}
 
 /// The text of a line for a dialect to parse: `None` for blank lines; bytes that are not UTF-8 are
 /// reported and replaced.

@@ -26,10 +26,16 @@ pub enum Provider {
     Copilot,
     /// Cline's CLI (`cline` on npm).
     Cline,
+    /// Any engine that answers in the AI SDK UI message stream (the `ai` package's chunks).
+    #[serde(rename = "ai-sdk")]
+    AiSdk,
+    /// Any engine that answers in AG-UI events.
+    #[serde(rename = "ag-ui")]
+    AgUi,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 10] = [
+    pub const ALL: [Provider; 12] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
@@ -40,6 +46,8 @@ impl Provider {
         Provider::Droid,
         Provider::Copilot,
         Provider::Cline,
+        Provider::AiSdk,
+        Provider::AgUi,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -54,6 +62,8 @@ impl Provider {
             Provider::Droid => "droid",
             Provider::Copilot => "copilot",
             Provider::Cline => "cline",
+            Provider::AiSdk => "ai-sdk",
+            Provider::AgUi => "ag-ui",
         }
     }
 
@@ -85,6 +95,8 @@ impl FromStr for Provider {
             "droid" | "factory" => Ok(Provider::Droid),
             "copilot" | "copilot-cli" | "github-copilot" => Ok(Provider::Copilot),
             "cline" | "cline-cli" => Ok(Provider::Cline),
+            "ai-sdk" | "aisdk" | "vercel-ai" => Ok(Provider::AiSdk),
+            "ag-ui" | "agui" => Ok(Provider::AgUi),
             other => Err(format!(
                 "unknown provider `{other}` (expected one of: {})",
                 Provider::ALL.map(Provider::as_str).join(", ")
@@ -173,6 +185,10 @@ dialects! {
     ClineJson => (Cline, "json"),
     /// `~/.cline/data/sessions/<id>/<id>.messages.json` saved tasks.
     ClineTask => (Cline, "task"),
+    /// An AI SDK UI message stream (`ai` 7.x chunks), as JSON Lines or SSE `data:` lines.
+    AiSdk => (AiSdk, "ai-sdk"),
+    /// AG-UI 1.0 events, as JSON Lines or SSE `data:` lines.
+    AgUi => (AgUi, "ag-ui"),
 }
 
 impl Dialect {

@@ -234,3 +234,60 @@ fn sse_subscribes_again_when_the_stream_drops() {
     );
     assert!(fx.is_complete(), "{:?}", fx.notes);
 }
+
+/// An engine's AI SDK UI message stream endpoint, recorded through `--sse` until its `finish`: the
+/// fixture is the `ai-sdk` dialect and normalizes back into the engine's tool parts.
+#[test]
+fn sse_records_an_engine_s_ai_sdk_stream_as_a_fixture() {
+    const BODY: &str = "data: {\"type\":\"start\",\"messageId\":\"m\"}\n\n\
+        data: {\"type\":\"tool-input-start\",\"toolCallId\":\"c1\",\"toolName\":\"Bash\",\"title\":\"Running ls\",\"dynamic\":true}\n\n\
+        data: {\"type\":\"tool-input-available\",\"toolCallId\":\"c1\",\"toolName\":\"Bash\",\"input\":{\"command\":\"ls\"},\"dynamic\":true,\"toolMetadata\":{\"kind\":\"bash\"}}\n\n\
+        data: {\"type\":\"tool-output-error\",\"toolCallId\":\"c1\",\"errorText\":\"exit 2\"}\n\n\
+        data: {\"type\":\"finish\"}\n\n\
+        data: [DONE]\n\n";
+    let dir = tempdir();
+    let (url, server) = sse_server(BODY, true);
+    let o = run_in(
+        dir.path(),
+        &[
+            "record",
+            "--provider",
+            "ai-sdk",
+            "--name",
+            "engine",
+            "--sse",
+            &url,
+            "--until",
+            "finish",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    drop(server);
+    let fixture = dir.path().join("corpus/ai-sdk/engine.jsonl.zst");
+    let o = run_in(
+        dir.path(),
+        &["normalize", fixture.to_str().unwrap(), "--compact"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(doc["dialect"], "ai-sdk");
+    let p = &doc["parts"][0];
+    assert_eq!(
+        (&p["id"], &p["name"], &p["title"], &p["kind"], &p["state"]),
+        (
+            &"c1".into(),
+            &"Bash".into(),
+            &"Running ls".into(),
+            &"bash".into(),
+            &"error".into()
+        )
+    );
+    assert_eq!(p["error"]["message"], "exit 2");
+    assert_eq!(p["input"]["command"], "ls");
+    // And judged: accepted, then under the gate like any fixture.
+    let o = run_in(dir.path(), &["accept"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_in(dir.path(), &["verify", "--reports", "r"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("1 passed"), "{}", stdout(&o));
+}

@@ -119,3 +119,44 @@ fn every_fixture_round_trips_through_both_wires() {
     }
     assert!(parts > 100, "only {parts} parts: the corpus is missing");
 }
+
+/// The `ai-sdk` and `ag-ui` dialects read an engine's recorded wire back: every fixture's frames,
+/// as one stream (JSON Lines, and SSE `data:` lines), are detected as the wire and normalize to its
+/// parts.
+#[test]
+fn every_fixture_s_wire_normalizes_back_as_its_dialect() {
+    use toolnorm::{Dialect, Input, NormalizeOptions, normalize};
+    for s in load_all() {
+        let doc = s.normalize();
+        if doc.parts.is_empty() {
+            // Only the stream's opening and end: nothing says which wire it is.
+            continue;
+        }
+        for (wire, dialect) in [(Wire::AiSdk, Dialect::AiSdk), (Wire::AgUi, Dialect::AgUi)] {
+            for sse in [false, true] {
+                let mut text = String::new();
+                for f in document_frames(wire, &doc) {
+                    let json = serde_json::to_string(&f).unwrap();
+                    if sse {
+                        text.push_str(&toolnorm::model::wire::sse_event(&json));
+                    } else {
+                        text.push_str(&json);
+                        text.push('\n');
+                    }
+                }
+                let at = format!("{} {} sse={sse}", s.name, wire.as_str());
+                let back = normalize(
+                    &Input::from_bytes(text.as_bytes()),
+                    NormalizeOptions::default(),
+                )
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+                assert_eq!(back.dialect, dialect.as_str(), "{at}");
+                assert!(back.diagnostics.is_empty(), "{at}: {:?}", back.diagnostics);
+                assert_eq!(back.parts.len(), doc.parts.len(), "{at}");
+                for (a, b) in back.parts.iter().zip(&doc.parts) {
+                    assert_eq!(a, b, "{at}: part {}", b.id);
+                }
+            }
+        }
+    }
+}

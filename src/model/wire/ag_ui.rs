@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::ext::{self, EXT_KEY, Field};
 use super::{DEFAULT_SESSION_ID, FoldError, json_text, replay, session_of};
-use crate::model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};
+use crate::model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolMetadata, ToolState};
 
 /// The name of the `CUSTOM` event that carries a call's change no tool event is due for.
 pub const UPDATE_EVENT: &str = "toolnorm.tool_call";
@@ -225,7 +225,8 @@ impl AgUiFold {
             .ok_or_else(|| format!("`{ty}` for `{id}`, which no TOOL_CALL_START opened"))
     }
 
-    fn part(&self, id: &str) -> Option<&NormalizedToolPart> {
+    /// The part of a call, as folded so far.
+    pub fn get(&self, id: &str) -> Option<&NormalizedToolPart> {
         self.index.get(id).map(|&i| &self.parts[i])
     }
 
@@ -246,6 +247,12 @@ impl AgUiFold {
                 tool_call_name,
                 ..
             } => {
+                // An engine's event without toolnorm's slot names no provider type: AG-UI's is
+                // a tool call.
+                let metadata = ext.is_none().then(|| ToolMetadata {
+                    provider_type: Some("tool_call".to_owned()),
+                    ..ToolMetadata::default()
+                });
                 let part = NormalizedToolPart {
                     id: tool_call_id.clone(),
                     name: tool_call_name.clone(),
@@ -256,7 +263,7 @@ impl AgUiFold {
                     error: None,
                     state: ToolState::Started,
                     timing: None,
-                    metadata: None,
+                    metadata,
                 };
                 let i = match self.index.get(tool_call_id) {
                     Some(&i) => {
@@ -424,20 +431,29 @@ impl AgUiEmitter {
         pre: Option<Map<String, Value>>,
         out: &mut Vec<AgUiEvent>,
     ) {
-        if let (Some(pre), Some(slot)) = (pre.clone(), event.metadata_mut()) {
-            *slot = Some(Map::from_iter([(EXT_KEY.to_owned(), Value::Object(pre))]));
+        // A start always has the slot (empty if nothing is missing): without it, the fold reads
+        // the call as an engine's that names no provider type.
+        let start = matches!(event, AgUiEvent::ToolCallStart { .. });
+        let pre = if start {
+            Some(pre.unwrap_or_default())
+        } else {
+            pre
+        };
+        let slot = |m: Map<String, Value>| Map::from_iter([(EXT_KEY.to_owned(), Value::Object(m))]);
+        if let (Some(pre), Some(s)) = (pre.clone(), event.metadata_mut()) {
+            *s = Some(slot(pre));
         }
         // The emitter's own events always fold: they name known calls and well-formed fields.
         let _ = self.fold.event(&event);
-        let diff = ext::diff(self.fold.part(&after.id), after, fields);
+        let diff = ext::diff(self.fold.get(&after.id), after, fields);
         if !diff.is_empty() {
             if let Some(i) = self.fold.index.get(&after.id).copied() {
                 let _ = ext::apply(&mut self.fold.parts[i], &diff);
             }
             let mut ours = pre.unwrap_or_default();
             ours.extend(diff);
-            if let Some(slot) = event.metadata_mut() {
-                *slot = Some(Map::from_iter([(EXT_KEY.to_owned(), Value::Object(ours))]));
+            if let Some(s) = event.metadata_mut() {
+                *s = Some(slot(ours));
             }
         }
         out.push(event);
@@ -590,7 +606,7 @@ impl AgUiEmitter {
             self.result(after, lane.as_deref(), out);
         }
         // Whatever the fold still lacks.
-        let diff = ext::diff(self.fold.part(&id), after, &ALL);
+        let diff = ext::diff(self.fold.get(&id), after, &ALL);
         if !diff.is_empty() {
             let lane = lane.filter(|l| self.subs.get(l).is_some_and(|s| !s.done));
             let ev = AgUiEvent::Custom {
@@ -703,7 +719,7 @@ impl AgUiEmitter {
         open.sort_by_key(|(id, _)| self.fold.index.get(id).copied());
         for (id, lane) in open {
             // The call is as the fold has it; `metadata.toolnorm.state` keeps it `started`.
-            let Some(now) = self.fold.part(&id).cloned() else {
+            let Some(now) = self.fold.get(&id).cloned() else {
                 continue;
             };
             let ev = AgUiEvent::ToolCallEnd {

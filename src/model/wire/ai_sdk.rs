@@ -508,17 +508,33 @@ impl AiSdkFold {
         })
     }
 
-    /// Apply `toolMetadata` (replacing the part's, as the consumer does).
-    fn apply_meta(&mut self, i: usize, meta: Option<&Map<String, Value>>) -> Result<(), String> {
-        let Some(m) = meta else {
+    /// Apply `toolMetadata` (replacing the part's, as the consumer does). A `toolMetadata` with
+    /// a `kind` is toolnorm's own; an engine's stream without one names no provider type, so the
+    /// part's is the AI SDK's part type (`dynamic-tool`, `tool-<name>`).
+    fn apply_meta(
+        &mut self,
+        i: usize,
+        meta: Option<&Map<String, Value>>,
+        dynamic: Option<bool>,
+    ) -> Result<(), String> {
+        let Some(m) = meta.filter(|m| m.contains_key("kind")) else {
+            let p = &mut self.parts[i];
+            if p.metadata.is_none() {
+                let ty = if dynamic == Some(true) {
+                    "dynamic-tool".to_owned()
+                } else {
+                    format!("tool-{}", p.name)
+                };
+                p.metadata = Some(ToolMetadata {
+                    provider_type: Some(ty),
+                    ..ToolMetadata::default()
+                });
+            }
             return Ok(());
         };
         let p = &mut self.parts[i];
         let bad = |f: &str, e: serde_json::Error| format!("toolMetadata.{f} of `{}`: {e}", p.id);
-        p.kind = match m.get("kind") {
-            Some(k) => ToolKind::deserialize(k).map_err(|e| bad("kind", e))?,
-            None => ToolKind::Unknown,
-        };
+        p.kind = ToolKind::deserialize(&m["kind"]).map_err(|e| bad("kind", e))?;
         p.timing = m
             .get("timing")
             .map(Deserialize::deserialize)
@@ -562,6 +578,7 @@ impl AiSdkFold {
                 tool_name,
                 title,
                 tool_metadata,
+                dynamic,
                 ..
             } => {
                 let i = self.slot(tool_call_id, tool_name);
@@ -575,7 +592,7 @@ impl AiSdkFold {
                 p.output = None;
                 p.error = None;
                 self.text[i].clear();
-                self.apply_meta(i, tool_metadata.as_ref())?;
+                self.apply_meta(i, tool_metadata.as_ref(), *dynamic)?;
             }
             UiChunk::ToolInputDelta {
                 tool_call_id,
@@ -593,6 +610,7 @@ impl AiSdkFold {
                 input,
                 title,
                 tool_metadata,
+                dynamic,
                 ..
             } => {
                 let i = self.slot(tool_call_id, tool_name);
@@ -605,7 +623,7 @@ impl AiSdkFold {
                 p.input = input.clone();
                 p.output = None;
                 p.error = None;
-                self.apply_meta(i, tool_metadata.as_ref())?;
+                self.apply_meta(i, tool_metadata.as_ref(), *dynamic)?;
             }
             UiChunk::ToolInputError {
                 tool_call_id,
@@ -614,13 +632,14 @@ impl AiSdkFold {
                 error_text,
                 title,
                 tool_metadata,
+                dynamic,
                 ..
             } => {
                 let i = self.slot(tool_call_id, tool_name);
                 if let Some(t) = title {
                     self.parts[i].title.clone_from(t);
                 }
-                self.apply_meta(i, tool_metadata.as_ref())?;
+                self.apply_meta(i, tool_metadata.as_ref(), *dynamic)?;
                 let error = self.error_of(i, Some(error_text));
                 let p = &mut self.parts[i];
                 p.name.clone_from(tool_name);
@@ -655,7 +674,7 @@ impl AiSdkFold {
                 ..
             } => {
                 let i = self.existing(tool_call_id, "tool-output-available")?;
-                self.apply_meta(i, tool_metadata.as_ref())?;
+                self.apply_meta(i, tool_metadata.as_ref(), None)?;
                 let p = &mut self.parts[i];
                 p.output = output.clone().filter(|o| !o.is_null());
                 p.error = None;
@@ -672,7 +691,7 @@ impl AiSdkFold {
                 ..
             } => {
                 let i = self.existing(tool_call_id, "tool-output-error")?;
-                self.apply_meta(i, tool_metadata.as_ref())?;
+                self.apply_meta(i, tool_metadata.as_ref(), None)?;
                 let error = self.error_of(i, Some(error_text));
                 let p = &mut self.parts[i];
                 p.output = None;
@@ -689,6 +708,11 @@ impl AiSdkFold {
             }
         }
         Ok(())
+    }
+
+    /// The part of a call, as folded so far.
+    pub fn get(&self, id: &str) -> Option<&NormalizedToolPart> {
+        self.index.get(id).map(|&i| &self.parts[i])
     }
 
     /// The parts, in order of first appearance.

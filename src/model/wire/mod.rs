@@ -218,6 +218,53 @@ pub(crate) fn json_text(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// A wire's fold, frame by frame: what the `ai-sdk` and `ag-ui` dialects drive.
+pub trait WireFold: Default + Send {
+    type Frame;
+    /// Read one JSON value as a frame: `Ok(None)` for a frame the wire has that says nothing of
+    /// tool calls, `Err` for what the wire's schema rejects.
+    fn read(value: &Value) -> Result<Option<Self::Frame>, String>;
+    /// Fold one frame; `Err` for a frame the wire's consumer rejects here (a call no frame
+    /// opened).
+    fn fold(&mut self, frame: &Self::Frame) -> Result<(), String>;
+    /// The call a frame is about.
+    fn call_of(frame: &Self::Frame) -> Option<&str>;
+    /// The part of a call, as folded so far.
+    fn part(&self, id: &str) -> Option<&NormalizedToolPart>;
+}
+
+impl WireFold for ai_sdk::AiSdkFold {
+    type Frame = ai_sdk::UiChunk;
+    fn read(value: &Value) -> Result<Option<Self::Frame>, String> {
+        ai_sdk::read_chunk(value)
+    }
+    fn fold(&mut self, frame: &Self::Frame) -> Result<(), String> {
+        self.chunk(frame)
+    }
+    fn call_of(frame: &Self::Frame) -> Option<&str> {
+        frame.tool_call_id()
+    }
+    fn part(&self, id: &str) -> Option<&NormalizedToolPart> {
+        self.get(id)
+    }
+}
+
+impl WireFold for ag_ui::AgUiFold {
+    type Frame = ag_ui::AgUiEvent;
+    fn read(value: &Value) -> Result<Option<Self::Frame>, String> {
+        ag_ui::read_event(value)
+    }
+    fn fold(&mut self, frame: &Self::Frame) -> Result<(), String> {
+        self.event(frame)
+    }
+    fn call_of(frame: &Self::Frame) -> Option<&str> {
+        frame.tool_call_id()
+    }
+    fn part(&self, id: &str) -> Option<&NormalizedToolPart> {
+        self.get(id)
+    }
+}
+
 /// Why a frame could not be folded: which frame (0-based in the sequence folded) and what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FoldError {

@@ -73,18 +73,6 @@ struct MessageInfo<'a> {
     error: Option<ErrorWire<'a>>,
 }
 
-/// The JSON of one SSE line, or `None` for framing lines that carry no event.
-fn sse_payload(text: &str) -> Option<&str> {
-    let t = text.trim_start();
-    if let Some(rest) = t.strip_prefix("data:") {
-        return Some(rest.strip_prefix(' ').unwrap_or(rest));
-    }
-    let is_framing = t.starts_with(':')
-        || ["event:", "id:", "retry:"].iter().any(|p| t.starts_with(p))
-        || matches!(t.trim_end(), "event" | "id" | "retry" | "data");
-    (!is_framing).then_some(text)
-}
-
 /// Normalizes an event stream. Its cwd comes from `/global/event`'s `directory` or the root
 /// session's info.
 pub(crate) struct Normalizer {
@@ -110,7 +98,7 @@ impl LineNormalizer for Normalizer {
         let Some(text) = line_text(line, store) else {
             return;
         };
-        let Some(json) = sse_payload(&text) else {
+        let Some(json) = crate::providers::sse_payload(&text) else {
             return;
         };
         if json.trim().is_empty() {
@@ -218,7 +206,7 @@ pub(crate) fn sniff(p: &crate::providers::Probe<'_>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::providers::sse_payload;
 
     #[test]
     fn sse_framing() {

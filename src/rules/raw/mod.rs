@@ -22,6 +22,8 @@ use serde_json::{Map, Value};
 use crate::stream::Input;
 
 pub(crate) mod acp;
+pub(crate) mod ag_ui;
+pub(crate) mod ai_sdk;
 pub(crate) mod claude;
 pub(crate) mod cline;
 pub(crate) mod codex;

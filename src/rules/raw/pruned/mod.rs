@@ -164,6 +164,8 @@ fn keep(key: &str) -> Keep {
         // ACP: the MCP servers a client declares, and a call's title (OpenCode names an MCP call
         // in it).
         "mcpServers" | "title" => Keep::Pruned,
+        // The UI wires (AI SDK chunks, AG-UI events and the `toolnorm` slot of their metadata).
+        "toolCallName" | "toolnorm" | "value" => Keep::Pruned,
         // Gemini CLI and Qwen Code.
         "$set" | "functionCall" | "functionResponse" | "response" | "toolCallResult"
         | "toolCalls" | "tool_id" | "tool_name" => Keep::Pruned,
