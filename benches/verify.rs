@@ -36,7 +36,7 @@
 //! - `TOOLNORM_BENCH_PIN`: `0` lets the `--jobs 1` runs go to any CPU. By default every process
 //!   of a `--jobs 1` comparison runs on one CPU (the last this bench may use): moved between
 //!   CPUs while it runs, a process pays for it in CPU time by chance, and on a virtual machine
-//!   that widened the spread of the runs (see the README).
+//!   that widened the spread of the runs (see docs/reference/performance.md).
 //! - `TOOLNORM_BENCH_BASELINE`: the path of another `toolnorm` binary (a build of an earlier
 //!   revision), timed as a third side in the same alternation, on the same corpus and expected
 //!   files: before and after in one run, under the same load.

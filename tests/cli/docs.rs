@@ -316,41 +316,30 @@ fn sandbox() -> tempfile::TempDir {
     )
     .unwrap();
     // `session.jsonl`: an agent's raw stream (Claude Code's stream-json), for `toolnorm normalize
-    // session.jsonl` and the like.
-    let o = toolnorm()
-        .args(["cat", "corpus/claude/live-claude-bash.jsonl.zst"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    fs::write(dir.path().join("session.jsonl"), &o.stdout).unwrap();
-    // A Claude Code transcript where Claude Code keeps it, for `toolnorm import ~/.claude/projects/`.
-    let session = dir
-        .path()
-        .join("home/.claude/projects/-home-me-app/0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d.jsonl");
-    fs::create_dir_all(session.parent().unwrap()).unwrap();
-    let o = toolnorm()
-        .args(["cat", "corpus/claude/spotter_short.jsonl.zst"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    fs::write(&session, &o.stdout).unwrap();
+    // session.jsonl` and the like; a Claude Code transcript where Claude Code keeps it, for
+    // `toolnorm import ~/.claude/projects/`.
+    let home_session =
+        "home/.claude/projects/-home-me-app/0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d.jsonl";
+    for (fixture, to) in [
+        ("corpus/claude/live-claude-bash.jsonl.zst", "session.jsonl"),
+        ("corpus/claude/spotter_short.jsonl.zst", home_session),
+    ] {
+        let o = crate::util::cat(dir.path(), fixture, &[]);
+        assert!(o.status.success(), "{fixture}: {}", stderr(&o));
+        let to = dir.path().join(to);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::write(to, &o.stdout).unwrap();
+    }
     dir
 }
 
 /// Run one `sh` block in a fresh sandbox.
 fn run_sh(block: &Block) -> Output {
     let dir = sandbox();
-    let bin = Path::new(env!("CARGO_BIN_EXE_toolnorm")).parent().unwrap();
-    let path = std::env::join_paths(std::iter::once(bin.to_owned()).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .unwrap();
     Command::new("sh")
         .args(["-e", "-c", &block.code])
         .current_dir(dir.path())
-        .env("PATH", path)
+        .env("PATH", crate::util::path_with_toolnorm())
         .env("HOME", dir.path().join("home"))
         .env("NO_COLOR", "1")
         .env_remove("CI")
@@ -892,6 +881,28 @@ fn the_guides_rust_programs_run() {
     }
 }
 
+/// The protocol section of docs/embedding.md: an engine (a js block whose first line names its
+/// file, `// engine.mjs`) and the command that puts it under the gate (the sh block naming that
+/// file). tests/cli/wasm.rs runs them; (file, engine, command).
+pub fn protocol_snippet() -> (String, String, String) {
+    let protocol = section_blocks("docs/embedding.md", "The protocol");
+    let (_, engine) = protocol
+        .iter()
+        .find(|(info, _)| info == "js")
+        .expect("docs/embedding.md, ## The protocol: a js block");
+    let file = engine
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("// "))
+        .expect("the engine's first line names its file: // engine.mjs")
+        .to_owned();
+    let (_, command) = protocol
+        .iter()
+        .find(|(info, code)| info == "sh" && code.contains(&file))
+        .unwrap_or_else(|| panic!("docs/embedding.md, ## The protocol: a sh block running {file}"));
+    (file, engine.clone(), command.trim().to_owned())
+}
+
 /// The snippets other tests run are where those tests look: tests/cli/wasm.rs (ignored, it needs
 /// node) takes the JavaScript programs and the protocol's engine and command from
 /// docs/embedding.md's sections, and packages/python/tests/test_install.py its one Python block.
@@ -902,21 +913,10 @@ fn the_embedding_pages_snippets_are_where_their_tests_look() {
         js.iter().filter(|(info, _)| info == "js").count() >= 2,
         "{js:?}"
     );
-    let protocol = section_blocks("docs/embedding.md", "The protocol");
-    let (_, engine) = protocol
-        .iter()
-        .find(|(info, _)| info == "js")
-        .expect("## The protocol: a js block");
-    let file = engine
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("// "))
-        .expect("the engine's first line names its file: // engine.mjs");
+    let (file, _, command) = protocol_snippet();
     assert!(
-        protocol
-            .iter()
-            .any(|(info, code)| info == "sh" && code.contains(file)),
-        "## The protocol: a sh block running {file}"
+        command.starts_with("toolnorm verify --impl"),
+        "{file}: {command}"
     );
     let python = section_blocks("docs/embedding.md", "Python");
     assert_eq!(

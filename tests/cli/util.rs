@@ -51,6 +51,15 @@ pub fn unsafe_kill(pid: u32, sig: i32) {
     assert!(ok.success());
 }
 
+/// PATH with the folder of the binary under test first, so that `toolnorm` in a shell command is it.
+pub fn path_with_toolnorm() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_toolnorm")).parent().unwrap();
+    std::env::join_paths(std::iter::once(bin.to_owned()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap()
+}
+
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("failed to create a temp dir")
 }

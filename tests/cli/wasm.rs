@@ -313,23 +313,8 @@ fn the_embedding_pages_javascript_snippets_run() {
     }
 
     // The protocol: the engine the block names goes under the gate with the command shown.
-    let protocol = embedding_blocks("The protocol");
-    let (_, engine) = protocol
-        .iter()
-        .find(|(info, _)| info == "js")
-        .expect("a js block");
-    let file = engine
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("// "))
-        .expect("the block's first line names its file: // engine.mjs");
-    fs::write(project.join(file), engine).unwrap();
-    let (_, command) = protocol
-        .iter()
-        .find(|(info, code)| info == "sh" && code.contains(file))
-        .unwrap_or_else(|| panic!("a sh block running {file}"));
-    let command = command.trim();
-    assert!(command.contains(file), "{command}");
+    let (file, engine, command) = crate::docs::protocol_snippet();
+    fs::write(project.join(&file), engine).unwrap();
     for f in [
         "corpus/claude/live-claude-bash.jsonl.zst",
         "expected/claude/live-claude-bash.json",
@@ -340,15 +325,10 @@ fn the_embedding_pages_javascript_snippets_run() {
         fs::create_dir_all(to.parent().unwrap()).unwrap();
         fs::copy(root().join(f), to).unwrap();
     }
-    let bin = Path::new(env!("CARGO_BIN_EXE_toolnorm")).parent().unwrap();
-    let path = std::env::join_paths(std::iter::once(bin.to_owned()).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .unwrap();
     let o = Command::new("sh")
-        .args(["-c", command])
+        .args(["-c", &command])
         .current_dir(&project)
-        .env("PATH", path)
+        .env("PATH", crate::util::path_with_toolnorm())
         .env_remove("CI")
         .output()
         .unwrap();
