@@ -71,9 +71,9 @@ pub struct Args {
     /// With `--follow` on a regular file: stop once nothing was added for this many seconds.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     pub idle_timeout: f64,
-    /// With `--emit ai-sdk` or `ag-ui`: write the wire's Server-Sent Events framing (`data:
-    /// <frame>` and a blank line per frame; the AI SDK stream ends with `data: [DONE]`) instead of
-    /// JSON Lines. The HTTP headers are the server's (docs/ui-wires.md).
+    /// With `--emit ai-sdk` or `ag-ui`: write the wire's Server-Sent Events framing
+    /// (`data: FRAME` and a blank line per frame; the AI SDK stream ends with `data: [DONE]`)
+    /// instead of JSON Lines. The HTTP headers are the server's (docs/ui-wires.md).
     #[arg(long)]
     pub sse: bool,
     /// Print compact JSON on one line.

@@ -53,7 +53,7 @@ pub struct Program {
     pub package: &'static str,
     /// Why the agent needs it (for the error).
     pub why: &'static str,
-    /// It must live in a system folder ([`SYSTEM_DIRS`]).
+    /// It must live in a system folder (`SYSTEM_DIRS`).
     pub system: bool,
 }
 

@@ -1,4 +1,4 @@
-//! The parts as the two wires most UIs read, beside ACP ([`super::acp`]): the AI SDK UI message
+//! The parts as the two wires most UIs read, beside ACP (`model::acp`, feature `acp`): the AI SDK UI message
 //! stream ([`ai_sdk`], the `ai` package 7.x: `uiMessageChunkSchema`, `readUIMessageStream`) and
 //! AG-UI 1.0 ([`ag_ui`], `@ag-ui/core`). Each wire has an emitter (a part's successive snapshots,
 //! live, or a whole document, in), a fold (its frames back into parts) and a structural check of

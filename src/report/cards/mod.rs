@@ -107,7 +107,7 @@ pub struct Tree {
 
 impl Tree {
     /// A part is the child of the part whose id its `parentToolUseId` names, or of the part whose
-    /// `childSessionId` is its `sessionId`. Cycles and nesting past [`MAX_DEPTH`] are cut: such
+    /// `childSessionId` is its `sessionId`. Cycles and nesting past `MAX_DEPTH` are cut: such
     /// a part is drawn as a root.
     pub fn of(parts: &[NormalizedToolPart]) -> Tree {
         let mut by_id: HashMap<&str, usize> = HashMap::new();
