@@ -355,7 +355,9 @@ fn the_javascript_package_writes_what_the_command_line_does_and_its_streams_pass
         lines.len() as u64,
         "{summary}"
     );
-    assert!(live * 10 > lines.len() as u64 * 8, "{summary}");
+    // Most of them: 194 of the 269 shipped fixtures (the rest are the ACP adapters' two-way
+    // recordings); a binding that skipped the streams would fall far below.
+    assert!(live * 10 > lines.len() as u64 * 6, "{summary}");
     assert_eq!(summary["aiSdkToolParts"], summary["liveParts"], "{summary}");
     assert_eq!(summary["agUiToolCalls"], summary["liveParts"], "{summary}");
     assert_eq!(summary["parts"], parts, "{summary}");

@@ -368,6 +368,9 @@ const ALL: [Field; 9] = [
 /// What a call needs for its lane and its events.
 struct Call {
     lane: Option<String>,
+    /// The latest input seen: a live call's arguments go out once it ends (or at the end of the
+    /// stream), when they are final.
+    input: Value,
     args: bool,
     ended: bool,
     result: bool,
@@ -558,6 +561,7 @@ impl AgUiEmitter {
                 id.clone(),
                 Call {
                     lane,
+                    input: Value::Null,
                     args: false,
                     ended: false,
                     result: false,
@@ -568,7 +572,13 @@ impl AgUiEmitter {
             let c = &self.calls[&id];
             (c.lane.clone(), c.args, c.ended, c.result)
         };
-        if !args && !after.input.is_null() {
+        if let Some(c) = self.calls.get_mut(&id) {
+            c.input.clone_from(&after.input);
+        }
+        // A live call's input can still change while it runs (a web search's query, a plan's
+        // items), and a consumer keeps the arguments as sent: they go out when the call ends.
+        let final_input = !self.hold || after.state.is_terminal();
+        if !args && final_input && !after.input.is_null() {
             let ev = AgUiEvent::ToolCallArgs {
                 tool_call_id: id.clone(),
                 delta: json_text(&after.input),
@@ -579,7 +589,7 @@ impl AgUiEmitter {
                 c.args = true;
             }
         }
-        if !ended && after.state != ToolState::Started {
+        if !ended && final_input && after.state != ToolState::Started {
             let ev = AgUiEvent::ToolCallEnd {
                 tool_call_id: id.clone(),
                 subagent_run_id: lane.clone(),
@@ -605,8 +615,13 @@ impl AgUiEmitter {
         if !result && after.state.is_terminal() {
             self.result(after, lane.as_deref(), out);
         }
-        // Whatever the fold still lacks.
-        let diff = ext::diff(self.fold.get(&id), after, &ALL);
+        // Whatever the fold still lacks; a live call's input that is held (above) is not sent.
+        let held = self.calls.get(&id).is_some_and(|c| !c.args);
+        let fields: Vec<Field> = ALL
+            .into_iter()
+            .filter(|f| !(held && *f == Field::Input))
+            .collect();
+        let diff = ext::diff(self.fold.get(&id), after, &fields);
         if !diff.is_empty() {
             let lane = lane.filter(|l| self.subs.get(l).is_some_and(|s| !s.done));
             let ev = AgUiEvent::Custom {
@@ -722,6 +737,20 @@ impl AgUiEmitter {
             let Some(now) = self.fold.get(&id).cloned() else {
                 continue;
             };
+            // A live call still running: its latest arguments, then its end.
+            let held = self
+                .calls
+                .get(&id)
+                .filter(|c| !c.args && !c.input.is_null())
+                .map(|c| c.input.clone());
+            if let Some(input) = held {
+                let ev = AgUiEvent::ToolCallArgs {
+                    tool_call_id: id.clone(),
+                    delta: json_text(&input),
+                    subagent_run_id: lane.clone(),
+                };
+                self.emit(ev, &now, &[], None, &mut out);
+            }
             let ev = AgUiEvent::ToolCallEnd {
                 tool_call_id: id,
                 subagent_run_id: lane,
