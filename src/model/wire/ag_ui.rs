@@ -365,6 +365,18 @@ const ALL: [Field; 9] = [
     Field::Timing,
 ];
 
+/// [`ALL`] but the input: what a live call's update may carry while its arguments are held.
+const ALL_BUT_INPUT: [Field; 8] = [
+    Field::Name,
+    Field::Title,
+    Field::Kind,
+    Field::State,
+    Field::Output,
+    Field::Error,
+    Field::Metadata,
+    Field::Timing,
+];
+
 /// What a call needs for its lane and its events.
 struct Call {
     lane: Option<String>,
@@ -572,7 +584,9 @@ impl AgUiEmitter {
             let c = &self.calls[&id];
             (c.lane.clone(), c.args, c.ended, c.result)
         };
-        if let Some(c) = self.calls.get_mut(&id) {
+        if self.hold
+            && let Some(c) = self.calls.get_mut(&id)
+        {
             c.input.clone_from(&after.input);
         }
         // A live call's input can still change while it runs (a web search's query, a plan's
@@ -617,11 +631,8 @@ impl AgUiEmitter {
         }
         // Whatever the fold still lacks; a live call's input that is held (above) is not sent.
         let held = self.calls.get(&id).is_some_and(|c| !c.args);
-        let fields: Vec<Field> = ALL
-            .into_iter()
-            .filter(|f| !(held && *f == Field::Input))
-            .collect();
-        let diff = ext::diff(self.fold.get(&id), after, &fields);
+        let fields: &[Field] = if held { &ALL_BUT_INPUT } else { &ALL };
+        let diff = ext::diff(self.fold.get(&id), after, fields);
         if !diff.is_empty() {
             let lane = lane.filter(|l| self.subs.get(l).is_some_and(|s| !s.done));
             let ev = AgUiEvent::Custom {
