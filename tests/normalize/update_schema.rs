@@ -4,7 +4,6 @@
 
 #![cfg(feature = "schema")]
 
-use serde_json::Value;
 use toolnorm::{Dialect, NormalizeOptions, NormalizedDocument, Normalizer, Update};
 
 use crate::samples::load_all;
