@@ -459,7 +459,9 @@ mod tests {
         let mut many = sample_report();
         many.fixtures
             .edit(|v| {
-                let first: Vec<_> = v.clone();
+                // Every suite's fixtures but the 300-part diff, which would only make the
+                // comparison slow.
+                let first: Vec<_> = v.iter().filter(|f| f.parts < 300).cloned().collect();
                 for i in 0..2 * BATCH + 3 {
                     v.extend(first.iter().cloned().map(|mut f| {
                         f.name = format!("{}-{i}", f.name);

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use toolnorm::model::acp::{AcpUpdateFrame, document_frames, fold_frames};
 
 use crate::samples::load_all;
+use crate::schema_check::Validator;
 
 fn acp_schema() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/acp/schema.json");
@@ -17,27 +18,15 @@ fn acp_schema() -> Value {
     serde_json::from_str(&text).expect("the vendored ACP schema is JSON")
 }
 
-/// The schema with its root replaced by a reference to one of its definitions.
-fn definition(schema: &Value, name: &str) -> jsonschema::Validator {
-    let rooted = json!({
-        "$schema": schema["$schema"],
-        "$defs": schema["$defs"],
-        "$ref": format!("#/$defs/{name}"),
-    });
-    jsonschema::validator_for(&rooted).expect("the ACP schema compiles")
-}
-
-fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
-    v.iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .take(5)
-        .collect()
+/// A validator for one of the schema's definitions.
+fn definition(schema: &Value, name: &str) -> Validator {
+    Validator::at(schema, &format!("/$defs/{name}"))
 }
 
 #[test]
 fn every_fixture_s_frames_validate_against_the_acp_schema() {
     let schema = acp_schema();
-    let whole = jsonschema::validator_for(&schema).expect("the ACP schema compiles");
+    let whole = Validator::new(&schema);
     let agent = definition(&schema, "AgentNotification");
     let session = definition(&schema, "SessionNotification");
     let mut checked = 0usize;
@@ -52,7 +41,7 @@ fn every_fixture_s_frames_validate_against_the_acp_schema() {
                 ("agent notification", &agent, &v),
                 ("session notification", &session, &v["params"]),
             ] {
-                let errs = errors(validator, instance);
+                let errs = validator.errors(instance);
                 assert!(
                     errs.is_empty(),
                     "{} frame {i}: not a valid ACP {what}: {errs:?}\n{v}",
@@ -75,10 +64,10 @@ fn a_frame_that_breaks_the_schema_is_caught() {
     let session = definition(&schema, "SessionNotification");
     let bad = json!({"sessionId": "s", "update": {"sessionUpdate": "tool_call",
         "toolCallId": "t", "title": "x", "status": "output-available"}});
-    assert!(!errors(&session, &bad).is_empty());
+    assert!(!session.errors(&bad).is_empty());
     let good = json!({"sessionId": "s", "update": {"sessionUpdate": "tool_call",
         "toolCallId": "t", "title": "x", "status": "completed"}});
-    assert_eq!(errors(&session, &good), Vec::<String>::new());
+    assert_eq!(session.errors(&good), Vec::<String>::new());
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod gemini;
 mod opencode;
 mod prefixes;
 mod samples;
+mod schema_check;
 mod streaming;
 mod update_schema;
 mod wires;

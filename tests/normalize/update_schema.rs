@@ -4,21 +4,13 @@
 
 #![cfg(feature = "schema")]
 
-use serde_json::Value;
 use toolnorm::{Dialect, NormalizeOptions, NormalizedDocument, Normalizer, Update};
 
 use crate::samples::load_all;
+use crate::schema_check::Validator;
 
-fn validator(schema: schemars::schema::RootSchema) -> jsonschema::Validator {
-    let schema = serde_json::to_value(schema).unwrap();
-    jsonschema::validator_for(&schema).expect("the schema compiles")
-}
-
-fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
-    v.iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .take(5)
-        .collect()
+fn validator(schema: schemars::schema::RootSchema) -> Validator {
+    Validator::new(&serde_json::to_value(schema).unwrap())
 }
 
 #[test]
@@ -35,12 +27,12 @@ fn every_update_and_document_of_the_corpus_is_valid_against_its_schema() {
         updates.extend(n.finish().unwrap());
         for u in &updates {
             let v = serde_json::to_value(u).unwrap();
-            let errs = errors(&update, &v);
+            let errs = update.errors(&v);
             assert!(errs.is_empty(), "{}: {errs:?}\n{v}", s.name);
             kinds.insert(v["type"].as_str().unwrap().to_owned());
         }
         let doc = serde_json::to_value(s.normalize()).unwrap();
-        let errs = errors(&document, &doc);
+        let errs = document.errors(&doc);
         assert!(errs.is_empty(), "{}: {errs:?}", s.name);
     }
     // The corpus is clean: a stream with lines that are not the dialect's gives diagnostics.
@@ -54,7 +46,7 @@ fn every_update_and_document_of_the_corpus_is_valid_against_its_schema() {
     updates.extend(n.finish().unwrap());
     for u in &updates {
         let v = serde_json::to_value(u).unwrap();
-        assert!(errors(&update, &v).is_empty(), "{v}");
+        assert!(update.errors(&v).is_empty(), "{v}");
         kinds.insert(v["type"].as_str().unwrap().to_owned());
     }
     assert_eq!(
@@ -73,8 +65,8 @@ fn the_update_schema_rejects_what_is_not_an_update() {
         serde_json::json!({"type": "unknown"}),
         serde_json::json!({"provider": "claude", "dialect": "stream-json"}),
     ] {
-        assert!(!errors(&update, &bad).is_empty(), "{bad} was accepted");
+        assert!(!update.errors(&bad).is_empty(), "{bad} was accepted");
     }
     let good = serde_json::to_value(Update::Dialect(Dialect::CodexExec)).unwrap();
-    assert!(errors(&update, &good).is_empty());
+    assert!(update.errors(&good).is_empty());
 }
