@@ -434,44 +434,45 @@ pub(crate) fn outcome(
     Ok(output)
 }
 
+/// Every tool Cline 3.0 can declare (default tools in act and plan mode, `apply_patch` for
+/// GPT models, `skills`, yolo's `submit_and_exit`, `spawn_agent` and the team tools): each has a
+/// specific title and kind here (tested), and the scenarios offer them all to the model.
+pub const BUILTINS: &[&str] = &[
+    "read_files",
+    "search_codebase",
+    "run_commands",
+    "fetch_web_content",
+    "editor",
+    "apply_patch",
+    "ask_question",
+    "skills",
+    "submit_and_exit",
+    "spawn_agent",
+    "team_spawn_teammate",
+    "team_shutdown_teammate",
+    "team_status",
+    "team_task",
+    "team_run_task",
+    "team_cancel_run",
+    "team_list_runs",
+    "team_await_runs",
+    "team_send_message",
+    "team_broadcast",
+    "team_read_mailbox",
+    "team_mission_log",
+    "team_cleanup",
+    "team_create_outcome",
+    "team_attach_outcome_fragment",
+    "team_review_outcome_fragment",
+    "team_finalize_outcome",
+    "team_list_outcomes",
+];
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-
-    /// Every tool Cline 3.0 can declare (default tools in act and plan mode, `apply_patch` for
-    /// GPT models, `skills`, yolo's `submit_and_exit`, `spawn_agent` and the team tools).
-    pub(crate) const BUILTINS: &[&str] = &[
-        "read_files",
-        "search_codebase",
-        "run_commands",
-        "fetch_web_content",
-        "editor",
-        "apply_patch",
-        "ask_question",
-        "skills",
-        "submit_and_exit",
-        "spawn_agent",
-        "team_spawn_teammate",
-        "team_shutdown_teammate",
-        "team_status",
-        "team_task",
-        "team_run_task",
-        "team_cancel_run",
-        "team_list_runs",
-        "team_await_runs",
-        "team_send_message",
-        "team_broadcast",
-        "team_read_mailbox",
-        "team_mission_log",
-        "team_cleanup",
-        "team_create_outcome",
-        "team_attach_outcome_fragment",
-        "team_review_outcome_fragment",
-        "team_finalize_outcome",
-        "team_list_outcomes",
-    ];
 
     #[test]
     fn every_builtin_has_a_kind_and_a_specific_title() {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
+use crate::providers::cline::tools::BUILTINS;
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared};
@@ -49,43 +50,34 @@ fn call(tool: &str) -> Value {
 /// of `editor` (Cline's model-tool routing).
 const MODEL: &str = "scripted";
 
-/// The tools Cline 3.0 can declare to the model (its default tools in act and plan mode,
-/// `apply_patch` for GPT models, `skills`, yolo's `submit_and_exit`, `spawn_agent`, the team
-/// tools), and the fixture MCP server's tools as Cline names them.
-pub const TOOLS: &[&str] = &[
-    "read_files",
-    "search_codebase",
-    "run_commands",
-    "fetch_web_content",
-    "editor",
-    "apply_patch",
-    "ask_question",
-    "skills",
-    "submit_and_exit",
-    "spawn_agent",
-    "team_spawn_teammate",
-    "team_shutdown_teammate",
-    "team_status",
-    "team_task",
-    "team_run_task",
-    "team_cancel_run",
-    "team_list_runs",
-    "team_await_runs",
-    "team_send_message",
-    "team_broadcast",
-    "team_read_mailbox",
-    "team_mission_log",
-    "team_cleanup",
-    "team_create_outcome",
-    "team_attach_outcome_fragment",
-    "team_review_outcome_fragment",
-    "team_finalize_outcome",
-    "team_list_outcomes",
+/// The fixture MCP server's tools as Cline names them.
+const MCP_TOOLS: &[&str] = &[
     "amalgm__browser_navigate",
     "amalgm__browser_snapshot",
     "amalgm__browser_tabs_new",
     "amalgm__artifacts_register",
 ];
+
+const ALL_TOOLS: [&str; BUILTINS.len() + MCP_TOOLS.len()] = joined(BUILTINS, MCP_TOOLS);
+
+/// The tools Cline 3.0 can declare to the model (the provider's table of them,
+/// `providers::cline::tools::BUILTINS`), and the fixture MCP server's tools as Cline names them.
+pub const TOOLS: &[&str] = &ALL_TOOLS;
+
+/// `a` then `b`, as one array (`N` is their lengths' sum).
+const fn joined<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - a.len()];
+        i += 1;
+    }
+    out
+}
 
 impl Launcher for Cline {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
