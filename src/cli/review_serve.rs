@@ -6,7 +6,8 @@
 //! random source at start and printed in the URL (compared in constant time). Every request
 //! must name the loopback host and that port in `Host` (a page of another site that a DNS
 //! rebinding points at 127.0.0.1 cannot read or post to it); a POST must also come from the
-//! page itself (`Origin` the server's own origin). An accept names a fixture by provider and
+//! page itself (`Origin` the server's own origin, or the browser's `Sec-Fetch-Site:
+//! same-origin`, see `same_origin`). An accept names a fixture by provider and
 //! name, and only a fixture the page previews is accepted; it does what the fixture's copyable
 //! `toolnorm accept` command does (re-normalize it, write its expected file under the expected
 //! folder, through no link, and remove its pending output). The pages are sent with
@@ -93,6 +94,18 @@ pub fn own_origin(origin: &str, port: u16) -> bool {
         .is_some_and(|host| loopback_host(host, port))
 }
 
+/// Whether a request comes from this server's own page: its `Origin` is the server's origin;
+/// or, since the page sends no referrer (and so a browser sends `Origin: null` on its form
+/// posts), `Origin` is `null` or absent and the browser's `Sec-Fetch-Site` says same-origin (a
+/// page of another port on 127.0.0.1 is same-site, not same-origin).
+fn same_origin(h: &Headers, port: u16) -> bool {
+    match h.origin.as_deref() {
+        Some(o) if own_origin(o, port) => true,
+        None | Some("null") => h.fetch_site.as_deref() == Some("same-origin"),
+        Some(_) => false,
+    }
+}
+
 /// The fields of an `application/x-www-form-urlencoded` body (`+` a space, `%XX` a byte); a
 /// field whose bytes are not UTF-8 is left out.
 pub fn form_fields(body: &[u8]) -> HashMap<String, String> {
@@ -173,17 +186,10 @@ impl State {
         }
         match (method, rest) {
             ("GET" | "HEAD", "") => Answer::Page,
-            ("POST", "accept" | "done")
-                if !headers
-                    .origin
-                    .as_deref()
-                    .is_some_and(|o| own_origin(o, self.port)) =>
-            {
-                Answer::Status(
-                    403,
-                    "forbidden: a post must come from the review page".into(),
-                )
-            }
+            ("POST", "accept" | "done") if !same_origin(headers, self.port) => Answer::Status(
+                403,
+                "forbidden: a post must come from the review page".into(),
+            ),
             ("POST", "accept") => self.accept(&form_fields(body)),
             ("POST", "done") => Answer::Done,
             (_, "" | "accept" | "done") => Answer::Status(405, "method not allowed".into()),
@@ -247,6 +253,7 @@ impl State {
 struct Headers {
     host: Option<String>,
     origin: Option<String>,
+    fetch_site: Option<String>,
 }
 
 fn headers_of(r: &tiny_http::Request) -> Headers {
@@ -256,6 +263,8 @@ fn headers_of(r: &tiny_http::Request) -> Headers {
             h.host = Some(x.value.as_str().to_owned());
         } else if x.field.equiv("Origin") {
             h.origin = Some(x.value.as_str().to_owned());
+        } else if x.field.equiv("Sec-Fetch-Site") {
+            h.fetch_site = Some(x.value.as_str().to_owned());
         }
     }
     h
@@ -390,4 +399,41 @@ pub fn run(o: Options) -> anyhow::Result<u8> {
         if finished { "finished" } else { "stopped" }
     )?;
     Ok(exit::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_hosts_origins_and_forms() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"ab"));
+        assert!(!same_secret(b"", b"a"));
+        assert!(loopback_host("127.0.0.1:8080", 8080));
+        assert!(loopback_host("LOCALHOST:8080", 8080));
+        for h in [
+            "127.0.0.1:8081",
+            "127.0.0.1",
+            "evil.example:8080",
+            "127.0.0.1.evil.example:8080",
+            "[::1]:8080",
+            ":8080",
+        ] {
+            assert!(!loopback_host(h, 8080), "{h}");
+        }
+        assert!(own_origin("http://127.0.0.1:9", 9));
+        assert!(!own_origin("https://127.0.0.1:9", 9));
+        assert!(!own_origin("null", 9));
+        let f = form_fields(b"provider=claude&name=a+b%2Fc%3D&x&bad=%zz&cut=%4");
+        assert_eq!(f["provider"], "claude");
+        assert_eq!(f["name"], "a b/c=");
+        assert_eq!(f["x"], "");
+        assert!(!f.contains_key("bad") && !f.contains_key("cut"));
+        assert!(!form_fields(b"name=%ff").contains_key("name"), "not UTF-8");
+        let t = token().unwrap();
+        assert_eq!(t.len(), 32);
+        assert_ne!(t, token().unwrap());
+    }
 }

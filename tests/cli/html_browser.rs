@@ -691,3 +691,62 @@ fn view_page_and_report_preview_work_from_the_keyboard() {
 fn page_first_cards() -> usize {
     toolnorm::report::cards::page::FIRST_CARDS
 }
+
+/// `toolnorm review --serve` in the browser: the page served on loopback shows the previews;
+/// clicking one fixture's accept button writes its expected file (and only it), the page comes
+/// back saying so, and Done stops the server. Nothing logged to the console (the page's forms
+/// may post back under its policy).
+#[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
+fn review_page_accepts_a_fixture_with_a_click() {
+    let bin = chromium();
+    let work = tempfile::tempdir().expect("tempdir");
+    let d = work.path();
+    crate::review_serve::verified_corpus(d);
+    let mut served = crate::review_serve::serve(d, &[]);
+    let mut browser = crate::cdp::Browser::launch(&bin, 1280, 900);
+    let mut tab = browser.tab();
+    tab.navigate(&served.url());
+    assert_eq!(
+        tab.eval("document.querySelectorAll('form.accept-form').length"),
+        3
+    );
+    let bash = "live-claude-2.1.197-bash";
+    let expected = d.join(format!("expected/claude/{bash}.json"));
+    assert!(!expected.exists());
+    tab.click(&format!(
+        "form.accept-form:has(input[value=\"{bash}\"]) button"
+    ));
+    let s = tab.session.clone();
+    tab.b.wait_event("Page.loadEventFired", &s);
+    tab.wait_for("document.querySelector('.accepted') !== null");
+    assert!(
+        tab.eval("document.querySelector('.accepted').textContent")
+            .as_str()
+            .unwrap()
+            .starts_with("accepted: created "),
+    );
+    assert_eq!(
+        tab.eval("document.querySelectorAll('form.accept-form').length"),
+        2
+    );
+    assert!(
+        tab.eval("location.hash").as_str().unwrap().contains(bash),
+        "the page did not come back at the fixture"
+    );
+    assert!(expected.is_file(), "the click wrote no expected file");
+    assert!(
+        !d.join("expected/codex").exists(),
+        "another fixture was written"
+    );
+    tab.click("button.done-btn");
+    tab.b.wait_event("Page.loadEventFired", &s);
+    let status = served.child.wait().expect("wait");
+    assert!(status.success());
+    let console = browser.console();
+    assert!(
+        console.is_empty(),
+        "console output:\n{}",
+        console.join("\n")
+    );
+}

@@ -2,7 +2,9 @@
 //! the token it prints; a request without it, with a wrong one, or naming another host is
 //! refused; a post from elsewhere is refused; accepting one fixture from the page writes its
 //! expected file and nothing else; a fixture name the page does not preview (a path that climbs
-//! out, a glob) is refused; Done stops the server.
+//! out, a glob) is refused; Done stops the server. This is what runs the `review --serve`
+//! blocks of docs/view.md and docs/reviewing.md (a server that waits for Done cannot run as a
+//! shell snippet): the same command, its printed URL read, the page driven.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -213,17 +215,24 @@ fn review_serve_guards_its_page_and_accepts_exactly_one_fixture() {
     let bash = "provider=claude&name=live-claude-2.1.197-bash";
     let accept = format!("{}accept", s.base);
     let origin = s.origin();
-    for (o, code) in [
-        (None, 403),
-        (Some("http://evil.example"), 403),
-        (Some("null"), 403),
+    let other_port = format!("http://127.0.0.1:{}", s.port.wrapping_add(1));
+    for (o, site) in [
+        (None, None),
+        (Some("http://evil.example"), None),
+        (Some("http://evil.example"), Some("same-origin")),
+        (Some(other_port.as_str()), Some("same-site")),
+        (Some("null"), None),
+        (Some("null"), Some("cross-site")),
+        (Some("null"), Some("same-site")),
+        (None, Some("none")),
     ] {
         let mut hs = vec![("Host", host.as_str())];
         hs.extend(o.map(|o| ("Origin", o)));
+        hs.extend(site.map(|x| ("Sec-Fetch-Site", x)));
         assert_eq!(
             request(s.port, "POST", &accept, &hs, bash).0,
-            code,
-            "Origin {o:?}"
+            403,
+            "Origin {o:?}, Sec-Fetch-Site {site:?}"
         );
     }
     let hs = [("Host", host.as_str()), ("Origin", origin.as_str())];
