@@ -72,11 +72,11 @@ pub fn render_with(report: &Report, previews: &Previews, out: &mut impl Write) -
     header(report, &mut w)?;
     w.write_all(b"<main>\n")?;
     if let Some(s) = &previews.served {
-        write!(
+        writeln!(
             w,
             "<section class=\"served\"><form method=\"post\" action=\"{}done\">\
              <span>Served by <code>toolnorm review --serve</code>: accept fixtures with their buttons ({} accepted so far), then</span> \
-             <button type=\"submit\" class=\"done-btn\">Done</button> <span class=\"muted\">(stops the server)</span></form></section>\n",
+             <button type=\"submit\" class=\"done-btn\">Done</button> <span class=\"muted\">(stops the server)</span></form></section>",
             esc(&s.base),
             s.accepted.len()
         )?;
