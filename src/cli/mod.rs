@@ -18,6 +18,7 @@ pub mod normalize;
 pub mod record;
 pub mod report;
 pub mod review;
+pub mod review_serve;
 pub mod rules;
 pub mod scenario;
 pub mod schema;

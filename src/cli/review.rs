@@ -1,5 +1,7 @@
 //! `toolnorm review`: walk the pending outputs of failing fixtures, showing each diff, and accept,
-//! reject or skip them. Interactive only: it needs a terminal on stdin.
+//! reject or skip them. Interactive only: it needs a terminal on stdin. With `--serve`, the
+//! report's page instead, with its tool-card previews and an accept button per fixture, served on
+//! loopback (see `review_serve`).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -16,9 +18,28 @@ pub struct Args {
     pub reports: PathBuf,
     #[arg(long, default_value = "expected")]
     pub expected: PathBuf,
+    /// With `--serve`: the corpus the report was verified from (what accepting re-normalizes).
+    #[arg(long, default_value = "corpus")]
+    pub corpus: PathBuf,
+    /// Serve the report's page (the failing fixtures' tool cards, expected beside actual) on
+    /// 127.0.0.1 with an accept button per fixture, at a URL with a one-time token, printed;
+    /// until Ctrl-C or the page's Done button.
+    #[arg(long)]
+    pub serve: bool,
+    /// With `--serve`: open the page in the browser ($BROWSER, else xdg-open / open).
+    #[arg(long, requires = "serve")]
+    pub open: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<u8> {
+    if args.serve {
+        return crate::cli::review_serve::run(crate::cli::review_serve::Options {
+            reports: args.reports,
+            corpus: args.corpus,
+            expected: args.expected,
+            open: args.open,
+        });
+    }
     let (pending, skipped) = list_pending(&args.reports).with_context(|| {
         format!(
             "failed to list pending outputs under {}",

@@ -192,7 +192,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         crate::report::escape::bytes(size)
     )?;
     if args.open {
-        open_in_browser(&args.out);
+        let page = fs::canonicalize(&args.out).unwrap_or_else(|_| args.out.clone());
+        open_in_browser(page.as_os_str());
     }
     if args.follow {
         follow(&args, dialect, idle, &mut loaded)?;
@@ -254,9 +255,9 @@ fn follow(
     Ok(())
 }
 
-/// Hand the page to `$BROWSER`, else the desktop's opener; a failure is a warning.
-fn open_in_browser(page: &Path) {
-    let page = fs::canonicalize(page).unwrap_or_else(|_| page.to_owned());
+/// Hand a page (a path or a URL) to `$BROWSER`, else the desktop's opener; a failure is a
+/// warning.
+pub(crate) fn open_in_browser(page: &std::ffi::OsStr) {
     let opener = std::env::var_os("BROWSER")
         .filter(|b| !b.is_empty())
         .unwrap_or_else(|| {
@@ -267,14 +268,14 @@ fn open_in_browser(page: &Path) {
             }
         });
     if let Err(e) = std::process::Command::new(&opener)
-        .arg(&page)
+        .arg(page)
         .stdin(std::process::Stdio::null())
         .spawn()
     {
         let _ = writeln!(
             io::stderr(),
             "warning: could not open {} with {}: {e}",
-            page.display(),
+            page.to_string_lossy(),
             opener.to_string_lossy()
         );
     }

@@ -509,3 +509,244 @@ fn view_and_preview_screenshots_light_and_dark() {
         }
     }
 }
+
+/// Record, in the page, every element that takes focus: its card, what it is, and whether its
+/// focus is visible (`:focus-visible` and an outline drawn).
+const FOCUS_LOG: &str = r#"(() => {
+  window.__focus = [];
+  document.addEventListener('focusin', (e) => {
+    const t = e.target, card = t.closest && t.closest('article.tc');
+    const d = t.tagName === 'SUMMARY' ? t.parentElement : null;
+    const cs = getComputedStyle(t);
+    window.__focus.push({
+      tag: t.tagName, card: card ? card.id : null,
+      what: t.tagName === 'ARTICLE' ? 'card'
+        : t.classList.contains('rawlink') ? 'rawlink'
+        : d && d.classList.contains('tc-raw') ? 'raw'
+        : d && d.classList.contains('sec') ? ([...d.classList].find((c) => c.startsWith('s-')) || 'sec')
+        : t.tagName.toLowerCase(),
+      visible: t.matches(':focus-visible') && cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0,
+    });
+  });
+  return true;
+})()"#;
+
+/// What has focus now: `[card id, what]`, as FOCUS_LOG names it.
+const ACTIVE: &str = r#"(() => { const t = document.activeElement; const c = t.closest('article.tc');
+  const d = t.tagName === 'SUMMARY' ? t.parentElement : null;
+  return [c ? c.id : null, t.tagName === 'ARTICLE' ? 'card' : d ? [...d.classList].join(' ') : t.tagName.toLowerCase()]; })()"#;
+
+/// Tab through `page` from the top (at most `max` presses) and check that every drawn card's
+/// raw link, raw lines and input are reached, each with its focus visible; then that Enter and
+/// Space open and close what a summary holds, that Enter on a raw link opens the raw lines, and
+/// that j / k and the arrows move between cards, Enter on a card opening its sections.
+fn keyboard_walk(tab: &mut crate::cdp::Tab<'_>, url: &str, cards_to_reach: usize, max: usize) {
+    tab.navigate(url);
+    tab.wait_for(
+        "document.documentElement.classList.contains('js') || document.querySelector('article.tc')",
+    );
+    assert_eq!(tab.eval(FOCUS_LOG), serde_json::json!(true));
+    for _ in 0..max {
+        tab.key("Tab", false);
+    }
+    let log = tab.eval("window.__focus");
+    let log = log.as_array().expect("a focus log");
+    assert!(!log.is_empty(), "Tab moved focus nowhere");
+    let ids: Vec<String> = tab
+        // Cards shown: not inside a closed `<details>` (the unchanged cards of a preview), whose
+        // contents the keyboard rightly skips until it opens them.
+        .eval("[...document.querySelectorAll('article.tc')].filter((c) => !c.parentElement.closest('details:not([open])')).map((c) => c.id)")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert!(ids.len() >= cards_to_reach, "{} cards shown", ids.len());
+    for id in ids.iter().take(cards_to_reach) {
+        let has_input = tab.eval(&format!(
+            "!!document.querySelector('#{id} > .tc-main > .secs > details.s-input')"
+        )) == serde_json::json!(true);
+        let mut wanted = vec!["rawlink", "raw"];
+        if has_input {
+            wanted.push("s-input");
+        }
+        for what in wanted {
+            assert!(
+                log.iter()
+                    .any(|f| f["card"] == id.as_str() && f["what"] == what),
+                "Tab never reached the {what} of card {id}; focus went: {}",
+                serde_json::to_string(log).unwrap()
+            );
+        }
+    }
+    let hidden: Vec<&serde_json::Value> = log.iter().filter(|f| f["visible"] != true).collect();
+    assert!(hidden.is_empty(), "focus not visible on: {hidden:?}");
+
+    // Enter and Space on a summary: the input opens, closes, opens.
+    let first = &ids[0];
+    tab.eval(&format!(
+        "document.querySelector('#{first} details.s-input > summary, #{first} details.tc-raw > summary').focus()"
+    ));
+    let open =
+        |tab: &mut crate::cdp::Tab<'_>| tab.eval("document.activeElement.parentElement.open");
+    assert_eq!(open(tab), false);
+    tab.key("Enter", false);
+    tab.wait_for("document.activeElement.parentElement.open");
+    tab.key("Space", false);
+    tab.wait_for("!document.activeElement.parentElement.open");
+    tab.key("Space", false);
+    tab.wait_for("document.activeElement.parentElement.open");
+
+    // Enter on a raw link: the raw lines open, scrolled to, marked.
+    tab.eval(&format!(
+        "document.querySelector('#{} a.rawlink').focus()",
+        ids[cards_to_reach - 1]
+    ));
+    tab.key("Enter", false);
+    tab.wait_for(
+        "document.querySelector('details.tc-raw.target[open]') && location.hash.length > 1",
+    );
+    let raw_shown = tab.eval(
+        "(() => { const d = document.querySelector('details.tc-raw.target'); const r = d.getBoundingClientRect(); \
+         return d.querySelector('pre').offsetHeight > 0 && r.top < innerHeight && r.bottom > 0; })()",
+    );
+    assert_eq!(raw_shown, true, "the linked raw lines are not shown");
+
+    // j / k and the arrows between cards; Enter on a card opens its sections.
+    tab.eval("document.activeElement.blur(); history.replaceState(null, '', location.pathname); scrollTo(0, 0)");
+    tab.key("j", false);
+    let at = tab.eval(ACTIVE);
+    assert_eq!(at[1], "card", "j did not focus a card: {at}");
+    let start = ids
+        .iter()
+        .position(|i| at[0] == i.as_str())
+        .expect("a drawn card");
+    tab.key("j", false);
+    assert_eq!(tab.eval(ACTIVE)[0], ids[start + 1].as_str(), "j");
+    tab.key("ArrowDown", false);
+    assert_eq!(tab.eval(ACTIVE)[0], ids[start + 2].as_str(), "ArrowDown");
+    tab.key("k", false);
+    tab.key("ArrowUp", false);
+    assert_eq!(tab.eval(ACTIVE)[0], ids[start].as_str(), "k, ArrowUp");
+    let vis = tab.eval(
+        "(() => { const t = document.activeElement, cs = getComputedStyle(t); \
+         return t.matches(':focus-visible') && cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0; })()",
+    );
+    assert_eq!(vis, true, "a card focused by j shows no focus ring");
+    let sections = format!(
+        "[...document.querySelectorAll('#{} > .tc-main > .secs > details, #{} > details.tc-raw')]",
+        ids[start], ids[start]
+    );
+    tab.key("Enter", false);
+    tab.wait_for(&format!("{sections}.every((d) => d.open)"));
+    tab.key("Space", false);
+    tab.wait_for(&format!("{sections}.every((d) => !d.open)"));
+}
+
+#[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
+fn view_page_and_report_preview_work_from_the_keyboard() {
+    let bin = chromium();
+    let dir = out_dir().join("keyboard");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let mut browser = crate::cdp::Browser::launch(&bin, 1280, 900);
+
+    // A view page with cards drawn later too: j past the first ones draws them.
+    let view = dir.join("view.html");
+    view_page(&hostile_session(&dir), &view);
+    {
+        let mut tab = browser.tab();
+        let url = format!("file://{}", view.display());
+        keyboard_walk(&mut tab, &url, 3, 40);
+        tab.eval("document.activeElement.blur(); scrollTo(0, 0)");
+        for _ in 0..(page_first_cards() + 5) {
+            tab.key("j", false);
+        }
+        let at = tab.eval(ACTIVE);
+        assert_eq!(
+            at[0],
+            format!("s0-c{}", page_first_cards() + 4),
+            "j did not reach the cards drawn later"
+        );
+    }
+
+    // A report whose failing fixtures show previews (a changed card, two new fixtures).
+    let work = tempfile::tempdir().expect("tempdir");
+    crate::review_serve::verified_corpus(work.path());
+    let report = work.path().join("reports/index.html");
+    {
+        let mut tab = browser.tab();
+        let url = format!("file://{}", report.display());
+        keyboard_walk(&mut tab, &url, 4, 160);
+    }
+    let console = browser.console();
+    assert!(
+        console.is_empty(),
+        "console output:\n{}",
+        console.join("\n")
+    );
+}
+
+/// The cards a view page draws in its HTML (`FIRST_CARDS`).
+fn page_first_cards() -> usize {
+    toolnorm::report::cards::page::FIRST_CARDS
+}
+
+/// `toolnorm review --serve` in the browser: the page served on loopback shows the previews;
+/// clicking one fixture's accept button writes its expected file (and only it), the page comes
+/// back saying so, and Done stops the server. Nothing logged to the console (the page's forms
+/// may post back under its policy).
+#[test]
+#[ignore = "needs Chromium: run scripts/install-test-deps.sh, then cargo test -- --ignored"]
+fn review_page_accepts_a_fixture_with_a_click() {
+    let bin = chromium();
+    let work = tempfile::tempdir().expect("tempdir");
+    let d = work.path();
+    crate::review_serve::verified_corpus(d);
+    let mut served = crate::review_serve::serve(d, &[]);
+    let mut browser = crate::cdp::Browser::launch(&bin, 1280, 900);
+    let mut tab = browser.tab();
+    tab.navigate(&served.url());
+    assert_eq!(
+        tab.eval("document.querySelectorAll('form.accept-form').length"),
+        3
+    );
+    let bash = "live-claude-2.1.197-bash";
+    let expected = d.join(format!("expected/claude/{bash}.json"));
+    assert!(!expected.exists());
+    tab.click(&format!(
+        "form.accept-form:has(input[value=\"{bash}\"]) button"
+    ));
+    let s = tab.session.clone();
+    tab.b.wait_event("Page.loadEventFired", &s);
+    tab.wait_for("document.querySelector('.accepted') !== null");
+    assert!(
+        tab.eval("document.querySelector('.accepted').textContent")
+            .as_str()
+            .unwrap()
+            .starts_with("accepted: created "),
+    );
+    assert_eq!(
+        tab.eval("document.querySelectorAll('form.accept-form').length"),
+        2
+    );
+    assert!(
+        tab.eval("location.hash").as_str().unwrap().contains(bash),
+        "the page did not come back at the fixture"
+    );
+    assert!(expected.is_file(), "the click wrote no expected file");
+    assert!(
+        !d.join("expected/codex").exists(),
+        "another fixture was written"
+    );
+    tab.click("button.done-btn");
+    tab.b.wait_event("Page.loadEventFired", &s);
+    let status = served.child.wait().expect("wait");
+    assert!(status.success());
+    let console = browser.console();
+    assert!(
+        console.is_empty(),
+        "console output:\n{}",
+        console.join("\n")
+    );
+}

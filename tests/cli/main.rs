@@ -1,5 +1,6 @@
 //! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
 
+mod cdp;
 mod consumers;
 mod docs;
 mod empty_gate;
@@ -15,6 +16,7 @@ mod npm;
 mod record;
 mod record_sse;
 mod releases;
+mod review_serve;
 mod rules;
 mod scenario;
 mod scenario_env;

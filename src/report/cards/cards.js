@@ -13,7 +13,10 @@
     var more = script.previousElementSibling;
     script.insertAdjacentHTML('beforebegin', script.textContent);
     script.parentNode.removeChild(script);
-    if (more && more.classList.contains('more')) { more.parentNode.removeChild(more); }
+    if (more && more.classList.contains('more')) {
+      if (observer) { observer.unobserve(more); }
+      more.parentNode.removeChild(more);
+    }
     return true;
   }
   function firstChunk(box) { return box.querySelector(':scope > script.chunk'); }
@@ -31,7 +34,9 @@
       entries.forEach(function (e) {
         if (!e.isIntersecting) { return; }
         observer.unobserve(e.target);
+        // Drawn meanwhile (the keyboard or a link drew every block): nothing left here.
         var box = e.target.parentNode;
+        if (!box) { return; }
         drawChunk(e.target.nextElementSibling);
         watch(box);
       });
@@ -74,8 +79,15 @@
     if (a && a.getAttribute('href') === location.hash) { reveal(); }
   });
 
-  // Keyboard: j / k (or the arrows on a focused card) move between cards; Enter expands one.
-  function cards() { return Array.prototype.slice.call(document.querySelectorAll('article.tc')); }
+  // Keyboard: j / k (or the arrows on a focused card) move between cards; Enter or Space opens
+  // (or closes) a focused card's sections.
+  // The cards shown: not those in a closed `<details>` (a preview's unchanged cards, a closed
+  // fixture), which cannot take focus until it opens.
+  function cards() {
+    return Array.prototype.filter.call(document.querySelectorAll('article.tc'), function (c) {
+      return !(c.parentElement && c.parentElement.closest('details:not([open])'));
+    });
+  }
   function visible(list) {
     for (var i = 0; i < list.length; i += 1) {
       if (list[i].getBoundingClientRect().bottom > 60) { return i; }
@@ -104,7 +116,7 @@
     var onCard = t && t.classList && t.classList.contains('tc');
     if (e.key === 'j' || (e.key === 'ArrowDown' && onCard)) { move(1); e.preventDefault(); }
     else if (e.key === 'k' || (e.key === 'ArrowUp' && onCard)) { move(-1); e.preventDefault(); }
-    else if (e.key === 'Enter' && onCard) { toggle(t); e.preventDefault(); }
+    else if ((e.key === 'Enter' || e.key === ' ') && onCard) { toggle(t); e.preventDefault(); }
   });
 
   // Copy buttons beside the accept commands.

@@ -83,7 +83,7 @@ pub fn render(
     write!(
         w,
         "<header class=\"top\"><div class=\"wrap\"><div class=\"brand\"><span class=\"logo\">toolnorm</span> view{}</div>\
-         <div class=\"meta\">{} \u{b7} keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous card, <kbd>Enter</kbd> expand</div></div></header>\n<main>\n",
+         <div class=\"meta\">{} \u{b7} keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous card, <kbd>Enter</kbd>/<kbd>Space</kbd> expand</div></div></header>\n<main>\n",
         if o.follow_ms.is_some() {
             " <span class=\"live\">live</span>"
         } else {

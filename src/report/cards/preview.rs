@@ -63,6 +63,20 @@ pub struct Previews {
     map: HashMap<(String, String), Preview>,
     /// Fixtures that could not be previewed, with why (shown on their fixture).
     missing: HashMap<(String, String), String>,
+    /// Set when the page is served by `toolnorm review --serve`: each preview gets an accept
+    /// button, and the page a "done" one.
+    pub served: Option<Served>,
+}
+
+/// A review page served on loopback (`toolnorm review --serve`): where its forms post, and the
+/// fixtures accepted from it so far.
+#[derive(Clone, Debug, Default)]
+pub struct Served {
+    /// The page's path on the server, ending in `/` (`/t/TOKEN/`); the forms post to `accept`
+    /// and `done` below it. Only URL-safe characters.
+    pub base: String,
+    /// Fixtures accepted from the page, by `(provider, name)`, with what accept did.
+    pub accepted: HashMap<(String, String), String>,
 }
 
 impl Previews {
@@ -82,6 +96,11 @@ impl Previews {
 
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
+    }
+
+    /// The `(provider, name)` of every previewed fixture.
+    pub fn keys(&self) -> impl Iterator<Item = &(String, String)> {
+        self.map.keys()
     }
 }
 
@@ -304,8 +323,15 @@ fn pairs(expected: &[NormalizedToolPart], actual: &[NormalizedToolPart]) -> Vec<
     out
 }
 
-/// Draw `p`, the preview of fixture `f`; `prefix` makes its element ids unique on the page.
-pub fn render(p: &Preview, f: &FixtureResult, prefix: &str, w: &mut impl Write) -> io::Result<()> {
+/// Draw `p`, the preview of fixture `f`; `prefix` makes its element ids unique on the page. On a
+/// served page (`served`), an accept button beside the command, or what accepting did.
+pub fn render(
+    p: &Preview,
+    f: &FixtureResult,
+    prefix: &str,
+    served: Option<&Served>,
+    w: &mut impl Write,
+) -> io::Result<()> {
     let none: [Violation; 0] = [];
     let actual = Session {
         doc: &p.actual,
@@ -316,9 +342,28 @@ pub fn render(p: &Preview, f: &FixtureResult, prefix: &str, w: &mut impl Write) 
         w,
         "<div class=\"preview\"><h4>Preview <span class=\"muted\">the tool calls as a UI draws them</span></h4>\
          <div class=\"accept\"><span class=\"muted\">accept this fixture:</span> <code class=\"cmd\">{}</code>\
-         <button type=\"button\" class=\"copy\" hidden>copy</button></div>",
+         <button type=\"button\" class=\"copy\" hidden>copy</button>",
         esc(&p.accept)
     )?;
+    if let Some(s) = served {
+        match s.accepted.get(&(f.provider.clone(), f.name.clone())) {
+            Some(done) => write!(
+                w,
+                "<span class=\"accepted\" role=\"status\">accepted: {}</span>",
+                esc(done)
+            )?,
+            None => write!(
+                w,
+                "<form class=\"accept-form\" method=\"post\" action=\"{}accept\">\
+                 <input type=\"hidden\" name=\"provider\" value=\"{}\"><input type=\"hidden\" name=\"name\" value=\"{}\">\
+                 <button type=\"submit\" class=\"accept-btn\">Accept this fixture</button></form>",
+                esc(&s.base),
+                esc(&f.provider),
+                esc(&f.name)
+            )?,
+        }
+    }
+    w.write_all(b"</div>")?;
     match &p.expected {
         None => {
             write!(

@@ -344,7 +344,7 @@ fn a_preview_pairs_cards_by_id_and_names_the_changed_fields() {
         accept: "toolnorm accept --filter claude/x".to_owned(),
     };
     let mut out = Vec::new();
-    preview::render(&p, &result(vec![]), "f0-", &mut out).unwrap();
+    preview::render(&p, &result(vec![]), "f0-", None, &mut out).unwrap();
     let html = String::from_utf8(out).unwrap();
     assert!(html.contains("3 cards of 4 changed"), "{html}");
     assert!(html.contains("changed: title, state, output, error"));
@@ -364,6 +364,7 @@ fn a_preview_pairs_cards_by_id_and_names_the_changed_fields() {
         &p,
         &result(vec![finding("b", 4, "an error with output")]),
         "f1-",
+        None,
         &mut out,
     )
     .unwrap();

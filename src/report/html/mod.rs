@@ -62,11 +62,25 @@ pub fn render_with(report: &Report, previews: &Previews, out: &mut impl Write) -
          <meta name=\"referrer\" content=\"no-referrer\">\n\
          <meta name=\"color-scheme\" content=\"light dark\">\n\
          <title>toolnorm verify: {verdict}</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>{CSS}</style>\n</head>\n<body>\n",
-        content_security_policy()
+        if previews.served.is_some() {
+            served_policy()
+        } else {
+            content_security_policy()
+        }
     )?;
 
     header(report, &mut w)?;
     w.write_all(b"<main>\n")?;
+    if let Some(s) = &previews.served {
+        writeln!(
+            w,
+            "<section class=\"served\"><form method=\"post\" action=\"{}done\">\
+             <span>Served by <code>toolnorm review --serve</code>: accept fixtures with their buttons ({} accepted so far), then</span> \
+             <button type=\"submit\" class=\"done-btn\">Done</button> <span class=\"muted\">(stops the server)</span></form></section>",
+            esc(&s.base),
+            s.accepted.len()
+        )?;
+    }
     totals(report, &mut w)?;
     matrix(report, &mut w)?;
     violation_lists(report, &mut w)?;
@@ -93,6 +107,12 @@ pub fn content_security_policy() -> String {
         csp_hash(CSS),
         csp_hash(JS)
     )
+}
+
+/// The policy of a page served by `toolnorm review --serve`: the same, except that its forms
+/// (accept, done) may post back to the server that served it.
+pub fn served_policy() -> String {
+    content_security_policy().replace("form-action 'none'", "form-action 'self'")
 }
 
 /// A fragment-safe id piece: ASCII letters, digits, `-_./` kept, anything else becomes `_`.
@@ -706,7 +726,7 @@ fn fixture(
     }
     if let Some(p) = previews.get(&f.provider, &f.name) {
         passing::deferred(lazy, w, |w| {
-            cards::preview::render(p, f, &format!("f{index}-"), w)
+            cards::preview::render(p, f, &format!("f{index}-"), previews.served.as_ref(), w)
         })?;
     } else if let Some(why) = previews.why_not(&f.provider, &f.name) {
         writeln!(
