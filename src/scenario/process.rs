@@ -56,6 +56,11 @@ pub fn kill_group(child: &Child) {
 
 /// Kill every process left in the group led by `leader` (started in a group of its own).
 fn kill_group_of(leader: u32) {
+    signal_group(leader, libc::SIGKILL);
+}
+
+/// Send `signal` to the group led by `leader` (started in a group of its own).
+fn signal_group(leader: u32, signal: libc::c_int) {
     let Ok(pgid) = libc::pid_t::try_from(leader) else {
         return;
     };
@@ -67,7 +72,7 @@ fn kill_group_of(leader: u32) {
     }
     // SAFETY: killpg with a group id we created and a valid signal has no memory effects.
     unsafe {
-        libc::killpg(pgid, libc::SIGKILL);
+        libc::killpg(pgid, signal);
     }
 }
 
@@ -128,6 +133,12 @@ impl RunningAgent {
     /// Send the agent SIGINT.
     pub fn interrupt(&self) {
         interrupt(self.pid);
+    }
+
+    /// Send SIGTERM to the agent's group: an agent that does not exit at the end of its input
+    /// ends at once, and its passthrough sees its output close.
+    pub fn terminate(&self) {
+        signal_group(self.pid, libc::SIGTERM);
     }
 
     /// Wait up to `limit` for the agent to exit (and its recording to finish), leaving it running

@@ -25,6 +25,7 @@ use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared};
 use crate::scenario::process::{kill_group, spawn_group};
 use crate::scenario::spec::Scenario;
+use crate::scenario::trace;
 use crate::stream::Dialect;
 
 /// One CLI of the OpenCode family run one way: what differs between OpenCode and its forks, as
@@ -270,7 +271,9 @@ fn serve(launch: &Launch<'_>, s: &Scenario, who: &str) -> anyhow::Result<Driven>
         .with_context(|| format!("failed to start {}", launch.agent.program.display()))?;
     let (out, listening) = collect_until(server.stdout.take(), LISTENING);
     let err = collect(server.stderr.take());
+    trace::mark(&s.name, "server started");
     let result = drive_serve(launch, &c, s, port, who, &listening);
+    trace::mark(&s.name, "session over; killing the server");
     kill_group(&server);
     let _ = server.kill();
     let _ = server.wait();
@@ -316,6 +319,7 @@ fn drive_serve(
             bail!("{who} serve closed its output before it listened")
         }
     }
+    trace::mark(&s.name, "server says it listens");
     // Then until it answers; a probe that hangs is given up after a second and sent again.
     let probe = ureq::AgentBuilder::new()
         .timeout_connect(Duration::from_secs(1))
@@ -327,6 +331,7 @@ fn drive_serve(
         }
         thread::sleep(Duration::from_millis(100));
     }
+    trace::mark(&s.name, "server answers");
     let events = SseOptions {
         url: format!("{base}/event"),
         // Not `until: session.idle`: a task's child session goes idle before the parent, so the
@@ -344,6 +349,7 @@ fn drive_serve(
         let _ = recorded_tx.send(subscription.run(Box::new(to), stopped));
     });
     let driven = converse(&http, &base, s, limit, deadline);
+    trace::mark(&s.name, "message call returned");
     if driven.is_ok() {
         // The main session's last events (its session.idle, a dismissed question's error)
         // trail the message reply a little.
@@ -354,6 +360,7 @@ fn drive_serve(
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(5));
     let recording = recorded.recv_timeout(left.min(Duration::from_secs(20)));
+    trace::mark(&s.name, "event stream recorded");
     let driven = driven?;
     match recording {
         Ok(r) => {
