@@ -178,3 +178,26 @@ fn drain<R: Read + Send + 'static>(r: Option<R>) -> thread::JoinHandle<Vec<u8>> 
         buf
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::*;
+
+    /// SIGTERM reaches the agent's whole group, so an agent that reads on after the end of its
+    /// input (codex-acp) and what it started end at once, without waiting for a time limit.
+    #[test]
+    fn terminate_ends_the_group_at_once() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 60 & wait"]).stdin(Stdio::null());
+        let mut child = spawn_group(&mut cmd).unwrap();
+        let started = Instant::now();
+        signal_group(child.id(), libc::SIGTERM);
+        let status = wait_until(&mut child, Duration::from_secs(20))
+            .unwrap()
+            .expect("the group ends on SIGTERM");
+        assert_eq!(status.signal(), Some(libc::SIGTERM));
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}

@@ -42,6 +42,10 @@ pub struct Opencode {
     /// Its ACP adapter takes the fixture MCP server from the client, in `session/new` (the
     /// configuration file then leaves it out).
     acp_mcp_in_session: bool,
+    /// Its global configuration folder under `XDG_CONFIG_HOME`, and the plugin package it
+    /// installs there ([`seed_plugin_install`]).
+    config_dir: &'static str,
+    plugin: &'static str,
 }
 
 /// How the CLI runs.
@@ -63,6 +67,8 @@ const OPENCODE: Opencode = Opencode {
     env_prefix: "OPENCODE_",
     who: "opencode",
     acp_mcp_in_session: true,
+    config_dir: "opencode",
+    plugin: "@opencode-ai/plugin",
 };
 
 /// Kilo CLI: OpenCode's configuration under Kilo's names (`kilo.json`, `KILO_*`).
@@ -73,6 +79,8 @@ const KILO: Opencode = Opencode {
     env_prefix: "KILO_",
     who: "kilo",
     acp_mcp_in_session: false,
+    config_dir: "kilo",
+    plugin: "@kilocode/plugin",
 };
 
 pub const OPENCODE_RUN: Opencode = OPENCODE;
@@ -206,6 +214,10 @@ impl Launcher for Opencode {
             &setup.scratch.work.join(self.config_file),
             &serde_json::to_string_pretty(&cfg)?,
         )?;
+        seed_plugin_install(
+            &setup.scratch.home.join(".config").join(self.config_dir),
+            self.plugin,
+        )?;
         for (k, d) in [
             ("XDG_CONFIG_HOME", ".config"),
             ("XDG_DATA_HOME", ".local/share"),
@@ -256,6 +268,23 @@ impl Launcher for Opencode {
             serve(launch, s, self.who)
         }
     }
+}
+
+/// Mark the plugin package as installed in the CLI's global configuration folder `dir`.
+///
+/// At every start OpenCode 1.18.33 (and Kilo 7.7.7) installs its plugin package (`plugin`) into
+/// each configuration folder, in the background, with npm's Arborist inside its own process: the
+/// registry's package documents of the plugin and its dependencies fetched and resolved, a
+/// second or more of CPU per scenario on two cores, and a network request the scenario does not
+/// need (the scenarios load no plugin). It skips the install when the folder has a
+/// `node_modules` and a `package-lock.json` whose root already depends on every package it
+/// would add, which this writes.
+fn seed_plugin_install(dir: &std::path::Path, plugin: &str) -> anyhow::Result<()> {
+    let modules = dir.join("node_modules");
+    std::fs::create_dir_all(&modules)
+        .with_context(|| format!("failed to create {}", modules.display()))?;
+    let lock = json!({"lockfileVersion": 3, "packages": {"": {"dependencies": {plugin: "*"}}}});
+    write(&dir.join("package-lock.json"), &lock.to_string())
 }
 
 /// `opencode serve` on a free port, its `/event` stream recorded while we post the session and
@@ -584,6 +613,21 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
+
+    /// The config folder says the plugin is installed as OpenCode 1.18.33's `Npm.install`
+    /// checks it: a `node_modules`, and a lock whose root depends on the package it would add.
+    #[test]
+    fn the_plugin_is_marked_installed() {
+        let dir = std::env::temp_dir().join(format!("toolnorm-plugin-seed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        seed_plugin_install(&dir, "@opencode-ai/plugin").unwrap();
+        assert!(dir.join("node_modules").is_dir());
+        let lock: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("package-lock.json")).unwrap())
+                .unwrap();
+        assert!(lock["packages"][""]["dependencies"]["@opencode-ai/plugin"].is_string());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// The (path, JSON body) of every POST the fake server received.
     type Posts = Arc<Mutex<Vec<(String, Value)>>>;
