@@ -115,11 +115,11 @@ pub struct DriftArgs {
     /// Keep the temporary corpus of new recordings here instead of a temp folder.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
-    /// Scenarios recorded at once (0: one per CPU core). A session mostly waits on its agent and
-    /// the scripted model, and each scenario has a scratch folder of its own; but a scenario
-    /// interrupted after N seconds (`interrupt_after_secs`) may be interrupted before a slowed
-    /// agent printed anything, so one at a time is the default.
-    #[arg(long, default_value_t = 1)]
+    /// Scenarios recorded at once (0: one per CPU core). Each scenario has a scratch folder and a
+    /// lock of its own, and its own model and MCP servers; a scenario interrupted after N seconds
+    /// (`interrupt_after_secs`) is recorded afterwards, alone, since a slowed agent might not have
+    /// printed anything by then.
+    #[arg(long, default_value_t = 0)]
     pub jobs: usize,
 }
 

@@ -22,7 +22,8 @@
 //!   session ids inside text (`ses_…`), Kilo's background process and wakeup ids (`bgp_…`,
 //!   `wku_…`), wall-clock times and process ids quoted in text (ISO-8601, epoch milliseconds,
 //!   `pid: 14771`, an `ls -l` listing's times), a time taken quoted in text with its fraction
-//!   (Qwen Code's `from 127.0.0.1 in 0.2s`, `took 1.25 ms`), and the suggestions a CLI gives for
+//!   (Qwen Code's `from 127.0.0.1 in 0.2s`, `took 1.25 ms`; Copilot CLI's `elapsed: 0s` in a
+//!   subagent's report, whole seconds that tick over on a loaded machine), and the suggestions a CLI gives for
 //!   an unknown tool name (`Did you mean one of: "web_fetch", "grep_search", …?`: Qwen Code ranks
 //!   them by distance and breaks ties in the order its tools registered, which varies by run);
 //! - JSON objects quoted inside text written with their keys sorted (Claude quotes an MCP tool's
@@ -82,7 +83,8 @@ struct Masks {
     /// The name a CLI gives the session: Claude's for peer messages (`This session is work-ea
     /// [dfea2f]`), the one Qwen Code draws (`This session is named "work-e4"`, its quotes kept).
     peer_name: Regex,
-    /// A time taken quoted in text with its fraction (`in 0.2s`, `took 1.25 ms`).
+    /// A time taken quoted in text with its fraction (`in 0.2s`, `took 1.25 ms`), or named
+    /// `elapsed:` (Copilot CLI's `read_agent`: `elapsed: 0s`, `1s` on a loaded machine).
     elapsed: Regex,
     /// The suggestions for an unknown tool name (`Did you mean one of: "a", "b", "c"?`).
     suggestions: Regex,
@@ -114,7 +116,7 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         spill_file: re(r"tool-results/[A-Za-z0-9_-]+\.txt"),
         cron_job: re(r"(?m)(job |^)[0-9a-f]{8}( \(| —)"),
         peer_name: re(r#"This session is (?:\S+ \[[0-9a-f]{6}\]|(named )"[^"]*")"#),
-        elapsed: re(r"\b(in|took) \d+\.\d+ ?(s|ms)\b"),
+        elapsed: re(r"\b(?:(in|took) \d+\.\d+|(elapsed:) \d+(?:\.\d+)?) ?(?:s|ms)\b"),
         suggestions: re(r#"(Did you mean(?: one of)?:) "[^"]*"(?:, "[^"]*")*"#),
         opencode_session: re(r"\bses_[0-9A-Za-z]{20,}"),
         kilo_id: re(r"\b(bgp|wku)_[0-9A-Za-z]{20,}"),
@@ -193,7 +195,7 @@ fn mask(v: &mut Value, drawn: &[String]) {
                     Some(_) => "This session is named \"<peer-name>\"",
                     None => "This session is <peer-name>",
                 });
-            let masked = m.elapsed.replace_all(&masked, "$1 <elapsed>");
+            let masked = m.elapsed.replace_all(&masked, "${1}${2} <elapsed>");
             let masked = m.suggestions.replace_all(&masked, "$1 <suggestions>");
             let masked = m.opencode_session.replace_all(&masked, "<session>");
             let masked = m.kilo_id.replace_all(&masked, "<$1>");
@@ -603,6 +605,7 @@ mod tests {
                 "Viewing ...rm-scenario/copilot-acp-files/work/CHANGELOG.md",
                 "This session is named \"work-e4\".", "Received 91 bytes (200 OK) from 127.0.0.1 in 0.2s",
                 "took 12.5 ms; in 3 steps; in 2s",
+                "status: idle, description: Count, elapsed: 1s, total_turns: 2",
                 "Tool \"web_search\" not found in registry. Did you mean one of: \"web_fetch\", \"grep_search\", \"tool_search\"?",
                 "{\"observedAt\":1796458961666,\"n\":1234567}",
                 "schema: {\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}} and {\"x\" not JSON {\"b\":1,\"a\":[{\"d\":1,\"c\":2}]}"]
@@ -624,6 +627,7 @@ mod tests {
                     "Viewing ...rm-scenario/copilot-acp-files/work/CHANGELOG.md",
                     "This session is named \"<peer-name>\".", "Received 91 bytes (200 OK) from 127.0.0.1 in <elapsed>",
                     "took <elapsed>; in 3 steps; in 2s",
+                    "status: idle, description: Count, elapsed: <elapsed>, total_turns: 2",
                     "Tool \"web_search\" not found in registry. Did you mean one of: <suggestions>?",
                     "{\"observedAt\":<millis>,\"n\":1234567}",
                     "schema: {\"properties\":{\"url\":{\"type\":\"string\"}},\"type\":\"object\"} and {\"x\" not JSON {\"a\":[{\"c\":2,\"d\":1}],\"b\":1}"]

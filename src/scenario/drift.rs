@@ -36,7 +36,7 @@ pub struct DriftOptions {
     pub corpus: Option<PathBuf>,
     /// Verify strictly (see `toolnorm verify --strict`).
     pub strict: bool,
-    /// Scenarios recorded at once (0: one per CPU core; `scenario drift` defaults to 1).
+    /// Scenarios recorded at once (0: one per CPU core, `scenario drift`'s default).
     pub jobs: usize,
 }
 
@@ -239,19 +239,31 @@ struct Recording {
 
 impl Recorder<'_> {
     /// Record the scenarios given (`None`: not this time) on `pool`'s threads, each into its own
-    /// scratch folder; the results in the order given.
+    /// scratch folder; the results in the order given. A scenario interrupted after N seconds
+    /// (`interrupt_after_secs`) is recorded afterwards, alone: on a machine busy with the others,
+    /// its agent might not have printed anything by the time it is interrupted.
     fn record_all(
         &self,
         pool: &rayon::ThreadPool,
         scenarios: &[Option<&Scenario>],
     ) -> anyhow::Result<Vec<Option<Recording>>> {
         use rayon::prelude::*;
-        pool.install(|| {
+        let alone = |s: &Scenario| s.interrupt_after_secs.is_some();
+        let mut recorded: Vec<Option<Recording>> = pool.install(|| {
             scenarios
                 .par_iter()
-                .map(|s| s.map(|s| self.record(s)).transpose())
-                .collect()
-        })
+                .map(|s| match s {
+                    Some(s) if !alone(s) => self.record(s).map(Some),
+                    _ => Ok(None),
+                })
+                .collect::<anyhow::Result<_>>()
+        })?;
+        for (s, slot) in scenarios.iter().zip(&mut recorded) {
+            if let Some(s) = s.filter(|s| alone(s)) {
+                *slot = Some(self.record(s)?);
+            }
+        }
+        Ok(recorded)
     }
 
     /// Record scenario `s`.

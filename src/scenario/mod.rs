@@ -21,4 +21,5 @@ pub mod run;
 pub mod sandbox;
 pub mod scorecard;
 pub mod spec;
+pub mod trace;
 mod transcript;

@@ -56,6 +56,11 @@ pub fn kill_group(child: &Child) {
 
 /// Kill every process left in the group led by `leader` (started in a group of its own).
 fn kill_group_of(leader: u32) {
+    signal_group(leader, libc::SIGKILL);
+}
+
+/// Send `signal` to the group led by `leader` (started in a group of its own).
+fn signal_group(leader: u32, signal: libc::c_int) {
     let Ok(pgid) = libc::pid_t::try_from(leader) else {
         return;
     };
@@ -67,7 +72,7 @@ fn kill_group_of(leader: u32) {
     }
     // SAFETY: killpg with a group id we created and a valid signal has no memory effects.
     unsafe {
-        libc::killpg(pgid, libc::SIGKILL);
+        libc::killpg(pgid, signal);
     }
 }
 
@@ -130,6 +135,12 @@ impl RunningAgent {
         interrupt(self.pid);
     }
 
+    /// Send SIGTERM to the agent's group: an agent that does not exit at the end of its input
+    /// ends at once, and its passthrough sees its output close.
+    pub fn terminate(&self) {
+        signal_group(self.pid, libc::SIGTERM);
+    }
+
     /// Wait up to `limit` for the agent to exit (and its recording to finish), leaving it running
     /// when it does not.
     pub fn wait_for(&mut self, limit: Duration) -> anyhow::Result<Option<Exit>> {
@@ -166,4 +177,27 @@ fn drain<R: Read + Send + 'static>(r: Option<R>) -> thread::JoinHandle<Vec<u8>> 
         }
         buf
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::*;
+
+    /// SIGTERM reaches the agent's whole group, so an agent that reads on after the end of its
+    /// input (codex-acp) and what it started end at once, without waiting for a time limit.
+    #[test]
+    fn terminate_ends_the_group_at_once() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 60 & wait"]).stdin(Stdio::null());
+        let mut child = spawn_group(&mut cmd).unwrap();
+        let started = Instant::now();
+        signal_group(child.id(), libc::SIGTERM);
+        let status = wait_until(&mut child, Duration::from_secs(20))
+            .unwrap()
+            .expect("the group ends on SIGTERM");
+        assert_eq!(status.signal(), Some(libc::SIGTERM));
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
 }

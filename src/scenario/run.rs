@@ -18,6 +18,7 @@ use super::npm;
 use super::page_server::TlsPageServer;
 use super::sandbox;
 use super::spec::Scenario;
+use super::trace;
 use super::transcript;
 
 use super::launch::{AgentCommand, Launch, RunOptions, Scratch, Setup, write};
@@ -41,6 +42,7 @@ pub struct Outcome {
 /// Run one scenario end to end.
 pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> {
     let started = Instant::now();
+    trace::mark(&s.name, "start");
     let entry = agents::of(s)?;
     let cli = entry.cli;
     let version = opts
@@ -51,6 +53,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         .with_context(|| format!("failed to install {}@{version}", cli.package))?;
     // A program the agent needs from the machine is missing: say so before the session starts.
     sandbox::check_programs(cli)?;
+    trace::mark(&s.name, "installed and programs checked");
 
     let provider_dir = opts.corpus.join(entry.provider.as_str());
     fs::create_dir_all(&provider_dir)
@@ -160,7 +163,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
         model_port: server.port(),
         https_port: tls_pages.as_ref().map(|p| p.port()),
     };
+    trace::mark(&s.name, "configured; starting the agent");
     let result = launcher.drive(&launch);
+    trace::mark(&s.name, "driven");
     server.stop();
     // The page server stops once the session is over.
     #[cfg(feature = "https-pages")]
@@ -180,6 +185,7 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> anyhow::Result<Outcome> 
     } else {
         let _ = fs::remove_dir_all(&scratch.root);
     }
+    trace::mark(&s.name, "scratch removed");
     let driven = result?;
     let mut problems = driven.problems;
     let transcript = match kept {

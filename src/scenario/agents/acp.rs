@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, proxied};
+use super::{Driven, End, Launcher, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::{SERVER_NAME, ServerCommand};
@@ -89,7 +89,15 @@ impl Launcher for Acp {
             json!([])
         };
         let cwd = launch.scratch.work.display().to_string();
-        proxied(launch, self.who, |channel| drive_acp(channel, s, &cwd, mcp))
+        // codex-acp reads on after the end of its input: it is ended with SIGTERM.
+        let end = if std::ptr::eq(launch.cli, &CODEX_ACP_CLI) {
+            End::Terminate
+        } else {
+            End::Eof
+        };
+        proxied(launch, self.who, end, |channel| {
+            drive_acp(channel, s, &cwd, mcp)
+        })
     }
 }
 

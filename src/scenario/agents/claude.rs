@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, proxied, wrapped};
+use super::{Driven, End, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser, claude_permission};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
@@ -138,7 +138,7 @@ impl Launcher for Claude {
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
         if sdk(s) {
-            proxied(launch, "claude", |channel| drive_sdk(channel, s))
+            proxied(launch, "claude", End::Eof, |channel| drive_sdk(channel, s))
         } else {
             wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
                 .map(|_| Driven::default())

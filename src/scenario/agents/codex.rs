@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, proxied, wrapped};
+use super::{Driven, End, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
@@ -120,7 +120,7 @@ impl Launcher for Codex {
             wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
                 .map(|_| Driven::default())
         } else {
-            proxied(launch, "codex app-server", |channel| {
+            proxied(launch, "codex app-server", End::Eof, |channel| {
                 drive_app_server(channel, s, &launch.scratch.work)
             })
         }

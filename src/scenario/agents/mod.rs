@@ -34,6 +34,7 @@ use super::launch::{AgentCommand, Launch, Setup};
 use super::package::Cli;
 use super::process::RunningAgent;
 use super::spec::{self, Api, CallKind, Scenario, SpecError};
+use super::trace;
 use crate::corpus::record::memory::{self, Captured};
 use crate::corpus::record::{AgentEnds, StderrEnd, StdinEnd};
 use crate::stream::{Dialect, Provider};
@@ -537,6 +538,7 @@ fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Re
         },
     )?;
     let mut running = RunningAgent::start(agent);
+    trace::mark(&launch.scenario.name, "agent started");
     let mut exit = None;
     let mut limit = launch.limit;
     if let Some(after) = interrupt_after {
@@ -549,6 +551,7 @@ fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Re
     if exit.is_none() {
         exit = running.wait_until(limit)?;
     }
+    trace::mark(&launch.scenario.name, "agent exited");
     let stdout = out.bytes();
     let stderr = stderr.read();
     if launch.opts.raw {
@@ -571,11 +574,25 @@ fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Re
     }
 }
 
+/// How an agent spoken to over its stdio ([`proxied`]) is ended once its session is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// Its input is closed, and it exits at the end of its input.
+    Eof,
+    /// Its input is closed and its group is sent SIGTERM: it reads on after the end of its input
+    /// (codex-acp 0.16.0 never exits on EOF; waiting for it cost 15 s a scenario), and exits at
+    /// once on SIGTERM. Sent only when the session went as far as the driver waits (the
+    /// prompt's response), so nothing of the session is cut off.
+    Terminate,
+}
+
 /// An agent spoken to over its stdio through the recording proxy (the recording holds both
-/// directions): `drive` runs the session on the channel; closing its input then ends the agent.
+/// directions): `drive` runs the session on the channel; closing its input (and, by `end`,
+/// SIGTERM) then ends the agent, whose exit is awaited.
 fn proxied(
     launch: &Launch<'_>,
     who: &'static str,
+    end: End,
     drive: impl FnOnce(&mut LineChannel) -> anyhow::Result<Driven>,
 ) -> anyhow::Result<Driven> {
     let (to_agent, agent_in) = memory::pipe();
@@ -592,11 +609,24 @@ fn proxied(
     )?;
     let mut running = RunningAgent::start(agent);
     let mut channel = LineChannel::new(from_agent, to_agent, who, launch.limit);
+    trace::mark(&launch.scenario.name, "agent started");
     let driven = drive(&mut channel);
+    trace::mark(&launch.scenario.name, "session driven; closing its stdin");
     channel.close();
+    if end == End::Terminate && driven.is_ok() {
+        running.terminate();
+    }
     let exit = running
         .wait_until(Duration::from_secs(15))
         .with_context(|| format!("failed to wait for {who}"))?;
+    trace::mark(
+        &launch.scenario.name,
+        if exit.is_some() {
+            "agent exited"
+        } else {
+            "agent killed"
+        },
+    );
     let stderr = stderr.read();
     if launch.opts.raw {
         let text: String = channel.seen.iter().map(|l| format!("{l}\n")).collect();

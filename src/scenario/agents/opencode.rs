@@ -25,6 +25,7 @@ use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared};
 use crate::scenario::process::{kill_group, spawn_group};
 use crate::scenario::spec::Scenario;
+use crate::scenario::trace;
 use crate::stream::Dialect;
 
 /// One CLI of the OpenCode family run one way: what differs between OpenCode and its forks, as
@@ -41,6 +42,10 @@ pub struct Opencode {
     /// Its ACP adapter takes the fixture MCP server from the client, in `session/new` (the
     /// configuration file then leaves it out).
     acp_mcp_in_session: bool,
+    /// Its global configuration folder under `XDG_CONFIG_HOME`, and the plugin package it
+    /// installs there ([`seed_plugin_install`]).
+    config_dir: &'static str,
+    plugin: &'static str,
 }
 
 /// How the CLI runs.
@@ -62,6 +67,8 @@ const OPENCODE: Opencode = Opencode {
     env_prefix: "OPENCODE_",
     who: "opencode",
     acp_mcp_in_session: true,
+    config_dir: "opencode",
+    plugin: "@opencode-ai/plugin",
 };
 
 /// Kilo CLI: OpenCode's configuration under Kilo's names (`kilo.json`, `KILO_*`).
@@ -72,6 +79,8 @@ const KILO: Opencode = Opencode {
     env_prefix: "KILO_",
     who: "kilo",
     acp_mcp_in_session: false,
+    config_dir: "kilo",
+    plugin: "@kilocode/plugin",
 };
 
 pub const OPENCODE_RUN: Opencode = OPENCODE;
@@ -205,6 +214,10 @@ impl Launcher for Opencode {
             &setup.scratch.work.join(self.config_file),
             &serde_json::to_string_pretty(&cfg)?,
         )?;
+        seed_plugin_install(
+            &setup.scratch.home.join(".config").join(self.config_dir),
+            self.plugin,
+        )?;
         for (k, d) in [
             ("XDG_CONFIG_HOME", ".config"),
             ("XDG_DATA_HOME", ".local/share"),
@@ -257,6 +270,23 @@ impl Launcher for Opencode {
     }
 }
 
+/// Mark the plugin package as installed in the CLI's global configuration folder `dir`.
+///
+/// At every start OpenCode 1.18.33 (and Kilo 7.7.7) installs its plugin package (`plugin`) into
+/// each configuration folder, in the background, with npm's Arborist inside its own process: the
+/// registry's package documents of the plugin and its dependencies fetched and resolved, a
+/// second or more of CPU per scenario on two cores, and a network request the scenario does not
+/// need (the scenarios load no plugin). It skips the install when the folder has a
+/// `node_modules` and a `package-lock.json` whose root already depends on every package it
+/// would add, which this writes.
+fn seed_plugin_install(dir: &std::path::Path, plugin: &str) -> anyhow::Result<()> {
+    let modules = dir.join("node_modules");
+    std::fs::create_dir_all(&modules)
+        .with_context(|| format!("failed to create {}", modules.display()))?;
+    let lock = json!({"lockfileVersion": 3, "packages": {"": {"dependencies": {plugin: "*"}}}});
+    write(&dir.join("package-lock.json"), &lock.to_string())
+}
+
 /// `opencode serve` on a free port, its `/event` stream recorded while we post the session and
 /// the message.
 fn serve(launch: &Launch<'_>, s: &Scenario, who: &str) -> anyhow::Result<Driven> {
@@ -270,7 +300,9 @@ fn serve(launch: &Launch<'_>, s: &Scenario, who: &str) -> anyhow::Result<Driven>
         .with_context(|| format!("failed to start {}", launch.agent.program.display()))?;
     let (out, listening) = collect_until(server.stdout.take(), LISTENING);
     let err = collect(server.stderr.take());
+    trace::mark(&s.name, "server started");
     let result = drive_serve(launch, &c, s, port, who, &listening);
+    trace::mark(&s.name, "session over; killing the server");
     kill_group(&server);
     let _ = server.kill();
     let _ = server.wait();
@@ -316,6 +348,7 @@ fn drive_serve(
             bail!("{who} serve closed its output before it listened")
         }
     }
+    trace::mark(&s.name, "server says it listens");
     // Then until it answers; a probe that hangs is given up after a second and sent again.
     let probe = ureq::AgentBuilder::new()
         .timeout_connect(Duration::from_secs(1))
@@ -327,6 +360,7 @@ fn drive_serve(
         }
         thread::sleep(Duration::from_millis(100));
     }
+    trace::mark(&s.name, "server answers");
     let events = SseOptions {
         url: format!("{base}/event"),
         // Not `until: session.idle`: a task's child session goes idle before the parent, so the
@@ -344,6 +378,7 @@ fn drive_serve(
         let _ = recorded_tx.send(subscription.run(Box::new(to), stopped));
     });
     let driven = converse(&http, &base, s, limit, deadline);
+    trace::mark(&s.name, "message call returned");
     if driven.is_ok() {
         // The main session's last events (its session.idle, a dismissed question's error)
         // trail the message reply a little.
@@ -354,6 +389,7 @@ fn drive_serve(
         .saturating_duration_since(Instant::now())
         .max(Duration::from_secs(5));
     let recording = recorded.recv_timeout(left.min(Duration::from_secs(20)));
+    trace::mark(&s.name, "event stream recorded");
     let driven = driven?;
     match recording {
         Ok(r) => {
@@ -577,6 +613,21 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
+
+    /// The config folder says the plugin is installed as OpenCode 1.18.33's `Npm.install`
+    /// checks it: a `node_modules`, and a lock whose root depends on the package it would add.
+    #[test]
+    fn the_plugin_is_marked_installed() {
+        let dir = std::env::temp_dir().join(format!("toolnorm-plugin-seed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        seed_plugin_install(&dir, "@opencode-ai/plugin").unwrap();
+        assert!(dir.join("node_modules").is_dir());
+        let lock: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("package-lock.json")).unwrap())
+                .unwrap();
+        assert!(lock["packages"][""]["dependencies"]["@opencode-ai/plugin"].is_string());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// The (path, JSON body) of every POST the fake server received.
     type Posts = Arc<Mutex<Vec<(String, Value)>>>;

@@ -153,6 +153,10 @@ fn handle(shared: &Shared, mut request: tiny_http::Request) {
 
     let (status, content_type, text, reply_meta) =
         route(&shared.script, &method, &path, body.as_ref());
+    super::trace::mark(
+        "model",
+        format_args!("{method} {path} -> {status} {reply_meta:?}"),
+    );
 
     if let Some(log) = &shared.log {
         let seq = {
