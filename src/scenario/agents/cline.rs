@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::{Driven, Launcher, wrapped};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Declared};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
 
 /// `cline --json PROMPT`, or `cline --acp`.
@@ -29,6 +29,7 @@ pub const ACP: Cline = Cline { acp: true };
 /// Cline's CLI (`cline`).
 pub static CLI: Cli = Cli {
     package: "cline",
+    registry: Registry::Npm,
     bin: "cline",
     display: "cline",
     aliases: &["cline-cli"],
