@@ -407,7 +407,9 @@ pub(crate) fn outcome(observation: &Value) -> (Result<Value, ToolError>, Option<
             exit,
         );
     }
-    if let Some(c) = exit.filter(|c| *c != 0) {
+    // `-1` without an error: the command printed nothing new for a while and was left running
+    // (OpenHands' soft timeout); the call itself answered.
+    if let Some(c) = exit.filter(|c| *c != 0 && *c != -1) {
         return (
             Err(ToolError {
                 message: format!("Exit code {c}"),
@@ -418,6 +420,24 @@ pub(crate) fn outcome(observation: &Value) -> (Result<Value, ToolError>, Option<
         );
     }
     (Ok(Value::String(text)), exit)
+}
+
+/// The title of a `file_editor` `view` whose result lists a folder (`Here's the files and
+/// directories up to 2 levels deep in /w/src, …`): `Listing src`.
+pub(crate) fn listed_folder(observation: &Value, cwd: Option<&str>) -> Option<String> {
+    let kind = observation.get("kind").and_then(Value::as_str)?;
+    if !matches!(
+        kind,
+        "FileEditorObservation" | "PlanningFileEditorObservation"
+    ) || observation.get("command").and_then(Value::as_str) != Some("view")
+        || observation.get("is_error").and_then(Value::as_bool) == Some(true)
+    {
+        return None;
+    }
+    let path = observation.get("path").and_then(Value::as_str)?;
+    content_text(observation)
+        .starts_with("Here's the files and directories")
+        .then(|| titles::list(&titles::display_path(path, cwd)))
 }
 
 /// The error of an `AgentErrorEvent`: a call OpenHands could not run (a tool it does not have,
@@ -567,6 +587,19 @@ mod tests {
         assert_eq!(d.mcp.unwrap().tool, "browser_navigate");
         let d = describe("made_up", None, &json!({}), None);
         assert_eq!(d.kind, ToolKind::Unknown);
+    }
+
+    #[test]
+    fn a_view_that_lists_a_folder_is_retitled() {
+        let obs = json!({"content": [{"type": "text", "text": "Here's the files and directories up to 2 levels deep in /w/src, excluding hidden items:\n/w/src/"}],
+            "is_error": false, "command": "view", "path": "/w/src", "kind": "FileEditorObservation"});
+        assert_eq!(
+            listed_folder(&obs, Some("/w")).as_deref(),
+            Some("Listing src")
+        );
+        let file = json!({"content": [{"type": "text", "text": "Here's the result of running `cat -n`"}],
+            "is_error": false, "command": "view", "path": "/w/a", "kind": "FileEditorObservation"});
+        assert_eq!(listed_folder(&file, Some("/w")), None);
     }
 
     #[test]

@@ -131,13 +131,22 @@ impl Tracker {
                 };
                 let (result, exit) = tools::outcome(obs);
                 let mut u = ended(&id, result, ev.timestamp.as_deref());
-                if exit.is_some()
-                    && obs.get("kind").and_then(Value::as_str) == Some("TerminalObservation")
-                {
-                    u.metadata = Some(ToolMetadata {
-                        exit_code: exit,
-                        ..ToolMetadata::default()
-                    });
+                // `view` of a folder lists it: only the result says it was one.
+                u.title = tools::listed_folder(obs, self.cwd.as_deref());
+                if obs.get("kind").and_then(Value::as_str) == Some("TerminalObservation") {
+                    let mut meta = ToolMetadata::default();
+                    match exit {
+                        // Still running: no exit code yet.
+                        Some(-1) if u.state == Some(ToolState::Complete) => {
+                            meta.extra
+                                .insert("commandRunning".to_owned(), Value::Bool(true));
+                        }
+                        Some(_) => meta.exit_code = exit,
+                        None => {}
+                    }
+                    if !meta.is_empty() {
+                        u.metadata = Some(meta);
+                    }
                 }
                 store.upsert(line, u);
             }
