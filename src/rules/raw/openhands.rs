@@ -2,7 +2,7 @@
 //! events): calls from `ActionEvent`s (`tool_call_id`, `tool_name`, the model's arguments in
 //! `tool_call.arguments`, a JSON text, without OpenHands' own `security_risk` and `summary`),
 //! failures from an `ObservationEvent` whose observation says `is_error` or a non-zero
-//! `exit_code`, an `AgentErrorEvent` and a `UserRejectObservation`; turn ends from the agent's
+//! `exit_code` (but `-1`, a command left running after 30 s without output), an `AgentErrorEvent` and a `UserRejectObservation`; turn ends from the agent's
 //! `MessageEvent` (its answer, sent when no call is left), the `finish` tool's observation and a
 //! `ConversationErrorEvent`. An MCP call's action is an `MCPToolAction`, but no event names its
 //! server, so the scan states no MCP identity.
@@ -52,7 +52,8 @@ pub(crate) fn events(input: &Input<'_>) -> RawScan {
                 let exit = obs
                     .and_then(|o| o.get("exit_code"))
                     .and_then(Node::as_i64)
-                    .is_some_and(|c| c != 0);
+                    // `-1` without `is_error`: left running after OpenHands' soft timeout.
+                    .is_some_and(|c| c != 0 && c != -1);
                 if flagged || exit {
                     s.fail_known(id, line);
                 }
@@ -101,6 +102,10 @@ mod tests {
                 "\n",
                 r#"{"id": "o1", "timestamp": "t", "source": "environment", "tool_name": "terminal", "tool_call_id": "c1", "observation": {"content": [], "is_error": false, "exit_code": 3, "kind": "TerminalObservation"}, "action_id": "a1", "kind": "ObservationEvent"}"#,
                 "\n",
+                r#"{"id": "a3", "timestamp": "t", "source": "agent", "action": {"command": "sleep 99", "kind": "TerminalAction"}, "tool_name": "terminal", "tool_call_id": "c3", "kind": "ActionEvent"}"#,
+                "\n",
+                r#"{"id": "o3", "timestamp": "t", "source": "environment", "tool_name": "terminal", "tool_call_id": "c3", "observation": {"content": [], "is_error": false, "exit_code": -1, "kind": "TerminalObservation"}, "kind": "ObservationEvent"}"#,
+                "\n",
                 r#"{"id":"a2","timestamp":"t","source":"agent","action":{"data":{"url":"https://x"},"kind":"MCPToolAction"},"tool_name":"browser_navigate","tool_call_id":"c2","tool_call":{"id":"c2","name":"browser_navigate","arguments":"{\"url\": \"https://x\", \"security_risk\": \"LOW\"}"},"kind":"ActionEvent"}"#,
                 "\n",
                 r#"{"id":"e2","timestamp":"t","source":"agent","tool_name":"browser_navigate","tool_call_id":"c2","error":"boom","kind":"AgentErrorEvent"}"#,
@@ -114,8 +119,9 @@ mod tests {
         assert_eq!((c1.line, c1.failed_line), (2, Some(3)));
         assert_eq!(c1.args.get("command"), Some(&serde_json::json!("sh x")));
         assert_eq!(c1.item_type.as_deref(), Some("TerminalAction"));
+        assert_eq!(s.get("c3").unwrap().failed_line, None);
         let c2 = s.get("c2").unwrap();
-        assert_eq!(c2.failed_line, Some(5));
+        assert_eq!(c2.failed_line, Some(7));
         assert_eq!(c2.mcp, None);
         assert_eq!(
             c2.tool_args.get("url"),
