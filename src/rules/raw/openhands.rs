@@ -131,7 +131,7 @@ mod tests {
         assert_eq!(
             s.turn_ends,
             vec![TurnEnd {
-                line: 6,
+                line: 8,
                 scope: None
             }]
         );
