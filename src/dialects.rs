@@ -13,7 +13,7 @@ use crate::model::NormalizedDocument;
 use crate::providers::NormalizeOptions;
 use crate::providers::{
     NewNormalizer, Probe, acp, ag_ui, ai_sdk, claude, cline, codex, copilot, droid, gemini, kilo,
-    opencode, qwen,
+    opencode, openhands, qwen,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -130,6 +130,22 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: cline::task::new,
         #[cfg(feature = "cli")]
         scan: raw::cline::task,
+    },
+    DialectEntry {
+        dialect: Dialect::OpenhandsJson,
+        sniff: openhands::json::sniff,
+        sniff_document: None,
+        new: openhands::json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::openhands::events,
+    },
+    DialectEntry {
+        dialect: Dialect::OpenhandsEvents,
+        sniff: openhands::events::sniff,
+        sniff_document: None,
+        new: openhands::events::new,
+        #[cfg(feature = "cli")]
+        scan: raw::openhands::events,
     },
     DialectEntry {
         dialect: Dialect::GeminiStreamJson,

@@ -56,6 +56,7 @@ pub enum Agent {
     Droid,
     Copilot,
     Cline,
+    Openhands,
 }
 
 static STARTERS: &[Starter] = &[
@@ -112,6 +113,12 @@ static STARTERS: &[Starter] = &[
         "cline/live-cline-bash",
         "a Cline CLI session running two shell commands",
         "cline --json \"…\""
+    ),
+    starter!(
+        Openhands,
+        "openhands/live-openhands-bash",
+        "an OpenHands CLI session running two shell commands",
+        "openhands --headless --json -t \"…\""
     ),
 ];
 

@@ -6,6 +6,12 @@
 //! A Claude subagent file is imported as a fixture of its own, named
 //! `<session>__subagents__<agent>`: it is a separate stream with its own line numbers and would
 //! break the parent's ordering if appended.
+//!
+//! An OpenHands conversation is a folder, `<id>/events/`, of one JSON file per event
+//! (`event-00000-<event id>.json`): the folder is one input, its files joined in event order, one
+//! event a line, into the fixture `<id>` (a subagent's, `<id>/subagents/<sub>/events/`, into
+//! `<id>__subagents__<sub>`). The conversation's other files (`base_state.json`, `TASKS.json`)
+//! are not sessions and are left alone.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -52,18 +58,31 @@ pub enum Imported {
 }
 
 /// The files to import under `paths`: files as given, directories walked for `*.jsonl` / `*.json`;
-/// a Claude transcript brings its `<session>/subagents/agent-*.jsonl`. Sorted, no duplicates.
+/// a Claude transcript brings its `<session>/subagents/agent-*.jsonl`; an OpenHands events folder
+/// ([`is_events_dir`]) is one input, its files not walked. Sorted, no duplicates.
 pub fn collect_inputs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
     let mut files = BTreeSet::new();
     let mut errors = Vec::new();
     for p in paths {
         if p.is_dir() {
-            for entry in walkdir::WalkDir::new(p)
+            let walk = walkdir::WalkDir::new(p)
                 .follow_links(false)
                 .sort_by_file_name()
-            {
+                .into_iter()
+                .filter_entry(|e| {
+                    // Below an events folder: its event files, read as one input.
+                    !e.path().parent().is_some_and(is_events_dir)
+                });
+            for entry in walk {
                 match entry {
-                    Ok(e) if e.file_type().is_file() && is_candidate(e.path()) => {
+                    Ok(e) if e.file_type().is_dir() && is_events_dir(e.path()) => {
+                        files.insert(e.path().to_owned());
+                    }
+                    Ok(e)
+                        if e.file_type().is_file()
+                            && is_candidate(e.path())
+                            && !is_conversation_state(e.path()) =>
+                    {
                         files.insert(e.path().to_owned());
                     }
                     Ok(_) => {}
@@ -80,6 +99,48 @@ pub fn collect_inputs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
         }
     }
     (files.into_iter().collect(), errors)
+}
+
+/// An OpenHands conversation's events folder: named `events`, holding `event-*.json` files.
+pub fn is_events_dir(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n == "events")
+        && fs::read_dir(p).is_ok_and(|entries| entries.flatten().any(|e| is_event_file(&e.path())))
+}
+
+/// `event-00000-<event id>.json`.
+fn is_event_file(p: &Path) -> bool {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("event-") && n.ends_with(".json"))
+}
+
+/// A conversation's state beside its events folder (`base_state.json`, `TASKS.json`): not a
+/// session.
+fn is_conversation_state(p: &Path) -> bool {
+    p.file_name()
+        .is_some_and(|n| n == "base_state.json" || n == "TASKS.json")
+        && p.parent().is_some_and(|d| is_events_dir(&d.join("events")))
+}
+
+/// An events folder's event files joined in event order (their names' index), one event a line.
+fn read_events_dir(dir: &Path) -> std::io::Result<Vec<u8>> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_event_file(p) && p.is_file())
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = fs::read(&f)?;
+        let event = bytes.trim_ascii();
+        if event.is_empty() {
+            continue;
+        }
+        out.extend_from_slice(event);
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 fn is_candidate(p: &Path) -> bool {
@@ -105,8 +166,15 @@ fn subagent_files(p: &Path) -> Vec<PathBuf> {
 }
 
 /// The fixture name of a source file: its name without `.jsonl` / `.json`; a Claude subagent file
-/// `<session>/subagents/agent-x.jsonl` becomes `<session>__subagents__agent-x`.
+/// `<session>/subagents/agent-x.jsonl` becomes `<session>__subagents__agent-x`; an OpenHands
+/// events folder is named after its conversation (`<id>/events` → `<id>`, and a subagent's
+/// `<id>/subagents/<sub>/events` → `<id>__subagents__<sub>`).
 pub fn fixture_name(p: &Path) -> String {
+    if p.file_name().is_some_and(|n| n == "events")
+        && let Some(conversation) = p.parent()
+    {
+        return fixture_name(conversation);
+    }
     let file = p
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
@@ -166,7 +234,12 @@ pub fn import_as(
         source: source.to_owned(),
         reason,
     };
-    let bytes = match fs::read(source) {
+    let read = if source.is_dir() {
+        read_events_dir(source)
+    } else {
+        fs::read(source)
+    };
+    let bytes = match read {
         Ok(b) => b,
         Err(e) => {
             return Imported::Failed {
@@ -296,6 +369,30 @@ mod tests {
         assert_eq!(
             source_label(Path::new("./../samples/x.jsonl"), Some("/home/a")),
             "../samples/x.jsonl"
+        );
+    }
+
+    #[test]
+    fn an_openhands_events_folder_is_one_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let conv = dir.path().join("c0ffee");
+        let events = conv.join("events");
+        let sub = conv.join("subagents").join("5ub").join("events");
+        fs::create_dir_all(&events).unwrap();
+        fs::create_dir_all(&sub).unwrap();
+        fs::write(events.join("event-00001-b.json"), "{\"id\":\"b\"}").unwrap();
+        fs::write(events.join("event-00000-a.json"), "{\"id\":\"a\"}\n").unwrap();
+        fs::write(events.join(".eventlog.lock"), "").unwrap();
+        fs::write(sub.join("event-00000-s.json"), "{\"id\":\"s\"}").unwrap();
+        fs::write(conv.join("base_state.json"), "{}").unwrap();
+        let (inputs, errors) = collect_inputs(&[dir.path().to_owned()]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(inputs, vec![events.clone(), sub.clone()]);
+        assert_eq!(fixture_name(&events), "c0ffee");
+        assert_eq!(fixture_name(&sub), "c0ffee__subagents__5ub");
+        assert_eq!(
+            read_events_dir(&events).unwrap(),
+            b"{\"id\":\"a\"}\n{\"id\":\"b\"}\n"
         );
     }
 

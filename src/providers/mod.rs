@@ -19,6 +19,7 @@ pub mod droid;
 pub mod gemini;
 pub mod kilo;
 pub mod opencode;
+pub mod openhands;
 pub mod probe;
 pub mod qwen;
 pub mod store;

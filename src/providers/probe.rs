@@ -43,6 +43,11 @@ impl<'a> Probe<'a> {
             .filter(|v| v.get() != "null")
     }
 
+    /// The raw value of a top-level key as written, `null` included.
+    pub fn raw(&self, key: &str) -> Option<&'a RawValue> {
+        self.fields.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+
     /// True when the key is present and not `null`.
     pub fn has(&self, key: &str) -> bool {
         self.get(key).is_some()

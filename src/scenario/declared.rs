@@ -120,6 +120,14 @@ fn generic_title(tool: &str) -> String {
     format!("{capitalized} (no arguments)")
 }
 
+/// Whether `name` is one of the fixture MCP server's tools, bare.
+fn fixture_tool(name: &str) -> bool {
+    super::mcp_server::tools().as_array().is_some_and(|t| {
+        t.iter()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    })
+}
+
 /// The declared built-in tools of `cli` (the fixture MCP server's left out) that have no
 /// specific title and kind: a kind `unknown`, an MCP identity (a name the table does not know,
 /// read as some server's tool), or a title that is empty, the bare name, "Using X" or the
@@ -131,6 +139,9 @@ pub fn untitled(cli: &Cli, names: &BTreeSet<String>) -> Option<Vec<String>> {
             .iter()
             .filter(|n| match probe(cli, n) {
                 Some((_, _, Some(server))) if server == FIXTURE_MCP_SERVER => false,
+                // A CLI that declares MCP tools by their bare names (OpenHands) reads the fixture
+                // server's as MCP tools of a server it cannot name.
+                Some((_, _, Some(_))) if fixture_tool(n) => false,
                 Some((kind, title, server)) => {
                     kind == ToolKind::Unknown
                         || server.is_some()
@@ -283,8 +294,8 @@ mod tests {
         names
     }
 
-    /// Every built-in tool the pinned releases of Gemini CLI, Qwen Code, Kilo, droid and Copilot
-    /// CLI declared to the model in their recorded sessions (`scenarios/tools/*.json`, written by
+    /// Every built-in tool the pinned releases of Gemini CLI, Qwen Code, Kilo, droid, Copilot
+    /// CLI, Cline and OpenHands declared to the model in their recorded sessions (`scenarios/tools/*.json`, written by
     /// `scenario run --declared-tools`), and every tool a release's `init` line lists (Qwen
     /// Code's and droid's), has a specific title and a kind other than `unknown`: a tool a later
     /// release adds fails here once its list is recorded.
@@ -316,7 +327,15 @@ mod tests {
         }
         assert_eq!(
             checked.into_iter().collect::<Vec<_>>(),
-            ["cline", "copilot", "droid", "gemini", "kilo", "qwen"]
+            [
+                "cline",
+                "copilot",
+                "droid",
+                "gemini",
+                "kilo",
+                "openhands",
+                "qwen"
+            ]
         );
     }
 }

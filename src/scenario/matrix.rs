@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::agents;
 use super::drift;
 use super::launch::RunOptions;
-use super::package::Cli;
+use super::package::{Cli, Registry};
 use super::run::run_scenario;
 use super::spec::Scenario;
 use crate::compare::volatile;
@@ -96,7 +96,7 @@ pub fn parse_matrix_cli(spec: &str) -> anyhow::Result<(&'static Cli, Vec<String>
     Ok((cli, versions))
 }
 
-/// Versions from `npm view <package> time --json` (version → publish time): releases only (no
+/// Versions from `npm view <package> time --json` or PyPI (version → publish time): releases only (no
 /// `-` pre-release), published on or after `since` (`YYYY-MM-DD`, compared as text, which ISO
 /// times allow), in order of publication, the last `last` of them.
 pub fn pick_versions(
@@ -128,8 +128,12 @@ pub fn pick_versions(
     all
 }
 
-/// Ask the registry for a package's publish times (`npm view PACKAGE time --json`).
+/// Ask the registry for a package's publish times (`npm view PACKAGE time --json`, or PyPI's
+/// JSON API for a PyPI package).
 pub fn registry_times(cli: &'static Cli) -> anyhow::Result<Map<String, Value>> {
+    if let Registry::Pypi { .. } = cli.registry {
+        return super::pypi::release_times(cli);
+    }
     let out = std::process::Command::new("npm")
         .args(["view", cli.package, "time", "--json"])
         .output()

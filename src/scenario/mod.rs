@@ -1,5 +1,5 @@
-//! Live scenarios: real agent CLIs (installed from npm at pinned versions) driven offline against
-//! a scripted model server and a fixture MCP server, recorded in-process through the recording
+//! Live scenarios: real agent CLIs (installed from npm or PyPI at pinned versions) driven offline
+//! against a scripted model server and a fixture MCP server, recorded in-process through the recording
 //! API ([`crate::corpus::record::Recording`]). [`run`] is the generic runner, [`launch`] what it
 //! hands a launcher, [`agents`] holds one launcher per agent CLI.
 
@@ -17,6 +17,7 @@ pub mod package;
 #[cfg(feature = "https-pages")]
 pub mod page_server;
 pub mod process;
+pub mod pypi;
 pub mod run;
 pub mod sandbox;
 pub mod scorecard;

@@ -1,13 +1,15 @@
-//! Installing a pinned agent CLI version from the npm registry into toolnorm's cache folder
-//! (`$XDG_CACHE_HOME/toolnorm/clis/<pkg>@<version>`), never globally, reused when present.
+//! Installing a pinned agent CLI version into toolnorm's cache folder, never globally, reused when
+//! present: from the npm registry into `$XDG_CACHE_HOME/toolnorm/clis/<pkg>@<version>`, or from
+//! PyPI into a virtualenv of its own, `.../clis/pypi+<pkg>@<version>` ([`super::pypi`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::package::Cli;
+use super::package::{Cli, Registry};
 use super::process::{Finished, run_with_timeout};
+use super::pypi;
 
 /// Why a CLI could not be installed.
 #[derive(Debug, thiserror::Error)]
@@ -23,9 +25,15 @@ pub enum InstallError {
     },
     #[error("npm install {spec} failed (is the npm registry reachable?):\n{log}")]
     Npm { spec: String, log: String },
-    #[error("npm install {spec} timed out after {secs}s (is the npm registry reachable?)")]
-    Timeout { spec: String, secs: u64 },
-    #[error("npm installed {spec} but {bin} is missing from {dir}")]
+    #[error(transparent)]
+    Pypi(#[from] pypi::PypiError),
+    #[error("{tool} install {spec} timed out after {secs}s (is the registry reachable?)")]
+    Timeout {
+        tool: &'static str,
+        spec: String,
+        secs: u64,
+    },
+    #[error("installing {spec} gave no {bin} in {dir}")]
     NoBinary {
         spec: String,
         bin: String,
@@ -44,14 +52,35 @@ pub fn cache_root() -> Result<PathBuf, InstallError> {
     Ok(PathBuf::from(home).join(".cache/toolnorm/clis"))
 }
 
-/// The folder one CLI version installs into (`/` of a scoped package becomes `+`).
+/// The folder one CLI version installs into (`/` of a scoped package becomes `+`; a PyPI
+/// package's folder starts `pypi+`, apart from an npm package of the same name).
 pub fn install_dir(root: &Path, cli: &Cli, version: &str) -> PathBuf {
-    root.join(format!("{}@{}", cli.package.replace('/', "+"), version))
+    let registry = match cli.registry {
+        Registry::Npm => "",
+        Registry::Pypi { .. } => "pypi+",
+    };
+    root.join(format!(
+        "{registry}{}@{}",
+        cli.package.replace('/', "+"),
+        version
+    ))
 }
 
 /// The executable of an installed CLI.
 pub fn bin_path(dir: &Path, cli: &Cli) -> PathBuf {
-    dir.join("node_modules/.bin").join(cli.bin)
+    match cli.registry {
+        Registry::Npm => dir.join("node_modules/.bin").join(cli.bin),
+        Registry::Pypi { .. } => dir.join("bin").join(cli.bin),
+    }
+}
+
+/// How `--cli NAME@VERSION`'s package is written for its registry's installer
+/// (`cline@3.0.65`, `kimi-cli==1.52.0`).
+pub fn install_spec(cli: &Cli, version: &str) -> String {
+    match cli.registry {
+        Registry::Npm => format!("{}@{}", cli.package, version),
+        Registry::Pypi { .. } => format!("{}=={}", cli.package, version),
+    }
 }
 
 /// Install `cli@version` unless already cached; return the path of its executable.
@@ -61,11 +90,19 @@ pub fn ensure(cli: &Cli, version: &str) -> Result<PathBuf, InstallError> {
     if bin.exists() {
         return Ok(bin);
     }
-    let spec = format!("{}@{}", cli.package, version);
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| InstallError::Io { path, source }
-    };
+    let spec = install_spec(cli, version);
+    if let Registry::Pypi { python } = cli.registry {
+        pypi::install(cli.package, python, &dir, &spec)?;
+        return if bin.exists() {
+            Ok(bin)
+        } else {
+            Err(InstallError::NoBinary {
+                spec,
+                bin: cli.bin.to_owned(),
+                dir,
+            })
+        };
+    }
     fs::create_dir_all(&dir).map_err(io(&dir))?;
     // A package.json makes `--prefix` install here instead of walking up to a parent project.
     let manifest = dir.join("package.json");
@@ -88,22 +125,22 @@ pub fn ensure(cli: &Cli, version: &str) -> Result<PathBuf, InstallError> {
     match run_with_timeout(cmd, Duration::from_secs(secs)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(InstallError::NoNpm),
         Err(source) => return Err(InstallError::Io { path: dir, source }),
-        Ok(Finished::TimedOut) => return Err(InstallError::Timeout { spec, secs }),
+        Ok(Finished::TimedOut) => {
+            return Err(InstallError::Timeout {
+                tool: "npm",
+                spec,
+                secs,
+            });
+        }
         Ok(Finished::Exited {
             success: false,
             output,
             ..
         }) => {
-            let log = String::from_utf8_lossy(&output)
-                .lines()
-                .rev()
-                .take(15)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect::<Vec<_>>()
-                .join("\n");
-            return Err(InstallError::Npm { spec, log });
+            return Err(InstallError::Npm {
+                spec,
+                log: pypi::last_lines(&output),
+            });
         }
         Ok(Finished::Exited { success: true, .. }) => {}
     }
@@ -115,4 +152,52 @@ pub fn ensure(cli: &Cli, version: &str) -> Result<PathBuf, InstallError> {
         });
     }
     Ok(bin)
+}
+
+/// An [`InstallError::Io`] for `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError {
+    let path = path.to_owned();
+    move |source| InstallError::Io { path, source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(package: &'static str, bin: &'static str, registry: Registry) -> Cli {
+        Cli {
+            package,
+            registry,
+            bin,
+            display: bin,
+            aliases: &[],
+            node: false,
+            ripgrep: false,
+            newest_first: false,
+            declared: None,
+        }
+    }
+
+    /// An npm package installs under its name, its executable in `node_modules/.bin`; a PyPI
+    /// package into a virtualenv of its own (`pypi+`), its executable in `bin`, pinned with `==`.
+    #[test]
+    fn each_registry_has_its_folder_executable_and_spec() {
+        let root = Path::new("/c");
+        let npm = cli("@openai/codex", "codex", Registry::Npm);
+        let dir = install_dir(root, &npm, "0.160.0");
+        assert_eq!(dir, Path::new("/c/@openai+codex@0.160.0"));
+        assert_eq!(
+            bin_path(&dir, &npm),
+            Path::new("/c/@openai+codex@0.160.0/node_modules/.bin/codex")
+        );
+        assert_eq!(install_spec(&npm, "0.160.0"), "@openai/codex@0.160.0");
+        let pypi = cli("kimi-cli", "kimi", Registry::Pypi { python: "3.12" });
+        let dir = install_dir(root, &pypi, "1.52.0");
+        assert_eq!(dir, Path::new("/c/pypi+kimi-cli@1.52.0"));
+        assert_eq!(
+            bin_path(&dir, &pypi),
+            Path::new("/c/pypi+kimi-cli@1.52.0/bin/kimi")
+        );
+        assert_eq!(install_spec(&pypi, "1.52.0"), "kimi-cli==1.52.0");
+    }
 }

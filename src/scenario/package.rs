@@ -1,5 +1,5 @@
-//! An agent CLI as npm publishes it: the package, the executable it installs, the name fixture
-//! headers give it, and how the tools it declares are probed. Each agent file
+//! An agent CLI as its registry publishes it (npm or PyPI): the package, the executable it
+//! installs, the name fixture headers give it, and how the tools it declares are probed. Each agent file
 //! (`agents/<cli>.rs`) declares its CLI as a `static`; the rows of the agent registry
 //! (`agents/mod.rs`) point at it, several rows (`codex-exec`, `codex-app-server`) at one CLI.
 
@@ -11,9 +11,12 @@ use crate::stream::Dialect;
 /// One installable agent CLI.
 #[derive(Debug)]
 pub struct Cli {
-    /// The npm package it is published as (`@openai/codex`).
+    /// The package it is published as (`@openai/codex` on npm, `kimi-cli` on PyPI).
     pub package: &'static str,
-    /// The executable the package installs into `node_modules/.bin` (`codex`).
+    /// The registry it is published in, and so how it is installed.
+    pub registry: Registry,
+    /// The executable the package installs (into `node_modules/.bin` from npm, the virtualenv's
+    /// `bin` from PyPI): `codex`, `kimi`.
     pub bin: &'static str,
     /// Its name in fixture headers (`codex-cli`).
     pub display: &'static str,
@@ -31,6 +34,20 @@ pub struct Cli {
     /// How `scenario drift` holds the tools it declares to a specific title and kind; `None` for
     /// a CLI that check does not cover.
     pub(crate) declared: Option<Declared>,
+}
+
+/// Where a CLI is published, and so how `scenario run` installs a version of it into toolnorm's
+/// cache folder (`scenario::npm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registry {
+    /// npm: `npm install PACKAGE@VERSION` into a folder of its own.
+    Npm,
+    /// PyPI: a virtualenv of its own made with a Python of at least this version (`"3.12"`, the
+    /// package's `Requires-Python`), `pip install PACKAGE==VERSION` into it.
+    Pypi {
+        /// The lowest Python version the package runs on, `MAJOR.MINOR`.
+        python: &'static str,
+    },
 }
 
 /// How a CLI's normalizer is asked what it makes of a tool with empty input.

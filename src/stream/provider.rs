@@ -26,6 +26,8 @@ pub enum Provider {
     Copilot,
     /// Cline's CLI (`cline` on npm).
     Cline,
+    /// The OpenHands CLI (`openhands` on PyPI).
+    Openhands,
     /// Any engine that answers in the AI SDK UI message stream (the `ai` package's chunks).
     #[serde(rename = "ai-sdk")]
     AiSdk,
@@ -35,7 +37,7 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 12] = [
+    pub const ALL: [Provider; 13] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
@@ -46,6 +48,7 @@ impl Provider {
         Provider::Droid,
         Provider::Copilot,
         Provider::Cline,
+        Provider::Openhands,
         Provider::AiSdk,
         Provider::AgUi,
     ];
@@ -62,6 +65,7 @@ impl Provider {
             Provider::Droid => "droid",
             Provider::Copilot => "copilot",
             Provider::Cline => "cline",
+            Provider::Openhands => "openhands",
             Provider::AiSdk => "ai-sdk",
             Provider::AgUi => "ag-ui",
         }
@@ -95,6 +99,7 @@ impl FromStr for Provider {
             "droid" | "factory" => Ok(Provider::Droid),
             "copilot" | "copilot-cli" | "github-copilot" => Ok(Provider::Copilot),
             "cline" | "cline-cli" => Ok(Provider::Cline),
+            "openhands" | "openhands-cli" => Ok(Provider::Openhands),
             "ai-sdk" | "aisdk" | "vercel-ai" => Ok(Provider::AiSdk),
             "ag-ui" | "agui" => Ok(Provider::AgUi),
             other => Err(format!(
@@ -185,6 +190,12 @@ dialects! {
     ClineJson => (Cline, "json"),
     /// `~/.cline/data/sessions/<id>/<id>.messages.json` saved tasks.
     ClineTask => (Cline, "task"),
+    /// `openhands --headless --json -t TASK`: the conversation's events as JSON lines
+    /// (`json.dumps(event.model_dump())`), among the CLI's console lines.
+    OpenhandsJson => (Openhands, "json"),
+    /// A saved conversation, `~/.openhands/conversations/<id>/events/event-*.json` (one compact
+    /// event per file), as `toolnorm import` joins the folder: one event a line.
+    OpenhandsEvents => (Openhands, "events"),
     /// An AI SDK UI message stream (`ai` 7.x chunks), as JSON Lines or SSE `data:` lines.
     AiSdk => (AiSdk, "ai-sdk"),
     /// AG-UI 1.0 events, as JSON Lines or SSE `data:` lines.

@@ -107,6 +107,11 @@ fn each_agent_has_a_starter_whose_gate_passes() {
         ),
         ("copilot", "copilot/live-copilot-bash", "copilot -p"),
         ("cline", "cline/live-cline-bash", "cline --json"),
+        (
+            "openhands",
+            "openhands/live-openhands-bash",
+            "openhands --headless --json",
+        ),
         ("codex", "codex/live-codex-exec-shell", "codex exec --json"),
         (
             "opencode",

@@ -1,4 +1,4 @@
-//! Kilo's, droid's and Copilot CLI's dialects on bad input: a truncated last line, lines out of
+//! Kilo's, droid's, Copilot CLI's, Cline's and OpenHands' dialects on bad input: a truncated last line, lines out of
 //! order, lines of another agent or no JSON at all give diagnostics with their line and the rest of
 //! the stream is normalized; and, over every fixture of the three providers in the corpus, random
 //! damage (a line dropped, two lines swapped, a foreign line put in, the stream cut anywhere)
@@ -36,10 +36,14 @@ const DROID_SESSION_RESULT: &str = r#"{"type":"message","id":"m2","timestamp":"2
 const COPILOT_START: &str = r#"{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"glob","arguments":{"pattern":"*.md"}},"id":"e1","timestamp":"2026-01-01T00:00:00.000Z","parentId":null}"#;
 const CLINE_START: &str = r#"{"ts":"2026-01-01T00:00:00.000Z","type":"agent_event","event":{"type":"content_start","contentType":"tool","toolName":"read_files","toolCallId":"c1","input":{"files":[{"path":"/w/a.md"}]}}}"#;
 const CLINE_END: &str = r#"{"ts":"2026-01-01T00:00:01.000Z","type":"agent_event","event":{"type":"content_end","contentType":"tool","toolName":"read_files","toolCallId":"c1","output":[{"query":"/w/a.md","result":"1 | a","success":true}],"durationMs":3}}"#;
+const OPENHANDS_ACTION: &str = r#"{"id": "a1", "timestamp": "2026-01-01T00:00:00.000000", "source": "agent", "thought": [], "reasoning_content": null, "action": {"command": "view", "path": "/w/a.md", "view_range": null, "kind": "FileEditorAction"}, "tool_name": "file_editor", "tool_call_id": "c1", "tool_call": {"id": "c1", "name": "file_editor", "arguments": "{\"command\": \"view\", \"path\": \"/w/a.md\"}", "origin": "completion"}, "llm_response_id": "r1", "security_risk": "LOW", "kind": "ActionEvent"}"#;
+const OPENHANDS_OBSERVATION: &str = r#"{"id": "o1", "timestamp": "2026-01-01T00:00:01.000000", "source": "environment", "tool_name": "file_editor", "tool_call_id": "c1", "observation": {"content": [{"cache_prompt": false, "type": "text", "text": "1\ta"}], "is_error": false, "command": "view", "path": "/w/a.md", "kind": "FileEditorObservation"}, "action_id": "a1", "kind": "ObservationEvent"}"#;
+const OPENHANDS_SAVED_ACTION: &str = r#"{"id":"a1","timestamp":"2026-01-01T00:00:00.000000","source":"agent","thought":[],"action":{"command":"view","path":"/w/a.md","kind":"FileEditorAction"},"tool_name":"file_editor","tool_call_id":"c1","tool_call":{"id":"c1","name":"file_editor","arguments":"{\"command\": \"view\", \"path\": \"/w/a.md\"}","origin":"completion"},"llm_response_id":"r1","security_risk":"LOW","kind":"ActionEvent"}"#;
+const OPENHANDS_SAVED_OBSERVATION: &str = r#"{"id":"o1","timestamp":"2026-01-01T00:00:01.000000","source":"environment","tool_name":"file_editor","tool_call_id":"c1","observation":{"content":[{"cache_prompt":false,"type":"text","text":"1\ta"}],"is_error":false,"command":"view","path":"/w/a.md","kind":"FileEditorObservation"},"action_id":"a1","kind":"ObservationEvent"}"#;
 const COPILOT_DONE: &str = r#"{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":true,"result":{"content":"./a.md"}},"id":"e2","timestamp":"2026-01-01T00:00:01.000Z","parentId":"e1"}"#;
 
 /// A call and its end in each dialect that reads lines one by one.
-fn pairs() -> [(Dialect, &'static str, &'static str); 7] {
+fn pairs() -> [(Dialect, &'static str, &'static str); 9] {
     [
         (Dialect::KiloRun, KILO_RUNNING, KILO_DONE),
         (Dialect::DroidStreamJson, DROID_CALL, DROID_RESULT),
@@ -52,6 +56,16 @@ fn pairs() -> [(Dialect, &'static str, &'static str); 7] {
         (Dialect::CopilotSession, COPILOT_START, COPILOT_DONE),
         (Dialect::KiloEvents, KILO_EVENT_RUNNING, KILO_EVENT_DONE),
         (Dialect::ClineJson, CLINE_START, CLINE_END),
+        (
+            Dialect::OpenhandsJson,
+            OPENHANDS_ACTION,
+            OPENHANDS_OBSERVATION,
+        ),
+        (
+            Dialect::OpenhandsEvents,
+            OPENHANDS_SAVED_ACTION,
+            OPENHANDS_SAVED_OBSERVATION,
+        ),
     ]
 }
 
@@ -162,7 +176,12 @@ fn calls(doc: &NormalizedDocument) -> BTreeMap<String, ToolState> {
 fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
     let samples: Vec<Sample> = load_all()
         .into_iter()
-        .filter(|s| matches!(s.provider.as_str(), "kilo" | "droid" | "copilot" | "cline"))
+        .filter(|s| {
+            matches!(
+                s.provider.as_str(),
+                "kilo" | "droid" | "copilot" | "cline" | "openhands"
+            )
+        })
         .collect();
     assert!(samples.len() >= 30, "{} fixtures", samples.len());
     let mut runner = TestRunner::new(Config {

@@ -31,6 +31,7 @@ pub(crate) mod copilot;
 pub(crate) mod droid;
 pub(crate) mod gemini;
 pub(crate) mod opencode;
+pub(crate) mod openhands;
 mod pruned;
 
 use pruned::Node;

@@ -16,7 +16,7 @@ use super::{Driven, End, Launcher, proxied};
 use crate::scenario::driver::LineChannel;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::{SERVER_NAME, ServerCommand};
-use crate::scenario::package::Cli;
+use crate::scenario::package::{Cli, Registry};
 use crate::scenario::spec::Scenario;
 
 /// One ACP adapter: how it is configured and started (its row in the registry says so), then
@@ -40,6 +40,7 @@ pub struct Acp {
 /// Zed's Claude ACP adapter (formerly `@zed-industries/claude-code-acp`).
 pub static CLAUDE_ACP_CLI: Cli = Cli {
     package: "@zed-industries/claude-agent-acp",
+    registry: Registry::Npm,
     bin: "claude-agent-acp",
     display: "claude-agent-acp",
     aliases: &[],
@@ -52,6 +53,7 @@ pub static CLAUDE_ACP_CLI: Cli = Cli {
 /// Zed's Codex ACP adapter.
 pub static CODEX_ACP_CLI: Cli = Cli {
     package: "@zed-industries/codex-acp",
+    registry: Registry::Npm,
     bin: "codex-acp",
     display: "codex-acp",
     aliases: &[],

@@ -12,13 +12,14 @@ use super::{Driven, End, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser, claude_permission};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::Cli;
+use crate::scenario::package::{Cli, Registry};
 use crate::scenario::spec::Scenario;
 
 pub struct Claude;
 
 pub static CLI: Cli = Cli {
     package: "@anthropic-ai/claude-code",
+    registry: Registry::Npm,
     bin: "claude",
     display: "claude-code",
     aliases: &[],

@@ -14,7 +14,7 @@ use super::{Driven, Launcher, wrapped};
 use crate::providers::cline::tools::BUILTINS;
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Declared};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
 
 /// `cline --json PROMPT`, or `cline --acp`.
@@ -30,6 +30,7 @@ pub const ACP: Cline = Cline { acp: true };
 /// Cline's CLI (`cline`).
 pub static CLI: Cli = Cli {
     package: "cline",
+    registry: Registry::Npm,
     bin: "cline",
     display: "cline",
     aliases: &["cline-cli"],

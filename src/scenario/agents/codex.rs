@@ -12,7 +12,7 @@ use super::{Driven, End, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::Cli;
+use crate::scenario::package::{Cli, Registry};
 use crate::scenario::spec::Scenario;
 
 /// `codex exec` or `codex app-server`.
@@ -27,6 +27,7 @@ pub const APP_SERVER: Codex = Codex { exec: false };
 
 pub static CLI: Cli = Cli {
     package: "@openai/codex",
+    registry: Registry::Npm,
     bin: "codex",
     display: "codex-cli",
     aliases: &[],

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::{Driven, Launcher, wrapped};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Declared};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
 
 /// `copilot -p PROMPT --output-format json`, or `copilot --acp`.
@@ -27,6 +27,7 @@ pub const ACP: Copilot = Copilot { acp: true };
 
 pub static CLI: Cli = Cli {
     package: "@github/copilot",
+    registry: Registry::Npm,
     bin: "copilot",
     display: "copilot",
     aliases: &["copilot-cli"],

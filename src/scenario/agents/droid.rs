@@ -16,7 +16,7 @@ use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Declared};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
 
 /// `droid exec --output-format stream-json`, or droid configured for ACP.
@@ -32,6 +32,7 @@ pub const ACP: Droid = Droid { acp: true };
 /// Factory's droid (`@factory/cli` is the same CLI under a scope).
 pub static CLI: Cli = Cli {
     package: "droid",
+    registry: Registry::Npm,
     bin: "droid",
     display: "droid",
     aliases: &["factory", "@factory/cli"],

@@ -16,7 +16,7 @@ use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Declared};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::scenario::spec::Scenario;
 use crate::stream::Dialect;
 
@@ -36,6 +36,7 @@ pub const QWEN: Gemini = Gemini { qwen: true };
 /// Google's Gemini CLI.
 pub static GEMINI_CLI: Cli = Cli {
     package: "@google/gemini-cli",
+    registry: Registry::Npm,
     bin: "gemini",
     display: "gemini-cli",
     aliases: &[],
@@ -48,6 +49,7 @@ pub static GEMINI_CLI: Cli = Cli {
 /// Qwen Code (a fork of Gemini CLI).
 pub static QWEN_CLI: Cli = Cli {
     package: "@qwen-code/qwen-code",
+    registry: Registry::Npm,
     bin: "qwen",
     display: "qwen-code",
     aliases: &[],

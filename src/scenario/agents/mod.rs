@@ -8,7 +8,7 @@
 //! agents.
 //!
 //! One file per agent CLI (`claude.rs`, `codex.rs`, `copilot.rs`, `droid.rs`, `opencode.rs` for
-//! OpenCode and Kilo, `gemini.rs` for Gemini CLI and Qwen Code, `cline.rs`, `acp.rs` for every ACP
+//! OpenCode and Kilo, `gemini.rs` for Gemini CLI and Qwen Code, `cline.rs`, `openhands.rs`, `acp.rs` for every ACP
 //! adapter).
 //! The ways of running an agent that several of them share — a one-shot run passed through
 //! (`wrapped`), a two-way conversation over its stdio (`proxied`) — are here.
@@ -21,6 +21,7 @@ mod copilot;
 mod droid;
 mod gemini;
 mod opencode;
+mod openhands;
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -401,6 +402,15 @@ pub static AGENTS: &[AgentEntry] = &[
             who: "cline --acp",
             mcp_in_session: false,
         },
+    },
+    AgentEntry {
+        name: "openhands",
+        cli: &openhands::CLI,
+        provider: Provider::Openhands,
+        api: Api::ChatCompletions,
+        tools: openhands::TOOLS,
+        takes: ONE_SHOT,
+        launcher: &openhands::Openhands,
     },
 ];
 

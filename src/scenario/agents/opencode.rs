@@ -22,7 +22,7 @@ use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Declared};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::scenario::process::{kill_group, spawn_group};
 use crate::scenario::spec::Scenario;
 use crate::scenario::trace;
@@ -104,6 +104,7 @@ pub const KILO_ACP: Opencode = Opencode {
 
 pub static OPENCODE_CLI: Cli = Cli {
     package: "opencode-ai",
+    registry: Registry::Npm,
     bin: "opencode",
     display: "opencode",
     aliases: &[],
@@ -116,6 +117,7 @@ pub static OPENCODE_CLI: Cli = Cli {
 /// Kilo CLI (`@kilocode/cli`), built on OpenCode.
 pub static KILO_CLI: Cli = Cli {
     package: "@kilocode/cli",
+    registry: Registry::Npm,
     bin: "kilo",
     display: "kilo",
     aliases: &["kilocode"],

@@ -299,6 +299,14 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
             text: Some(text),
             tools: vec![],
         };
+        if unstreamed(api, body) {
+            return Reply {
+                script: label.into(),
+                turn: None,
+                content_type: "application/json",
+                body: render::chat_whole(&turn, "x", 0),
+            };
+        }
         return Reply {
             script: label.into(),
             turn: None,
@@ -330,12 +338,26 @@ pub fn respond(api: Api, body: &Value, script: &Script) -> Reply {
             call.input = expand_matches(&call.input, text);
         }
     }
+    if unstreamed(api, body) {
+        return Reply {
+            script: label,
+            turn: (index < turns.len()).then_some(index),
+            content_type: "application/json",
+            body: render::chat_whole(&turn, &sid, index),
+        };
+    }
     Reply {
         script: label,
         turn: (index < turns.len()).then_some(index),
         content_type: "text/event-stream",
         body: render_turn(api, &turn, &sid, index, &protect),
     }
+}
+
+/// A Chat Completions request that does not ask for a stream (`stream` absent or false) gets
+/// one JSON response; every other API here is asked for streams only.
+fn unstreamed(api: Api, body: &Value) -> bool {
+    api == Api::ChatCompletions && body.get("stream").and_then(Value::as_bool) != Some(true)
 }
 
 fn expand_value(script: &Script, v: &Value) -> Value {
@@ -568,6 +590,35 @@ mod tests {
         assert_eq!(scripted_turn("msg_a0_turn1"), Some(1));
         assert_eq!(scripted_turn("msg_01a237e4-0b41-7650"), None);
         assert_eq!(scripted_turn("msg_a0_turn"), None);
+    }
+
+    #[test]
+    fn a_chat_request_without_stream_gets_one_json_completion() {
+        let script = Script {
+            turns: vec![Turn {
+                text: Some("Listing.".into()),
+                tools: vec![crate::scenario::spec::ToolCall {
+                    name: "terminal".into(),
+                    input: json!({"command": "ls"}),
+                    kind: crate::scenario::spec::CallKind::Function,
+                    namespace: None,
+                }],
+            }],
+            ..Script::default()
+        };
+        let body = json!({"model": "m", "tools": [{"type": "function", "function": {"name": "terminal"}}],
+            "messages": [{"role": "user", "content": "go"}]});
+        let r = respond(Api::ChatCompletions, &body, &script);
+        assert_eq!(r.content_type, "application/json");
+        let v: Value = serde_json::from_str(&r.body).unwrap();
+        let call = &v["choices"][0]["message"]["tool_calls"][0];
+        assert_eq!(call["id"], "call_m_tn0c0");
+        assert_eq!(call["function"]["arguments"], "{\"command\":\"ls\"}");
+        assert_eq!(v["choices"][0]["finish_reason"], "tool_calls");
+        let streamed =
+            json!({"stream": true, "tools": body["tools"], "messages": body["messages"]});
+        let r = respond(Api::ChatCompletions, &streamed, &script);
+        assert_eq!(r.content_type, "text/event-stream");
     }
 
     #[test]

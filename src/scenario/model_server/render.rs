@@ -363,6 +363,35 @@ pub(super) fn responses(turn: &Turn, sid: &str, index: usize, protect: &[String]
     out
 }
 
+/// A scripted turn as one Chat Completions response (`stream` not asked for: OpenHands'
+/// LiteLLM calls), with the same ids as the streamed body.
+pub(super) fn chat_whole(turn: &Turn, sid: &str, index: usize) -> String {
+    let calls: Vec<Value> = turn
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(n, call)| {
+            json!({"id": call_id("call", sid, index, n), "type": "function",
+                "function": {"name": call.name, "arguments": args_json(call)}})
+        })
+        .collect();
+    let mut message =
+        json!({"role": "assistant", "content": turn.text.clone().unwrap_or_default()});
+    if !calls.is_empty() {
+        message["tool_calls"] = Value::Array(calls);
+    }
+    let finish = if turn.tools.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    json!({"id": format!("chatcmpl_{sid}_turn{index}"), "object": "chat.completion",
+        "created": 1_700_000_000, "model": MODEL,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+    .to_string()
+}
+
 pub(super) fn chat(turn: &Turn, sid: &str, index: usize, protect: &[String]) -> String {
     let mut out = String::new();
     let id = format!("chatcmpl_{sid}_turn{index}");

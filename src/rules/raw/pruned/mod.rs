@@ -171,6 +171,8 @@ fn keep(key: &str) -> Keep {
         | "toolCalls" | "tool_id" | "tool_name" => Keep::Pruned,
         // Cline.
         "contentType" => Keep::Pruned,
+        // OpenHands.
+        "observation" | "source" | "tool_call" | "tool_call_id" => Keep::Pruned,
         // Copilot CLI and droid.
         "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution" | "toolId"
         | "toolRequests" => Keep::Pruned,

@@ -1,0 +1,150 @@
+//! The OpenHands CLI (`openhands` on PyPI): `openhands --headless --json --override-with-envs -t
+//! PROMPT` recorded in wrap mode. `--override-with-envs` makes it take its model from `LLM_MODEL`
+//! (`openai/<id>`: LiteLLM's OpenAI-compatible route), `LLM_BASE_URL` (the model server's `/v1`)
+//! and `LLM_API_KEY`; without it a headless run refuses to start until the interactive setup has
+//! saved settings. The fixture MCP server goes in `~/.openhands/mcp.json`. LiteLLM reads its
+//! bundled model cost map (`LITELLM_LOCAL_MODEL_COST_MAP`) instead of fetching it; what else it
+//! would reach (the public skills' `git clone`, telemetry) is behind a closed proxy port and
+//! fails at once. `--headless` approves every action itself.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{Driven, Launcher, wrapped};
+use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::mcp_server::{self, SERVER_NAME};
+use crate::scenario::package::{Cli, Declared, Registry};
+use crate::stream::Dialect;
+
+/// `openhands --headless --json -t PROMPT`, recorded in wrap mode.
+pub struct Openhands;
+
+/// The OpenHands CLI (`openhands`), which needs Python 3.12 (`Requires-Python: ==3.12.*`).
+pub static CLI: Cli = Cli {
+    package: "openhands",
+    registry: Registry::Pypi { python: "3.12" },
+    bin: "openhands",
+    display: "openhands",
+    aliases: &["openhands-cli"],
+    node: false,
+    ripgrep: false,
+    newest_first: false,
+    declared: Some(Declared::Call(Dialect::OpenhandsJson, call)),
+};
+
+/// A `--json` line that calls `tool` with empty input: an `MCPToolAction` for a tool of the
+/// fixture MCP server (OpenHands declares an MCP tool by its bare name; the CLI has no browser
+/// tools of its own), else a call whose action is left out.
+fn call(tool: &str) -> Value {
+    let fixture = mcp_server::tools()
+        .as_array()
+        .is_some_and(|t| t.iter().any(|t| t.get("name") == Some(&json!(tool))));
+    let action = if fixture {
+        json!({"data": {}, "kind": "MCPToolAction"})
+    } else {
+        Value::Null
+    };
+    json!({"id": "a1", "timestamp": "2026-01-01T00:00:00.000000", "source": "agent",
+        "thought": [], "action": action, "tool_name": tool, "tool_call_id": "c1",
+        "tool_call": {"id": "c1", "name": tool, "arguments": "{}", "origin": "completion"},
+        "kind": "ActionEvent"})
+}
+
+/// The model, as LiteLLM is told it: its OpenAI-compatible route, the model server's id.
+const MODEL: &str = "openai/scripted";
+
+/// The tools OpenHands (CLI 1.16, SDK and tools 1.21) can declare to the model: the CLI's
+/// (`terminal`, `file_editor`, `task_tracker`, `task`, `finish`, `think`), `invoke_skill`, the
+/// other presets' and tool sets', and the fixture MCP server's tools, which OpenHands names bare.
+pub const TOOLS: &[&str] = &[
+    "terminal",
+    "file_editor",
+    "task_tracker",
+    "task",
+    "finish",
+    "think",
+    "invoke_skill",
+    "planning_file_editor",
+    "glob",
+    "grep",
+    "apply_patch",
+    "read_file",
+    "write_file",
+    "edit",
+    "list_directory",
+    "delegate",
+    "tom_consult",
+    "sleeptime_compute",
+    "browser_navigate",
+    "browser_click",
+    "browser_type",
+    "browser_get_state",
+    "browser_get_content",
+    "browser_scroll",
+    "browser_go_back",
+    "browser_list_tabs",
+    "browser_switch_tab",
+    "browser_close_tab",
+    "browser_get_storage",
+    "browser_set_storage",
+    "browser_start_recording",
+    "browser_stop_recording",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+];
+
+impl Launcher for Openhands {
+    fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+        if setup.scenario.mcp {
+            let servers = json!({"mcpServers": {SERVER_NAME: {
+                "command": setup.mcp.program, "args": setup.mcp.args}}});
+            write(
+                &setup.scratch.home.join(".openhands/mcp.json"),
+                &serde_json::to_string_pretty(&servers)?,
+            )?;
+        }
+        let model = setup
+            .scenario
+            .env
+            .get("LLM_MODEL")
+            .map_or(MODEL, String::as_str);
+        cmd.env("LLM_MODEL", model)
+            .env("LLM_BASE_URL", format!("{}/v1", setup.model_url))
+            .env("LLM_API_KEY", API_KEY)
+            .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            .env("OPENHANDS_SUPPRESS_BANNER", "1")
+            // Python buffers a pipe: without this every line comes at the end.
+            .env("PYTHONUNBUFFERED", "1")
+            .env("HTTPS_PROXY", "http://127.0.0.1:9")
+            .env("HTTP_PROXY", "http://127.0.0.1:9")
+            .env("https_proxy", "http://127.0.0.1:9")
+            .env("http_proxy", "http://127.0.0.1:9")
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .env("no_proxy", "127.0.0.1,localhost");
+        Ok(())
+    }
+
+    fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
+        let s = setup.scenario;
+        cmd.arg("--headless")
+            .arg("--json")
+            .arg("--override-with-envs");
+        for a in &s.args {
+            cmd.arg(a.clone());
+        }
+        cmd.arg("-t").arg(s.prompt.clone());
+    }
+
+    fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        let interrupt = launch.scenario.interrupt_after_secs;
+        let out = wrapped(launch, interrupt.map(Duration::from_secs))?;
+        // The `finish` tool ends the run: the rest of the script is not played.
+        let finished = String::from_utf8_lossy(&out).contains("\"kind\": \"FinishAction\"");
+        Ok(Driven {
+            problems: Vec::new(),
+            dismissed: finished && interrupt.is_none(),
+        })
+    }
+}
