@@ -36,6 +36,10 @@ pub struct ImplementationInfo {
     /// The command run through the protocol; absent for the built-in normalizer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The wires its answers came in (`parts`, or protocol 2's `acp`, `ai-sdk`, `ag-ui`), in the
+    /// order first used; absent for the built-in normalizer and before report version 6.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wires: Vec<String>,
 }
 
 impl ImplementationInfo {
@@ -45,6 +49,17 @@ impl ImplementationInfo {
             name: "toolnorm".to_owned(),
             version: Some(env!("CARGO_PKG_VERSION").to_owned()),
             command: None,
+            wires: Vec::new(),
+        }
+    }
+
+    /// What its answers came in, as reports say it: `ai-sdk`, `parts, ag-ui`; `parts` when it
+    /// did not say.
+    pub fn answers_in(&self) -> String {
+        if self.wires.is_empty() {
+            "parts".to_owned()
+        } else {
+            self.wires.join(", ")
         }
     }
 

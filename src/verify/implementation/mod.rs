@@ -4,6 +4,7 @@
 //! that follow are the same code.
 
 pub mod process;
+pub mod wire;
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -29,6 +30,7 @@ impl Implementation {
                 name: e.name.clone(),
                 version: Some(e.hello.version.clone()),
                 command: Some(e.command.clone()),
+                wires: e.answered_in(),
             },
         }
     }
@@ -48,6 +50,8 @@ pub struct External {
     pub hello: HelloReply,
     pub timeout: Duration,
     idle: Mutex<Vec<Worker>>,
+    /// What its answers came in so far (`parts`, or a wire's name), in the order first used.
+    answered: Mutex<Vec<&'static str>>,
 }
 
 impl External {
@@ -65,7 +69,16 @@ impl External {
             hello,
             timeout,
             idle: Mutex::new(vec![worker]),
+            answered: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The wires its answers came in so far (`parts` for answers in parts).
+    pub fn answered_in(&self) -> Vec<String> {
+        self.answered
+            .lock()
+            .map(|v| v.iter().map(|s| (*s).to_owned()).collect())
+            .unwrap_or_default()
     }
 
     pub fn claims(&self, provider: &str, dialect: &str) -> bool {
@@ -93,7 +106,7 @@ impl External {
                         }
                         Err(m)
                     }
-                    None => Ok(result),
+                    None => self.check_wire(result),
                 };
                 if let Ok(mut v) = self.idle.lock() {
                     v.push(worker);
@@ -102,6 +115,25 @@ impl External {
             }
             Err(reason) => Err(worker.fail(reason)),
         }
+    }
+
+    /// An answer in a wire its `hello` did not list is an error; note what the answer came in.
+    fn check_wire(&self, result: NormalizeResult) -> Result<NormalizeResult, String> {
+        if let Some(w) = result.wire
+            && !self.hello.wires.contains(&w)
+        {
+            return Err(format!(
+                "the implementation answered in `{}`, which its hello does not list in `wires`",
+                w.as_str()
+            ));
+        }
+        let name = result.wire.map_or("parts", |w| w.as_str());
+        if let Ok(mut v) = self.answered.lock()
+            && !v.contains(&name)
+        {
+            v.push(name);
+        }
+        Ok(result)
     }
 
     fn finish(&self) {
