@@ -24,7 +24,10 @@ pub use crate::compare::{DiffRow, DiffTag, FixtureDiff};
 /// - 4: `skipped` lists the entries of the corpus, expected and pending folders left alone (a
 ///   symlink, a FIFO, a directory named like a fixture), counted in the summary's `skipped`;
 ///   under `--strict` they fail the gate. Versions 1 to 3 are still read (with none skipped).
-pub const REPORT_VERSION: u32 = 5;
+/// - 6: `implementation.wires` says what an external implementation's answers came in (`parts`,
+///   or protocol 2's `acp`, `ai-sdk`, `ag-ui`), and its violations may be of the wire rules
+///   (TN020-TN022). Versions 1 to 5 are still read (answers in parts).
+pub const REPORT_VERSION: u32 = 6;
 
 /// Who normalized the fixtures of a report.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

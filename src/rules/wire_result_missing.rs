@@ -53,7 +53,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         let line = call.map(|c| c.line).or_else(|| cx.first_event_line(id));
         let why = if let Some(p) = part.filter(|p| p.state.is_terminal()) {
             format!(
-                "the answer's part is `{}` (legacy `{}`)",
+                "the answer's part is `{}`, legacy `{}`",
                 p.state.as_str(),
                 legacy_name(LegacyToolPart::state_of(p).0)
             )
