@@ -12,6 +12,7 @@ wrong:
   error-as-output  show a failed call as a success (`tool-output-available` with the error text,
                    an AG-UI result without the failure, an ACP `completed` status)
   drop-result      never send a finished call's result (the consumer shows it running)
+  unlisted         answer in WIRE without listing it in hello's `wires`
 """
 
 import json
@@ -85,6 +86,7 @@ FAULTS = {
     "drop-title": drop_title,
     "error-as-output": error_as_output,
     "drop-result": drop_result,
+    "unlisted": lambda f: [f],
 }
 
 
@@ -105,7 +107,7 @@ def main():
         if answer.get("type") == "hello":
             answer["name"] = "wrong-wire"
             answer["version"] = "0.0.1"
-            answer["wires"] = [WIRE]
+            answer["wires"] = [] if FAULT == "unlisted" else [WIRE]
         elif "frames" in answer:
             answer["frames"] = [g for f in answer["frames"] for g in fault(f)]
             answer.pop("legacy", None)

@@ -405,6 +405,16 @@ fn a_correct_wire_implementation_passes_the_whole_corpus_in_each_wire() {
         }
         assert!(stdout(&out).contains(&format!("answers in {wire}")));
     }
+    // An answer in a wire the implementation's hello did not list is an error, not judged.
+    let cmd = wire_impl("ai-sdk", "unlisted");
+    let (out, report) = verify(&["--impl", &cmd, "--filter", TWO_CLAUDE], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(statuses(&report), ["error", "error"]);
+    assert!(
+        messages(&report)[0].contains("answered in `ai-sdk`, which its hello does not list"),
+        "{:?}",
+        messages(&report)
+    );
 }
 
 #[test]
