@@ -63,10 +63,16 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             let scope = c.scope.as_deref();
             raw.turn_ends.iter().find(|e| {
                 let end_scope = e.scope.as_deref();
-                e.line > c.line
-                    && !(c.background && end_scope != scope)
-                    && !matches!((scope, end_scope), (Some(a), Some(b)) if a != b)
-                    && !end_scope.is_some_and(|b| tasks.contains(b) && scope != Some(b))
+                if e.line <= c.line || (c.background && end_scope != scope) {
+                    return false;
+                }
+                if let (Some(a), Some(b)) = (scope, end_scope)
+                    && a != b
+                {
+                    return false;
+                }
+                // Another call's background task ending is not this call's turn ending.
+                !end_scope.is_some_and(|b| tasks.contains(b) && scope != Some(b))
             })
         }) {
             format!("its turn ends on raw line {}", end.line)

@@ -7,11 +7,15 @@ pub mod process;
 pub mod wire;
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use crate::protocol::{HelloReply, Normalize, NormalizeResult};
 use crate::report::ImplementationInfo;
 use process::Worker;
+
+/// What an answer can come in: parts, or a wire (protocol 2).
+const ANSWERS: [&str; 4] = ["parts", "acp", "ai-sdk", "ag-ui"];
 
 /// Who normalizes the fixtures of a verify run.
 pub enum Implementation {
@@ -47,11 +51,11 @@ impl Implementation {
 pub struct External {
     pub command: String,
     pub name: String,
-    pub hello: HelloReply,
+    pub hello: Box<HelloReply>,
     pub timeout: Duration,
     idle: Mutex<Vec<Worker>>,
-    /// What its answers came in so far (`parts`, or a wire's name), in the order first used.
-    answered: Mutex<Vec<&'static str>>,
+    /// What its answers came in so far: a bit per entry of [`ANSWERS`].
+    answered: AtomicU8,
 }
 
 impl External {
@@ -66,19 +70,22 @@ impl External {
         Ok(External {
             command: command.to_owned(),
             name: name.unwrap_or_else(|| hello.name.clone()),
-            hello,
+            hello: Box::new(hello),
             timeout,
             idle: Mutex::new(vec![worker]),
-            answered: Mutex::new(Vec::new()),
+            answered: AtomicU8::new(0),
         })
     }
 
-    /// The wires its answers came in so far (`parts` for answers in parts).
+    /// The wires its answers came in so far (`parts` for answers in parts), in [`ANSWERS`] order.
     pub fn answered_in(&self) -> Vec<String> {
-        self.answered
-            .lock()
-            .map(|v| v.iter().map(|s| (*s).to_owned()).collect())
-            .unwrap_or_default()
+        let bits = self.answered.load(Ordering::Relaxed);
+        ANSWERS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| bits & (1 << i) != 0)
+            .map(|(_, name)| (*name).to_owned())
+            .collect()
     }
 
     pub fn claims(&self, provider: &str, dialect: &str) -> bool {
@@ -128,10 +135,8 @@ impl External {
             ));
         }
         let name = result.wire.map_or("parts", |w| w.as_str());
-        if let Ok(mut v) = self.answered.lock()
-            && !v.contains(&name)
-        {
-            v.push(name);
+        if let Some(i) = ANSWERS.iter().position(|a| *a == name) {
+            self.answered.fetch_or(1 << i, Ordering::Relaxed);
         }
         Ok(result)
     }
