@@ -77,7 +77,8 @@ impl External {
         })
     }
 
-    /// The wires its answers came in so far (`parts` for answers in parts), in [`ANSWERS`] order.
+    /// The wires its answers came in so far (`parts` for answers in parts): parts, acp, ai-sdk,
+    /// ag-ui, in that order.
     pub fn answered_in(&self) -> Vec<String> {
         let bits = self.answered.load(Ordering::Relaxed);
         ANSWERS
