@@ -5,6 +5,10 @@
 //! top of two pipes and a process.
 //!
 //! Run: `cargo bench --bench follow_latency` (prints p50 / p99 for both and the difference).
+//!
+//! The UI wire: `normalize --follow --emit ai-sdk` on a live Claude, Codex and Gemini session,
+//! each call's first tool line timed from its write to the arrival of the call's first chunk
+//! (its `tool-input-start`), against the same lines through `cat`.
 //! The dialect is given (`--dialect`), so detection's first-lines wait is not counted. The first
 //! timed line of each process also pays for the process starting (loading a large binary):
 //! those are reported apart, the steady state is the rest.
@@ -26,11 +30,20 @@ const SAMPLES: &[(&str, &str)] = &[
 ];
 const ROUNDS: usize = 5;
 
+/// Live sessions of Claude, Codex and Gemini for the AI SDK wire.
+const WIRE_SAMPLES: &[(&str, &str)] = &[
+    ("claude", "live-claude-2.1.197-coding-partial"),
+    ("codex", "live-codex-0.171.0-exec-tools"),
+    ("gemini", "live-gemini-files"),
+];
+
 struct Sample {
     args: Vec<String>,
     lines: Vec<Vec<u8>>,
     /// The lines (0-based) that cause at least one update.
     timed: Vec<usize>,
+    /// The lines (0-based) where a call first appears, with the call's id.
+    first_lines: Vec<(usize, String)>,
 }
 
 fn sample(provider: &str, name: &str) -> Sample {
@@ -40,8 +53,11 @@ fn sample(provider: &str, name: &str) -> Sample {
         .join(format!("{name}.jsonl.zst"));
     let stream = load_stream(&path).unwrap_or_else(|e| panic!("{name}: {e:#}"));
     let p: Provider = provider.parse().unwrap();
-    let d = Dialect::parse(stream.dialect.as_deref().unwrap(), Some(p)).unwrap();
     let input = stream.input();
+    let d = match stream.dialect.as_deref() {
+        Some(d) => Dialect::parse(d, Some(p)).unwrap(),
+        None => toolnorm::dialects::detect(&input, Some(p)).unwrap(),
+    };
     // Agent lines only, as a pipe from the agent carries them; numbered as they will be.
     let agent: Vec<_> = input
         .lines
@@ -70,6 +86,15 @@ fn sample(provider: &str, name: &str) -> Sample {
         .collect();
     timed.sort();
     timed.dedup();
+    let mut first_lines: Vec<(usize, String)> = Vec::new();
+    for e in &doc.events {
+        if !first_lines.iter().any(|(_, id)| *id == e.part_id) {
+            first_lines.push((e.line as usize - 1, e.part_id.clone()));
+        }
+    }
+    first_lines.sort();
+    // One call per line: the first call a line opens is the one awaited.
+    first_lines.dedup_by_key(|(line, _)| *line);
     let mut args = vec![
         "normalize".to_owned(),
         "--follow".to_owned(),
@@ -82,7 +107,12 @@ fn sample(provider: &str, name: &str) -> Sample {
         args.extend(["--cwd".to_owned(), cwd.clone()]);
     }
     args.push("-".to_owned());
-    Sample { args, lines, timed }
+    Sample {
+        args,
+        lines,
+        timed,
+        first_lines,
+    }
 }
 
 /// Write `lines` one at a time into `cmd`; for each timed line, wait for the first output line
@@ -133,6 +163,51 @@ fn replay(
                     }
                     break;
                 }
+            }
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    let _ = reader.join();
+    out
+}
+
+/// Write `lines` one at a time into `cmd`; for each line where a call first appears, wait for
+/// that call's first chunk (`toolCallId`). The latencies of those lines.
+fn replay_wire(mut cmd: Command, lines: &[Vec<u8>], first: &[(usize, String)]) -> Vec<Duration> {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the process starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<(Instant, String)>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send((Instant::now(), line));
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = Vec::new();
+    let mut next = first.iter().peekable();
+    for (i, line) in lines.iter().enumerate() {
+        let sent = Instant::now();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let Some((_, id)) = next.next_if(|(l, _)| *l == i) else {
+            continue;
+        };
+        loop {
+            let (at, text) = rx
+                .recv_timeout(Duration::from_secs(30))
+                .expect("a chunk for a call's first line");
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if v["toolCallId"].as_str() == Some(id.as_str()) {
+                out.push(at - sent);
+                break;
             }
         }
     }
@@ -206,5 +281,64 @@ fn main() {
         us(t99) - us(b99),
         us(t50) / us(b50),
         us(t99) / us(b99)
+    );
+    wire_latency();
+}
+
+/// `--follow --emit ai-sdk`: each call's first chunk after its first tool line, per session.
+fn wire_latency() {
+    println!("follow latency to a call's first AI SDK chunk (normalize --follow --emit ai-sdk):");
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let (mut all_tool, mut all_base) = (Vec::new(), Vec::new());
+    for (provider, name) in WIRE_SAMPLES {
+        let s = sample(provider, name);
+        let timed: Vec<usize> = s.first_lines.iter().map(|(l, _)| *l).collect();
+        let (mut tool, mut base) = (Vec::new(), Vec::new());
+        let (mut tool_first, mut base_first) = (Vec::new(), Vec::new());
+        for _ in 0..ROUNDS {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolnorm"));
+            cmd.args(&s.args[..s.args.len() - 1])
+                .args(["--emit", "ai-sdk", "-"]);
+            let t = replay_wire(cmd, &s.lines, &s.first_lines);
+            let b = replay(Command::new("cat"), &s.lines, &timed, true, |_, _| true);
+            tool_first.push(t[0]);
+            base_first.push(b[0]);
+            tool.extend(&t[1..]);
+            base.extend(&b[1..]);
+        }
+        for v in [&mut tool, &mut base, &mut tool_first, &mut base_first] {
+            v.sort();
+        }
+        println!(
+            "  {provider:8} {name}: {} calls; first call (start-up included) median toolnorm {:.1} µs, cat {:.1} µs",
+            s.first_lines.len(),
+            us(percentile(&tool_first, 0.5)),
+            us(percentile(&base_first, 0.5))
+        );
+        if !tool.is_empty() {
+            println!(
+                "           later calls: toolnorm p50 {:8.1} µs p99 {:8.1} µs; cat p50 {:8.1} µs p99 {:8.1} µs",
+                us(percentile(&tool, 0.5)),
+                us(percentile(&tool, 0.99)),
+                us(percentile(&base, 0.5)),
+                us(percentile(&base, 0.99))
+            );
+        }
+        all_tool.extend(tool);
+        all_base.extend(base);
+    }
+    all_tool.sort();
+    all_base.sort();
+    let (t50, t99) = (percentile(&all_tool, 0.5), percentile(&all_tool, 0.99));
+    let (b50, b99) = (percentile(&all_base, 0.5), percentile(&all_base, 0.99));
+    println!(
+        "  all later calls ({}): toolnorm --emit ai-sdk p50 {:8.1} µs p99 {:8.1} µs; cat p50 {:8.1} µs p99 {:8.1} µs; added p50 {:.1} µs p99 {:.1} µs",
+        all_tool.len(),
+        us(t50),
+        us(t99),
+        us(b50),
+        us(b99),
+        us(t50) - us(b50),
+        us(t99) - us(b99)
     );
 }

@@ -1,16 +1,26 @@
 //! `toolnorm serve-protocol`: the built-in normalizer as an implementation speaking the protocol
 //! on stdin and stdout, so `toolnorm verify --impl 'toolnorm serve-protocol'` judges it like any
-//! other. A line it cannot read is answered with an error naming the line (never a panic).
+//! other; with `--wire`, it answers in that wire's frames, so the same judges a wire. A line it
+//! cannot read is answered with an error naming the line (never a panic).
 
 use std::io::{self, BufRead, Write};
 
 use crate::cli::exit;
-use crate::protocol::{self, Request, builtin};
+use crate::protocol::{self, AnswerWire, Request, builtin};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Answer every fixture in this wire's frames instead of parts (protocol 2): `acp`, `ai-sdk`
+    /// or `ag-ui`, the frames `normalize --emit` writes.
+    #[arg(long, value_name = "WIRE", value_parser = parse_wire)]
+    pub wire: Option<AnswerWire>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<u8> {
+fn parse_wire(s: &str) -> Result<AnswerWire, String> {
+    AnswerWire::parse(s).ok_or_else(|| format!("unknown wire `{s}` (acp, ai-sdk or ag-ui)"))
+}
+
+pub fn run(args: Args) -> anyhow::Result<u8> {
     let stdin = io::stdin().lock();
     let mut out = io::BufWriter::new(io::stdout().lock());
     for (i, line) in stdin.split(b'\n').enumerate() {
@@ -22,7 +32,9 @@ pub fn run(_args: Args) -> anyhow::Result<u8> {
         }
         let answer = match protocol::parse_request(&text) {
             Ok(Request::Hello(_)) => serde_json::to_string(&builtin::hello_reply())?,
-            Ok(Request::Normalize(req)) => serde_json::to_string(&builtin::answer(&req))?,
+            Ok(Request::Normalize(req)) => {
+                serde_json::to_string(&builtin::answer_in(&req, args.wire))?
+            }
             Ok(Request::Bye) => break,
             Err(e) => match request_seq(&text) {
                 // A request toolnorm can still answer: say what is wrong with it.

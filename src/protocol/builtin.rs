@@ -1,8 +1,13 @@
 //! The built-in normalizer as a protocol implementation: the answer to one `normalize` request,
-//! computed by the same code `toolnorm normalize` runs. Pure; `toolnorm serve-protocol` does the
-//! stdio around it.
+//! computed by the same code `toolnorm normalize` runs, as parts or (protocol 2) as one wire's
+//! frames, written by the same emitters as `normalize --emit`. Pure; `toolnorm serve-protocol`
+//! does the stdio around it.
 
-use super::{HelloReply, HelloType, Normalize, NormalizeResult, ResultType};
+use serde_json::Value;
+
+use super::{AnswerWire, HelloReply, HelloType, Normalize, NormalizeResult, ResultType};
+use crate::model::NormalizedDocument;
+use crate::model::wire::{Wire, document_frames};
 use crate::normalizer::normalize;
 use crate::providers::NormalizeOptions;
 use crate::stream::{Dialect, Input, Provider, RawLine};
@@ -15,11 +20,19 @@ pub fn hello_reply() -> HelloReply {
         name: "toolnorm".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         dialects: vec!["*".to_owned()],
+        wires: AnswerWire::ALL.to_vec(),
     }
 }
 
 /// Normalize one request's lines: parts, legacy view, diagnostics and events, or an error.
 pub fn answer(req: &Normalize) -> NormalizeResult {
+    answer_in(req, None)
+}
+
+/// [`answer`], in `wire` when given: the document's frames on that wire (what
+/// `normalize --emit <wire>` writes) with the legacy view and the diagnostics, in place of the
+/// parts and events.
+pub fn answer_in(req: &Normalize, wire: Option<AnswerWire>) -> NormalizeResult {
     let mut result = NormalizeResult {
         kind: ResultType::Tag,
         seq: req.seq,
@@ -27,18 +40,43 @@ pub fn answer(req: &Normalize) -> NormalizeResult {
         legacy: None,
         diagnostics: None,
         events: None,
+        wire: None,
+        frames: None,
         error: None,
     };
     match normalize_request(req) {
         Ok(doc) => {
             result.legacy = Some(crate::model::legacy_parts(&doc.parts));
-            result.parts = Some(doc.parts);
+            match wire {
+                Some(w) => {
+                    result.frames = Some(frames_of(w, &doc));
+                    result.wire = Some(w);
+                }
+                None => {
+                    result.parts = Some(doc.parts);
+                    result.events = Some(doc.events);
+                }
+            }
             result.diagnostics = Some(doc.diagnostics);
-            result.events = Some(doc.events);
         }
         Err(e) => result.error = Some(e),
     }
     result
+}
+
+/// Every frame of a document on `wire`, as JSON values.
+pub fn frames_of(wire: AnswerWire, doc: &NormalizedDocument) -> Vec<Value> {
+    fn values<T: serde::Serialize>(frames: &[T]) -> Vec<Value> {
+        frames
+            .iter()
+            .map(|f| serde_json::to_value(f).unwrap_or(Value::Null))
+            .collect()
+    }
+    match wire {
+        AnswerWire::Acp => values(&crate::model::acp::document_frames(doc)),
+        AnswerWire::AiSdk => values(&document_frames(Wire::AiSdk, doc)),
+        AnswerWire::AgUi => values(&document_frames(Wire::AgUi, doc)),
+    }
 }
 
 fn normalize_request(req: &Normalize) -> Result<crate::model::NormalizedDocument, String> {
@@ -97,6 +135,23 @@ mod tests {
             lines,
             unterminated: None,
         }
+    }
+
+    #[test]
+    fn answers_in_each_wire_fold_back_to_the_parts() {
+        let line = r#"{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"session_id":"s"}"#;
+        let req = request("claude", "stream-json", vec![WireLine::Agent(line.into())]);
+        let parts = answer(&req).parts.unwrap();
+        for wire in AnswerWire::ALL {
+            let a = answer_in(&req, Some(wire));
+            assert_eq!(a.wire, Some(wire));
+            assert!(a.parts.is_none() && a.events.is_none());
+            let frames = a.frames.unwrap();
+            assert!(!frames.is_empty(), "{wire:?}");
+            let text = serde_json::to_string(&frames).unwrap();
+            assert!(text.contains("toolu_1"), "{wire:?}: {text}");
+        }
+        assert_eq!(parts.len(), 1);
     }
 
     #[test]

@@ -46,6 +46,7 @@ pub fn typescript() -> String {
         LineFrom::decl(&cfg),
         LineObject::decl(&cfg),
         WireLine::decl(&cfg),
+        AnswerWire::decl(&cfg),
         Normalize::decl(&cfg),
         NormalizeResult::decl(&cfg),
         Bye::decl(&cfg),

@@ -1,8 +1,14 @@
-//! The implementation protocol, version 1: JSON lines between toolnorm (the harness) and an
+//! The implementation protocol, version 2: JSON lines between toolnorm (the harness) and an
 //! implementation under test on its stdin and stdout. toolnorm sends [`Hello`], one [`Normalize`]
 //! per fixture and [`Bye`]; the implementation answers [`HelloReply`] and one [`NormalizeResult`]
 //! per fixture. Pure: the message types, the encoding of raw lines and the parsing of answers.
 //! Driving processes is the verify shell's business (`verify::implementation`).
+//!
+//! Version 2 adds answers in a wire a UI reads: an implementation lists in `hello` the wires it
+//! answers in (`wires`: [`AnswerWire`]), and a `result` may carry `wire` and `frames` (the wire's
+//! frames: ACP `session/update` notifications, AI SDK UI message chunks or AG-UI events) in place
+//! of `parts`. An implementation of version 1 (parts only) is still judged: toolnorm accepts both
+//! versions in the answer to `hello` ([`SUPPORTED_PROTOCOLS`]).
 //!
 //! Extensions may add fields to any message; the names and meanings here stay. toolnorm's own
 //! extensions: `unterminated` on `normalize` (the last line had no newline) and `events` on
@@ -20,8 +26,46 @@ use ts_rs::TS;
 use crate::model::{Diagnostic, LegacyToolPart, NormalizedToolPart, PartEvent};
 use crate::stream::{Direction, Input};
 
-/// The protocol version this toolnorm speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version this toolnorm speaks (and says in its `hello`).
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The versions an implementation may answer `hello` with: 1 (parts only) and 2 (parts or a
+/// wire's frames).
+pub const SUPPORTED_PROTOCOLS: [u32; 2] = [1, 2];
+
+/// A wire an implementation may answer in instead of toolnorm parts (protocol 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+pub enum AnswerWire {
+    /// ACP: JSON-RPC `session/update` notifications (`tool_call`, `tool_call_update`).
+    #[serde(rename = "acp")]
+    #[ts(rename = "acp")]
+    Acp,
+    /// The AI SDK UI message stream: `uiMessageChunkSchema` chunks.
+    #[serde(rename = "ai-sdk")]
+    #[ts(rename = "ai-sdk")]
+    AiSdk,
+    /// AG-UI 1.0 events (`@ag-ui/core`'s `EventSchemas`).
+    #[serde(rename = "ag-ui")]
+    #[ts(rename = "ag-ui")]
+    AgUi,
+}
+
+impl AnswerWire {
+    pub const ALL: [AnswerWire; 3] = [AnswerWire::Acp, AnswerWire::AiSdk, AnswerWire::AgUi];
+
+    /// The wire's name, as the protocol and `--emit` say it: `acp`, `ai-sdk`, `ag-ui`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerWire::Acp => "acp",
+            AnswerWire::AiSdk => "ai-sdk",
+            AnswerWire::AgUi => "ag-ui",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<AnswerWire> {
+        AnswerWire::ALL.into_iter().find(|w| w.as_str() == name)
+    }
+}
 
 /// Declares the one-value `type` tag of a message, so each message is its own type (and schema).
 macro_rules! message_tag {
@@ -65,6 +109,10 @@ pub struct HelloReply {
     pub version: String,
     /// `provider/dialect` names (`claude/stream-json`), or `"*"` for every dialect.
     pub dialects: Vec<String>,
+    /// Protocol 2: the wires the implementation may answer in besides parts (absent: parts only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<AnswerWire>>", optional)]
+    pub wires: Vec<AnswerWire>,
 }
 
 impl HelloReply {
@@ -217,7 +265,8 @@ fn wire_lines(input: &Input<'_>) -> Vec<WireLine> {
 }
 
 /// implementation → toolnorm: the answer to one [`Normalize`]: `parts` (with optional `legacy`,
-/// `diagnostics` and `events`), or `error`.
+/// `diagnostics` and `events`), or (protocol 2) `wire` and `frames` (with optional `legacy` and
+/// `diagnostics`), or `error`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(optional_fields)]
 pub struct NormalizeResult {
@@ -238,6 +287,16 @@ pub struct NormalizeResult {
     /// Extension: one entry per change (1-based raw line, part id, new state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<PartEvent>>,
+    /// Protocol 2: the wire `frames` are in, one the implementation listed in `hello`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<AnswerWire>,
+    /// Protocol 2: the answer as the wire's frames, in the order a consumer reads them (each the
+    /// frame's JSON object: an ACP `session/update` notification, an AI SDK chunk, an AG-UI
+    /// event). toolnorm validates each against the wire's schema, folds them into parts and
+    /// judges those; the wire-level rules read the frames themselves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "Array<Record<string, unknown>>")]
+    pub frames: Option<Vec<Value>>,
     /// Why the implementation could not normalize the fixture.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -311,9 +370,16 @@ pub fn parse_hello_reply(line: &str) -> Result<HelloReply, String> {
     }
     let reply: HelloReply =
         serde_json::from_value(value).map_err(|e| field_error("hello", e, line))?;
-    if reply.protocol != PROTOCOL_VERSION {
+    if !SUPPORTED_PROTOCOLS.contains(&reply.protocol) {
         return Err(format!(
-            "the implementation speaks protocol {}, this toolnorm speaks {PROTOCOL_VERSION}",
+            "the implementation speaks protocol {}, this toolnorm speaks {}",
+            reply.protocol,
+            SUPPORTED_PROTOCOLS.map(|v| v.to_string()).join(" and ")
+        ));
+    }
+    if reply.protocol < 2 && !reply.wires.is_empty() {
+        return Err(format!(
+            "the implementation lists `wires` but speaks protocol {}: answers in a wire are protocol 2",
             reply.protocol
         ));
     }
@@ -359,10 +425,40 @@ pub fn parse_result(line: &str) -> Result<NormalizeResult, String> {
         legacy: list(obj, "legacy").map_err(fail)?,
         diagnostics: list(obj, "diagnostics").map_err(fail)?,
         events: list(obj, "events").map_err(fail)?,
+        wire: match obj.remove("wire") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(w)) => Some(AnswerWire::parse(&w).ok_or_else(|| {
+                fail(format!(
+                    "unknown `wire` `{}` (the wires are acp, ai-sdk and ag-ui)",
+                    crate::text::truncate_counted(&w, 40)
+                ))
+            })?),
+            Some(_) => return Err(fail("`wire` is not a string".to_owned())),
+        },
+        frames: match obj.remove("frames") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) => Some(items),
+            Some(_) => return Err(fail("`frames` is not an array".to_owned())),
+        },
         error,
     };
-    if result.parts.is_none() && result.error.is_none() {
-        return Err(fail("neither `parts` nor `error`".to_owned()));
+    match (&result.parts, &result.wire, &result.frames) {
+        _ if result.error.is_some() => {}
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err(fail(
+                "both `parts` and a wire's `frames`: answer in one".to_owned(),
+            ));
+        }
+        (None, Some(_), None) => return Err(fail("`wire` without `frames`".to_owned())),
+        (None, None, Some(_)) => {
+            return Err(fail(
+                "`frames` without `wire` (acp, ai-sdk or ag-ui)".to_owned(),
+            ));
+        }
+        (None, None, None) => {
+            return Err(fail("neither `parts`, `frames` nor `error`".to_owned()));
+        }
+        _ => {}
     }
     Ok(result)
 }
@@ -404,7 +500,7 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Hello::current()).unwrap(),
             format!(
-                r#"{{"type":"hello","protocol":1,"toolnorm":"{}"}}"#,
+                r#"{{"type":"hello","protocol":2,"toolnorm":"{}"}}"#,
                 env!("CARGO_PKG_VERSION")
             )
         );
@@ -441,10 +537,57 @@ mod tests {
         assert_eq!(err.error.as_deref(), Some("boom"));
         assert!(
             parse_hello_reply(
-                r#"{"type":"hello","protocol":2,"name":"x","version":"1","dialects":[]}"#
+                r#"{"type":"hello","protocol":3,"name":"x","version":"1","dialects":[]}"#
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn answers_in_a_wire_are_protocol_2() {
+        let v1 = parse_hello_reply(
+            r#"{"type":"hello","protocol":1,"name":"x","version":"1","dialects":["*"]}"#,
+        )
+        .unwrap();
+        assert!(v1.wires.is_empty());
+        let v2 = parse_hello_reply(
+            r#"{"type":"hello","protocol":2,"name":"x","version":"1","dialects":["*"],"wires":["ai-sdk","acp"]}"#,
+        )
+        .unwrap();
+        assert_eq!(v2.wires, [AnswerWire::AiSdk, AnswerWire::Acp]);
+        let e = parse_hello_reply(
+            r#"{"type":"hello","protocol":1,"name":"x","version":"1","dialects":[],"wires":["ag-ui"]}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("protocol 2"), "{e}");
+        let ok = parse_result(
+            r#"{"type":"result","seq":1,"wire":"ag-ui","frames":[{"type":"RUN_STARTED"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(ok.wire, Some(AnswerWire::AgUi));
+        assert_eq!(ok.frames.map(|f| f.len()), Some(1));
+        for (line, needle) in [
+            (
+                r#"{"type":"result","seq":1,"wire":"ag-ui"}"#,
+                "without `frames`",
+            ),
+            (r#"{"type":"result","seq":1,"frames":[]}"#, "without `wire`"),
+            (
+                r#"{"type":"result","seq":1,"wire":"sse","frames":[]}"#,
+                "unknown `wire`",
+            ),
+            (
+                r#"{"type":"result","seq":1,"wire":"acp","frames":{}}"#,
+                "not an array",
+            ),
+            (
+                r#"{"type":"result","seq":1,"wire":"acp","frames":[],"parts":[]}"#,
+                "answer in one",
+            ),
+        ] {
+            let e = parse_result(line).unwrap_err();
+            assert!(e.contains(needle), "{line}: {e}");
+        }
     }
 
     #[test]
@@ -455,6 +598,7 @@ mod tests {
             name: "x".into(),
             version: "1".into(),
             dialects: vec!["claude/stream-json".into(), "codex/*".into()],
+            wires: Vec::new(),
         };
         assert!(h.claims("claude", "stream-json"));
         assert!(!h.claims("claude", "transcript"));

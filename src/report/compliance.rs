@@ -215,14 +215,25 @@ pub fn render_terminal(c: &Compliance, out: &mut impl Write) -> io::Result<()> {
         .max()
         .unwrap_or(0)
         .max(14);
+    let wires: Vec<String> = c
+        .reports
+        .iter()
+        .map(|r| Compliance::info(r).answers_in())
+        .collect();
+    let wire_width = wires
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
     writeln!(out, "Compliance (fixtures passing / judged per provider)")?;
-    write!(out, "{:width$}", "")?;
+    write!(out, "{:width$}  {:wire_width$}", "", "wire")?;
     for p in &c.providers {
         write!(out, "  {p:>22}")?;
     }
     writeln!(out)?;
-    for (r, name) in c.reports.iter().zip(&names) {
-        write!(out, "{name:width$}")?;
+    for ((r, name), wire) in c.reports.iter().zip(&names).zip(&wires) {
+        write!(out, "{name:width$}  {wire:wire_width$}")?;
         for p in &c.providers {
             write!(
                 out,
@@ -294,14 +305,20 @@ pub fn render_markdown(c: &Compliance, out: &mut impl Write) -> io::Result<()> {
         "## {verdict} toolnorm compliance: {} implementations\n",
         c.reports.len()
     )?;
-    write!(out, "| implementation |")?;
+    write!(out, "| implementation | wire |")?;
     for p in &c.providers {
         write!(out, " {} |", md(p))?;
     }
     writeln!(out, " verdict |")?;
-    writeln!(out, "|---|{}---|", "---|".repeat(c.providers.len()))?;
+    writeln!(out, "|---|---|{}---|", "---|".repeat(c.providers.len()))?;
     for r in &c.reports {
-        write!(out, "| {} |", md(&Compliance::info(r).label()))?;
+        let info = Compliance::info(r);
+        write!(
+            out,
+            "| {} | {} |",
+            md(&info.label()),
+            md(&info.answers_in())
+        )?;
         for p in &c.providers {
             write!(
                 out,
@@ -366,7 +383,7 @@ pub fn render_html(c: &Compliance, out: &mut impl Write) -> io::Result<()> {
         c.providers.len(),
         c.rules.len()
     )?;
-    out.write_all(b"<h2>Implementations</h2><table><thead><tr><th class=\"l\">implementation</th><th class=\"l\">command</th>")?;
+    out.write_all(b"<h2>Implementations</h2><table><thead><tr><th class=\"l\">implementation</th><th class=\"l\">command</th><th class=\"l\">wire</th>")?;
     for p in &c.providers {
         write!(out, "<th>{}</th>", esc(p))?;
     }
@@ -375,9 +392,10 @@ pub fn render_html(c: &Compliance, out: &mut impl Write) -> io::Result<()> {
         let info = Compliance::info(r);
         write!(
             out,
-            "<tr><td class=\"l\"><strong>{}</strong></td><td class=\"l\"><code>{}</code></td>",
+            "<tr><td class=\"l\"><strong>{}</strong></td><td class=\"l\"><code>{}</code></td><td class=\"l\">{}</td>",
             esc(&info.label()),
-            esc(info.command.as_deref().unwrap_or("built in"))
+            esc(info.command.as_deref().unwrap_or("built in")),
+            esc(&info.answers_in())
         )?;
         for p in &c.providers {
             let t = Compliance::tally(r, p);

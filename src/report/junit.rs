@@ -134,6 +134,14 @@ fn suite(report: &Report, provider: &str) -> TestSuite {
     if let Some(shard) = &report.shard {
         suite.add_property(Property::new("shard", shard.as_str()));
     }
+    if let Some(i) = report
+        .implementation
+        .as_ref()
+        .filter(|i| i.command.is_some())
+    {
+        suite.add_property(Property::new("implementation", i.label()));
+        suite.add_property(Property::new("wire", i.answers_in()));
+    }
     suite
 }
 

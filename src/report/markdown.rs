@@ -81,7 +81,11 @@ pub fn render(report: &Report, out: &mut impl Write) -> io::Result<()> {
         .as_ref()
         .filter(|i| i.command.is_some())
     {
-        totals.push_str(&format!(" · implementation {}", text(&i.label())));
+        totals.push_str(&format!(
+            " · implementation {} (answers in {})",
+            text(&i.label()),
+            text(&i.answers_in())
+        ));
     }
     writeln!(out, "{totals}")?;
     writeln!(out)?;

@@ -24,7 +24,10 @@ pub use crate::compare::{DiffRow, DiffTag, FixtureDiff};
 /// - 4: `skipped` lists the entries of the corpus, expected and pending folders left alone (a
 ///   symlink, a FIFO, a directory named like a fixture), counted in the summary's `skipped`;
 ///   under `--strict` they fail the gate. Versions 1 to 3 are still read (with none skipped).
-pub const REPORT_VERSION: u32 = 5;
+/// - 6: `implementation.wires` says what an external implementation's answers came in (`parts`,
+///   or protocol 2's `acp`, `ai-sdk`, `ag-ui`), and its violations may be of the wire rules
+///   (TN020-TN022). Versions 1 to 5 are still read (answers in parts).
+pub const REPORT_VERSION: u32 = 6;
 
 /// Who normalized the fixtures of a report.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -36,6 +39,10 @@ pub struct ImplementationInfo {
     /// The command run through the protocol; absent for the built-in normalizer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The wires its answers came in (`parts`, or protocol 2's `acp`, `ai-sdk`, `ag-ui`), in the
+    /// order first used; absent for the built-in normalizer and before report version 6.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wires: Vec<String>,
 }
 
 impl ImplementationInfo {
@@ -45,6 +52,17 @@ impl ImplementationInfo {
             name: "toolnorm".to_owned(),
             version: Some(env!("CARGO_PKG_VERSION").to_owned()),
             command: None,
+            wires: Vec::new(),
+        }
+    }
+
+    /// What its answers came in, as reports say it: `ai-sdk`, `parts, ag-ui`; `parts` when it
+    /// did not say.
+    pub fn answers_in(&self) -> String {
+        if self.wires.is_empty() {
+            "parts".to_owned()
+        } else {
+            self.wires.join(", ")
         }
     }
 

@@ -430,9 +430,10 @@ fn render_summary(report: &Report, out: &mut impl Write, p: &Painter) -> io::Res
     {
         writeln!(
             out,
-            "implementation: {} ({})",
+            "implementation: {} ({}), answers in {}",
             i.label(),
-            i.command.as_deref().unwrap_or_default()
+            i.command.as_deref().unwrap_or_default(),
+            i.answers_in()
         )?;
     }
     let unsupported = if s.unsupported > 0 {

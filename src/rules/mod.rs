@@ -8,6 +8,7 @@ pub(crate) mod raw;
 mod registry;
 mod shape;
 mod support;
+mod wire;
 
 mod acp_frame_incomplete;
 mod bad_title_shape;
@@ -28,11 +29,43 @@ mod raw_name_title;
 mod running_after_turn_end;
 mod state_regressed;
 mod unstable_id;
+mod wire_result_missing;
+mod wire_sequence_rejected;
+mod wire_state_misshown;
 
 #[cfg(test)]
 mod tests;
 
 pub use raw::RawScan;
+
+/// A wire an implementation answered in (the protocol's `wire`), whose frames the wire rules read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrameWire {
+    /// ACP `session/update` notifications.
+    Acp,
+    /// AI SDK UI message chunks.
+    AiSdk,
+    /// AG-UI events.
+    AgUi,
+}
+
+impl FrameWire {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FrameWire::Acp => "acp",
+            FrameWire::AiSdk => "ai-sdk",
+            FrameWire::AgUi => "ag-ui",
+        }
+    }
+}
+
+/// The frames an implementation answered in, as it sent them: the output judged (`doc`) is their
+/// fold, and the wire rules (TN020-TN022) read the frames themselves.
+#[derive(Clone, Copy, Debug)]
+pub struct WireFrames<'a> {
+    pub wire: FrameWire,
+    pub frames: &'a [serde_json::Value],
+}
 
 /// What a rule is checked against: the raw stream with the rules' own scan of it, and the output
 /// to judge, with its events indexed by part. Everything a rule reads comes through here.
@@ -45,6 +78,9 @@ pub struct RuleContext<'a> {
     pub doc: &'a NormalizedDocument,
     raw: &'a RawScan,
     events: support::EventIndex,
+    /// The wire's frames, when the output judged came from a wire (else the wire rules are
+    /// silent).
+    wire: Option<wire::WireView>,
 }
 
 impl<'a> RuleContext<'a> {
@@ -63,7 +99,20 @@ impl<'a> RuleContext<'a> {
             doc,
             raw,
             events: support::EventIndex::of(doc),
+            wire: None,
         }
+    }
+
+    /// The context of an output that came from a wire: `doc` is the fold of `frames`, which the
+    /// wire rules read (each frame read once, here, for all of them).
+    pub fn with_wire(mut self, frames: WireFrames<'_>) -> Self {
+        self.wire = Some(wire::WireView::read(frames));
+        self
+    }
+
+    /// The rules' reading of the wire's frames, when the output came from a wire.
+    pub(crate) fn wire(&self) -> Option<&wire::WireView> {
+        self.wire.as_ref()
     }
 
     /// The independent scan of the raw stream (see `raw`).

@@ -21,6 +21,9 @@ use super::raw_name_title::RawNameTitle;
 use super::running_after_turn_end::RunningAfterTurnEnd;
 use super::state_regressed::StateRegressed;
 use super::unstable_id::UnstableId;
+use super::wire_result_missing::WireResultMissing;
+use super::wire_sequence_rejected::WireSequenceRejected;
+use super::wire_state_misshown::WireStateMisshown;
 
 pub(super) static RULES: &[&dyn Rule] = &[
     &UnstableId,             // TN001 contract rule 1
@@ -42,4 +45,7 @@ pub(super) static RULES: &[&dyn Rule] = &[
     &McpIdentity,            // TN017
     &InventedTiming,         // TN018
     &EventsIncoherent,       // TN019
+    &WireSequenceRejected,   // TN020 wire
+    &WireResultMissing,      // TN021 wire
+    &WireStateMisshown,      // TN022 wire
 ];

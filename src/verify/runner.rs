@@ -31,7 +31,7 @@ use crate::normalizer::normalize;
 use crate::protocol::Normalize;
 use crate::providers::NormalizeOptions;
 use crate::report::{FixtureDiff, FixtureResult, Status, Violation};
-use crate::rules::{RuleContext, check_all};
+use crate::rules::{RuleContext, WireFrames, check_all};
 use crate::stream::{Dialect, Provider};
 use crate::text::truncate_counted;
 
@@ -277,6 +277,7 @@ fn normalize_inner(
     };
     let mut unsent = Vec::new();
     let mut legacy = None;
+    let mut wire = None;
     let normalizing = timings.start();
     let mut doc = match imp {
         Implementation::BuiltIn => normalize(
@@ -301,7 +302,16 @@ fn normalize_inner(
             );
             let answer = ext.normalize(req).map_err(|e| format!("{}: {e}", f.rel))?;
             legacy = answer.legacy;
-            let parts = answer.parts.unwrap_or_default();
+            let parts = match (answer.wire, answer.frames) {
+                // An answer in a wire: its frames folded back into parts, judged like parts; the
+                // frames go to the wire rules.
+                (Some(w), Some(frames)) => {
+                    let parts = super::implementation::wire::fold(w, &frames);
+                    wire = Some((w, frames));
+                    parts
+                }
+                _ => answer.parts.unwrap_or_default(),
+            };
             let events = match answer.events {
                 Some(e) => e,
                 None => {
@@ -343,7 +353,13 @@ fn normalize_inner(
     let mut raw_lines = BTreeMap::new();
     if rules {
         let raw = timings.time(Phase::RulesScan, || crate::dialects::scan(&input, dialect));
-        let cx = RuleContext::new(dialect, &input, &doc, &raw);
+        let mut cx = RuleContext::new(dialect, &input, &doc, &raw);
+        if let Some((w, frames)) = &wire {
+            cx = cx.with_wire(WireFrames {
+                wire: super::implementation::wire::rule_wire(*w),
+                frames,
+            });
+        }
         let findings = timings.time(Phase::RulesChecks, || check_all(&cx));
         for (rule, finding) in findings {
             if let Some(n) = finding.line {

@@ -158,7 +158,7 @@ fn another_formatter_is_formatting_not_diffs_and_fmt_restores_every_byte() {
     let o = run(d, &["verify"], false);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let r = report(d);
-    assert_eq!(r["reportVersion"], 5);
+    assert_eq!(r["reportVersion"], 6);
     assert_eq!(r["summary"]["formatting"], n, "{}", r["summary"]);
     assert_eq!(r["summary"]["failed"], 0);
     let fixtures = r["fixtures"].as_array().unwrap();
@@ -355,7 +355,7 @@ fn shards_merge_their_formatting_and_version_4_reports_still_merge() {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let merged: Value =
         serde_json::from_slice(&fs::read(d.join("merged/report.json")).unwrap()).unwrap();
-    assert_eq!(merged["reportVersion"], 5);
+    assert_eq!(merged["reportVersion"], 6);
     assert_eq!(merged["summary"]["formatting"], n - in_shard1);
     assert_eq!(merged["summary"]["fixtures"], n);
 }

@@ -359,3 +359,134 @@ fn merging_several_implementations_gives_the_compliance_matrix() {
     let md = std::fs::read_to_string(merged.join("summary.md")).unwrap();
     assert!(md.contains("| wrong-impl 0.0.1 |"), "{md}");
 }
+
+/// The implementation that answers in a wire: toolnorm's own emitter (`serve-protocol --wire`)
+/// behind `examples/wrong-impl/wrong_wire.py`, which breaks its frames with `fault`.
+fn wire_impl(wire: &str, fault: &str) -> String {
+    let script = root().join("examples/wrong-impl/wrong_wire.py");
+    let python = require(
+        "python3",
+        "the wrong wire implementation (examples/wrong-impl)",
+    );
+    format!(
+        "{python} {} {} {wire} {fault}",
+        script.display(),
+        env!("CARGO_BIN_EXE_toolnorm")
+    )
+}
+
+const WIRES: [&str; 3] = ["acp", "ai-sdk", "ag-ui"];
+
+#[test]
+fn a_correct_wire_implementation_passes_the_whole_corpus_in_each_wire() {
+    let exe = env!("CARGO_BIN_EXE_toolnorm");
+    let (builtin_out, builtin) = verify(&["--jobs", "2"], &[]);
+    for wire in WIRES {
+        let cmd = format!("{exe} serve-protocol --wire {wire}");
+        let (out, report) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);
+        assert_eq!(
+            out.status.code(),
+            builtin_out.status.code(),
+            "{wire}: {}",
+            stdout(&out)
+        );
+        assert!(fixtures(&report).len() > 50, "{wire}: the corpus is judged");
+        assert_eq!(statuses(&report), statuses(&builtin), "{wire}");
+        assert_eq!(report["implementation"]["wires"], serde_json::json!([wire]));
+        for f in fixtures(&report) {
+            let rules = rules_of(f);
+            assert!(
+                !rules
+                    .iter()
+                    .any(|r| ["TN020", "TN021", "TN022"].contains(r)),
+                "{wire}: {}: {rules:?}",
+                f["path"]
+            );
+        }
+        assert!(stdout(&out).contains(&format!("answers in {wire}")));
+    }
+    // An answer in a wire the implementation's hello did not list is an error, not judged.
+    let cmd = wire_impl("ai-sdk", "unlisted");
+    let (out, report) = verify(&["--impl", &cmd, "--filter", TWO_CLAUDE], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(statuses(&report), ["error", "error"]);
+    assert!(
+        messages(&report)[0].contains("answered in `ai-sdk`, which its hello does not list"),
+        "{:?}",
+        messages(&report)
+    );
+}
+
+#[test]
+fn a_wrong_wire_implementation_fails_with_a_clear_diff_in_every_report() {
+    // (fault, the changed field it must show, the rule it must break, a fixture it breaks)
+    let cases = [
+        ("drop-title", "/parts/0/title", "TN004"),
+        ("error-as-output", "/parts/1/state", "TN022"),
+        ("drop-result", "/parts/0/state", "TN021"),
+    ];
+    for wire in WIRES {
+        for (fault, path, rule) in cases {
+            let at = format!("{wire} {fault}");
+            let cmd = wire_impl(wire, fault);
+            let dir = tempdir();
+            let reports = dir.path().join("reports");
+            let out = toolnorm()
+                .current_dir(root())
+                .env_remove("CI")
+                .args([
+                    "verify",
+                    "--filter",
+                    "claude/live-claude-bash",
+                    "--impl",
+                    &cmd,
+                ])
+                .arg("--reports")
+                .arg(&reports)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{at}: {}", stderr(&out));
+            let read = |name: &str| std::fs::read_to_string(reports.join(name)).unwrap();
+            // JSON: the fixture fails with the field in its diff and the rule among its violations.
+            let report: Value = serde_json::from_str(&read("report.json")).unwrap();
+            assert_eq!(statuses(&report), ["fail"], "{at}");
+            let f = &fixtures(&report)[0];
+            let changed: Vec<&str> = f["diff"]["changedPaths"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect();
+            assert!(changed.contains(&path), "{at}: {changed:?}");
+            assert!(rules_of(f).contains(&rule), "{at}: {:?}", rules_of(f));
+            assert_eq!(report["implementation"]["wires"], serde_json::json!([wire]));
+            // Terminal, markdown, JUnit, HTML: the fixture, the field, the rule and the wire.
+            let terminal = stdout(&out);
+            let md = read("summary.md");
+            let junit = read("junit.xml");
+            let html = read("index.html");
+            let html_path = path.replace('/', "&#x2F;");
+            for (name, text, field, wire_said) in [
+                ("terminal", &terminal, path, format!("answers in {wire}")),
+                ("markdown", &md, path, format!("answers in {wire}")),
+                (
+                    "junit",
+                    &junit,
+                    path,
+                    format!("name=\"wire\" value=\"{wire}\""),
+                ),
+                (
+                    "html",
+                    &html,
+                    html_path.as_str(),
+                    format!("answers in <code>{wire}</code>"),
+                ),
+            ] {
+                assert!(text.contains("live-claude-bash"), "{at} {name}: fixture");
+                assert!(text.contains(field), "{at} {name}: {field}");
+                assert!(text.contains(rule), "{at} {name}: {rule}");
+                assert!(text.contains(&wire_said), "{at} {name}: {wire_said}");
+            }
+        }
+    }
+}

@@ -203,9 +203,10 @@ fn header(report: &Report, w: &mut impl Write) -> io::Result<()> {
         meta.insert(
             0,
             format!(
-                "implementation <strong>{}</strong> <code>{}</code>",
+                "implementation <strong>{}</strong> <code>{}</code> answers in <code>{}</code>",
                 esc(&i.label()),
-                esc(i.command.as_deref().unwrap_or_default())
+                esc(i.command.as_deref().unwrap_or_default()),
+                esc(&i.answers_in())
             ),
         );
     }

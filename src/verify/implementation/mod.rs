@@ -4,13 +4,18 @@
 //! that follow are the same code.
 
 pub mod process;
+pub mod wire;
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use crate::protocol::{HelloReply, Normalize, NormalizeResult};
 use crate::report::ImplementationInfo;
 use process::Worker;
+
+/// What an answer can come in: parts, or a wire (protocol 2).
+const ANSWERS: [&str; 4] = ["parts", "acp", "ai-sdk", "ag-ui"];
 
 /// Who normalizes the fixtures of a verify run.
 pub enum Implementation {
@@ -29,6 +34,7 @@ impl Implementation {
                 name: e.name.clone(),
                 version: Some(e.hello.version.clone()),
                 command: Some(e.command.clone()),
+                wires: e.answered_in(),
             },
         }
     }
@@ -45,9 +51,11 @@ impl Implementation {
 pub struct External {
     pub command: String,
     pub name: String,
-    pub hello: HelloReply,
+    pub hello: Box<HelloReply>,
     pub timeout: Duration,
     idle: Mutex<Vec<Worker>>,
+    /// What its answers came in so far: a bit per entry of [`ANSWERS`].
+    answered: AtomicU8,
 }
 
 impl External {
@@ -62,10 +70,23 @@ impl External {
         Ok(External {
             command: command.to_owned(),
             name: name.unwrap_or_else(|| hello.name.clone()),
-            hello,
+            hello: Box::new(hello),
             timeout,
             idle: Mutex::new(vec![worker]),
+            answered: AtomicU8::new(0),
         })
+    }
+
+    /// The wires its answers came in so far (`parts` for answers in parts): parts, acp, ai-sdk,
+    /// ag-ui, in that order.
+    pub fn answered_in(&self) -> Vec<String> {
+        let bits = self.answered.load(Ordering::Relaxed);
+        ANSWERS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| bits & (1 << i) != 0)
+            .map(|(_, name)| (*name).to_owned())
+            .collect()
     }
 
     pub fn claims(&self, provider: &str, dialect: &str) -> bool {
@@ -93,7 +114,7 @@ impl External {
                         }
                         Err(m)
                     }
-                    None => Ok(result),
+                    None => self.check_wire(result),
                 };
                 if let Ok(mut v) = self.idle.lock() {
                     v.push(worker);
@@ -102,6 +123,23 @@ impl External {
             }
             Err(reason) => Err(worker.fail(reason)),
         }
+    }
+
+    /// An answer in a wire its `hello` did not list is an error; note what the answer came in.
+    fn check_wire(&self, result: NormalizeResult) -> Result<NormalizeResult, String> {
+        if let Some(w) = result.wire
+            && !self.hello.wires.contains(&w)
+        {
+            return Err(format!(
+                "the implementation answered in `{}`, which its hello does not list in `wires`",
+                w.as_str()
+            ));
+        }
+        let name = result.wire.map_or("parts", |w| w.as_str());
+        if let Some(i) = ANSWERS.iter().position(|a| *a == name) {
+            self.answered.fetch_or(1 << i, Ordering::Relaxed);
+        }
+        Ok(result)
     }
 
     fn finish(&self) {
