@@ -100,6 +100,10 @@ pub struct FixtureResult {
     /// rewrites it); empty when it is canonical.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting: Vec<String>,
+    /// The wire an external implementation answered this fixture in (`acp`, `ai-sdk`, `ag-ui`:
+    /// its frames were folded back into the parts judged here); absent for parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<String>,
     pub parts: u32,
     pub raw_bytes: u64,
     pub duration_ms: u64,

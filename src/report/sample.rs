@@ -126,6 +126,7 @@ fn fixture(provider: &str, name: &str, status: Status) -> FixtureResult {
         raw_lines: BTreeMap::new(),
         fixed: Vec::new(),
         formatting: Vec::new(),
+        wire: None,
         parts: 4,
         raw_bytes: 18_432,
         duration_ms: 12,

@@ -500,6 +500,7 @@ mod tests {
             raw_lines: BTreeMap::new(),
             fixed: Vec::new(),
             formatting: Vec::new(),
+            wire: None,
             parts: 1,
             raw_bytes: 100,
             duration_ms: 7,

@@ -461,6 +461,7 @@ fn with_trouble(report: Report, trouble: Vec<Trouble>) -> anyhow::Result<Report>
                 raw_lines: Default::default(),
                 fixed: Vec::new(),
                 formatting: Vec::new(),
+                wire: None,
                 parts: 0,
                 raw_bytes: 0,
                 duration_ms: 0,

@@ -414,6 +414,7 @@ mod tests {
             raw_lines: BTreeMap::new(),
             fixed: Vec::new(),
             formatting: Vec::new(),
+            wire: None,
             parts: 2,
             raw_bytes: 10,
             duration_ms: 3,

@@ -197,6 +197,8 @@ pub struct Normalized {
     pub unsent: Vec<&'static str>,
     /// The implementation's own legacy view, when it sent one.
     pub legacy: Option<Vec<LegacyToolPart>>,
+    /// The wire the implementation answered in (`acp`, `ai-sdk`, `ag-ui`); `None` for parts.
+    pub wire: Option<&'static str>,
 }
 
 /// What the implementation made of a fixture.
@@ -387,6 +389,7 @@ fn normalize_inner(
         raw_lines,
         unsent,
         legacy,
+        wire: wire.as_ref().map(|(w, _)| w.as_str()),
     })))
 }
 
@@ -461,6 +464,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
         raw_lines: BTreeMap::new(),
         fixed: Vec::new(),
         formatting: Vec::new(),
+        wire: None,
         parts: 0,
         raw_bytes: f.size,
         duration_ms: 0,
@@ -496,6 +500,7 @@ pub fn check_fixture(f: &FixtureEntry, cx: &CheckContext<'_>) -> Result<Checked,
     };
     result.dialect = Some(normalized.dialect.as_str().to_owned());
     result.parts = normalized.parts;
+    result.wire = normalized.wire.map(str::to_owned);
     result.violations = std::mem::take(&mut normalized.violations);
     result.raw_lines = std::mem::take(&mut normalized.raw_lines);
     result.fixed = cx.expectations.apply(f.key(), &mut result.violations);

@@ -394,6 +394,13 @@ fn a_correct_wire_implementation_passes_the_whole_corpus_in_each_wire() {
         assert_eq!(statuses(&report), statuses(&builtin), "{wire}");
         assert_eq!(report["implementation"]["wires"], serde_json::json!([wire]));
         for f in fixtures(&report) {
+            if f["status"] != "unsupported" {
+                assert_eq!(
+                    f["wire"], wire,
+                    "{}: the wire it was answered in",
+                    f["path"]
+                );
+            }
             let rules = rules_of(f);
             assert!(
                 !rules
@@ -459,6 +466,10 @@ fn a_wrong_wire_implementation_fails_with_a_clear_diff_in_every_report() {
                 .collect();
             assert!(changed.contains(&path), "{at}: {changed:?}");
             assert!(rules_of(f).contains(&rule), "{at}: {:?}", rules_of(f));
+            assert_eq!(
+                f["wire"], wire,
+                "{at}: the fixture names the wire it was answered in"
+            );
             assert_eq!(report["implementation"]["wires"], serde_json::json!([wire]));
             // Terminal, markdown, JUnit, HTML: the fixture, the field, the rule and the wire.
             let terminal = stdout(&out);

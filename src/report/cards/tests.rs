@@ -318,6 +318,7 @@ fn result(violations: Vec<Violation>) -> FixtureResult {
         raw_lines: BTreeMap::new(),
         fixed: Vec::new(),
         formatting: Vec::new(),
+        wire: None,
         parts: 3,
         raw_bytes: 10,
         duration_ms: 1,
