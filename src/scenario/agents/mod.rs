@@ -698,7 +698,7 @@ mod tests {
         assert!(find("emacs").is_none() && cli_named("emacs").is_none());
         assert_eq!(
             cli_names(),
-            "claude, codex, opencode, claude-agent-acp, codex-acp, kilo, droid, copilot, gemini, qwen, cline"
+            "claude, codex, opencode, claude-agent-acp, codex-acp, kilo, droid, copilot, gemini, qwen, cline, openhands"
         );
     }
 
