@@ -49,9 +49,10 @@ pub(crate) fn describe(tool: &str, input: &Value, cwd: Option<&str>) -> Option<(
         // read without one is of the whole file, whatever its default limit.
         "read_file" => match file() {
             Some(p) => {
-                let range = input.get("offset").and_then(Value::as_u64).map(|offset| {
-                    (offset, input.get("limit").and_then(Value::as_u64))
-                });
+                let range = input
+                    .get("offset")
+                    .and_then(Value::as_u64)
+                    .map(|offset| (offset, input.get("limit").and_then(Value::as_u64)));
                 let title = match range {
                     Some((offset, limit)) => titles::read(&p, Some(offset), limit),
                     None => titles::read(&p, None, None),
@@ -143,10 +144,9 @@ pub(crate) fn describe(tool: &str, input: &Value, cwd: Option<&str>) -> Option<(
                         _ => String::new(),
                     };
                     match name.map(str::trim).filter(|n| !n.is_empty()) {
-                        Some(n) => titles::finish(
-                            &format!("Scheduling {n}{when}"),
-                            "Scheduling a prompt",
-                        ),
+                        Some(n) => {
+                            titles::finish(&format!("Scheduling {n}{when}"), "Scheduling a prompt")
+                        }
                         None => format!("Scheduling a prompt{when}"),
                     }
                 }
