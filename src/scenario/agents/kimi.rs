@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::{Driven, Launcher};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
 
@@ -39,8 +40,17 @@ pub static CLI: Cli = Cli {
 /// exchange (who the agent is) and the `tool_call` update, titled as Kimi titles a call with no
 /// key argument (the tool's name).
 fn call(tool: &str) -> Value {
+    // The fixture MCP server's tools, which Kimi declares bare, are that server's when the
+    // session declared it (as `session/new` does in the scenarios).
+    let servers = if FIXTURE_MCP_TOOLS.contains(&tool) {
+        json!([{"name": SERVER_NAME, "command": "toolnorm", "args": [], "env": []}])
+    } else {
+        json!([])
+    };
     json!([
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 1, "method": "session/new",
+            "params": {"cwd": "/w", "mcpServers": servers}},
         {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1,
             "agentInfo": {"name": "Kimi Code CLI", "version": "1.51.0"}}},
         {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s",
@@ -49,6 +59,14 @@ fn call(tool: &str) -> Value {
                 "content": [{"type": "content", "content": {"type": "text", "text": "{}"}}]}}}
     ])
 }
+
+/// The fixture MCP server's tools, as Kimi declares them (bare).
+const FIXTURE_MCP_TOOLS: &[&str] = &[
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_tabs_new",
+    "artifacts_register",
+];
 
 /// The tools Kimi CLI 1.51 can declare to the model: the default agent's (`agents/default`),
 /// the `okabe` agent's `SendDMail`, `Think` (in the default agent's file, commented out), and the
