@@ -57,6 +57,8 @@ pub enum Agent {
     Copilot,
     Cline,
     Openhands,
+    Kimi,
+    Vibe,
 }
 
 static STARTERS: &[Starter] = &[
@@ -120,6 +122,18 @@ static STARTERS: &[Starter] = &[
         "an OpenHands CLI session running two shell commands",
         "openhands --headless --json -t \"…\""
     ),
+    starter!(
+        Kimi,
+        "acp/live-kimi-acp-bash",
+        "a Kimi CLI session over ACP running two shell commands",
+        "kimi acp"
+    ),
+    starter!(
+        Vibe,
+        "acp/live-vibe-acp-bash",
+        "a Mistral Vibe session over ACP running two shell commands",
+        "vibe-acp"
+    ),
 ];
 
 fn starter(agent: Agent) -> &'static Starter {
@@ -146,6 +160,17 @@ pub struct Args {
     pub agent: Agent,
 }
 
+/// What follows `toolnorm record --provider P --name N` to record the agent: `-- COMMAND`, or
+/// for an ACP agent (its starter is in `acp/`) `--proxy -- COMMAND`, the editor's side of the
+/// conversation recorded too.
+fn record_args(s: &Starter) -> String {
+    if s.fixture.starts_with("acp/") {
+        format!("--proxy -- {}", s.command)
+    } else {
+        format!("-- {}", s.command)
+    }
+}
+
 /// The files `init` writes: (path relative to DIR, content).
 fn scaffold(agent: Agent) -> Vec<(String, Vec<u8>)> {
     let workflow = WORKFLOW.replace("{version}", env!("CARGO_PKG_VERSION"));
@@ -155,7 +180,7 @@ fn scaffold(agent: Agent) -> Vec<(String, Vec<u8>)> {
         .replace("{starter}", s.fixture)
         .replace("{about}", s.about)
         .replace("{provider}", provider)
-        .replace("{command}", s.command);
+        .replace("{command}", &record_args(s));
     let files: Vec<(&str, Vec<u8>)> = vec![
         ("corpus/README.md", readme.into_bytes()),
         ("expectations.toml", EXPECTATIONS.as_bytes().to_vec()),

@@ -241,6 +241,8 @@ fn volatile_key(k: &str) -> Option<&'static str> {
         "elapsed_ms",
         "elapsedMs",
         "wall_time",
+        // Mistral Vibe's `wait`: when the wait ends, in epoch milliseconds.
+        "deadline_unix_ms",
     ];
     if TIMES.contains(&k)
         || TIME_SUFFIXES
@@ -591,6 +593,7 @@ mod tests {
     fn run_drawn_ids_are_masked_and_the_rest_is_kept() {
         let mut v = json!([{
             "metadata": {"taskId": "b564ksn9j", "agentId": "a0fa21e9ab968d5ea", "exitCode": 1},
+            "input": {"timeout_ms": 1000, "deadline_unix_ms": 1796638265972_u64},
             "output": "saved to: ~/.claude/projects/-work/2c11d583-be27-4965-86bd-9ab02abedd40/tool-results/b33xylmw8.txt\nline 2",
             "title": "Running seq 1 60000",
             "more": ["Scheduled recurring job 9c0c2af7 (Every day at 3:00 AM).",
@@ -615,6 +618,7 @@ mod tests {
             v,
             json!([{
                 "metadata": {"taskId": "<run-specific>", "agentId": "<run-specific>", "exitCode": 1},
+                "input": {"timeout_ms": 1000, "deadline_unix_ms": "<time>"},
                 "output": "saved to: ~/.claude/projects/-work/<uuid>/tool-results/<file>.txt\nline 2",
                 "title": "Running seq 1 60000",
                 "more": ["Scheduled recurring job <job> (Every day at 3:00 AM).",

@@ -95,7 +95,15 @@ fn probe(cli: &Cli, name: &str) -> Option<(ToolKind, String, Option<String>)> {
             Some((kind, title, server))
         }
         Declared::Call(dialect, call) => {
-            let line = call(name).to_string();
+            // An array is several lines (an ACP agent's `initialize` exchange, then the call).
+            let line = match call(name) {
+                Value::Array(lines) => lines
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                one => one.to_string(),
+            };
             let opts = NormalizeOptions {
                 dialect: Some(dialect),
                 ..NormalizeOptions::default()
@@ -333,8 +341,10 @@ mod tests {
                 "droid",
                 "gemini",
                 "kilo",
+                "kimi",
                 "openhands",
-                "qwen"
+                "qwen",
+                "vibe-acp"
             ]
         );
     }

@@ -56,7 +56,8 @@ pub(crate) enum Declared {
     /// The Gemini CLI family's shared table, asked directly.
     Family(Family),
     /// A one-line stream of the dialect that calls the tool (named by the argument) with empty
-    /// input, normalized.
+    /// input, normalized; an array is a stream of several lines (an ACP agent's `initialize`
+    /// exchange naming the agent, then the call).
     Call(Dialect, fn(&str) -> Value),
 }
 

@@ -5,7 +5,9 @@
 //! `_meta.toolnorm`.
 
 mod cline;
+mod kimi;
 pub(crate) mod stdio;
 pub(crate) mod tools;
 mod tracker;
+mod vibe;
 mod wire;

@@ -32,6 +32,9 @@ pub(crate) struct CallView {
     /// The MCP identity of a `<server>_<tool>` name after a server the client declared, once
     /// found (the tracker splits it: it knows the declared servers).
     pub declared_mcp: Option<McpRef>,
+    /// The JSON object the text of a running call's content last held: Kimi CLI sends a call's
+    /// arguments so (no `rawInput`), and its result in their place when the call ends.
+    pub content_input: Option<Value>,
 }
 
 impl CallView {
@@ -47,6 +50,10 @@ impl CallView {
         set(&mut self.kind, &f.kind);
         set(&mut self.status, &f.status);
         if let Some(c) = &f.content {
+            let running = matches!(f.status.as_deref(), None | Some("pending" | "in_progress"));
+            if running && let Some(args) = json_object_text(c) {
+                self.content_input = Some(args);
+            }
             self.content = Some(c.clone());
         }
         if let Some(v) = f.raw_input.as_ref().filter(|v| !v.is_null()) {
@@ -135,6 +142,26 @@ impl CallView {
             })
             .collect()
     }
+}
+
+/// The JSON object a content list of one text block holds, if it holds one (a call's arguments
+/// streamed as its content).
+fn json_object_text(content: &[Value]) -> Option<Value> {
+    let [block] = content else {
+        return None;
+    };
+    let text = block
+        .get("content")
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))?
+        .get("text")?
+        .as_str()?
+        .trim();
+    if !(text.starts_with('{') && text.ends_with('}')) {
+        return None;
+    }
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(Value::is_object)
 }
 
 /// A text without the markdown code fence an adapter wraps output in (```` ```console ````).

@@ -247,8 +247,20 @@ impl Tracker {
             },
             None => {
                 let mut d = derive(&call.view, call.declined.as_deref());
-                if self.agent.as_ref().is_some_and(|(name, _)| name == "cline") {
-                    super::cline::refine_acp(&mut d, &call.view, self.cwd.as_deref());
+                match self.agent.as_ref().map(|(name, _)| name.as_str()) {
+                    Some("cline") => {
+                        super::cline::refine_acp(&mut d, &call.view, self.cwd.as_deref());
+                    }
+                    Some(super::vibe::AGENT_NAME) => {
+                        super::vibe::refine_acp(&mut d, &call.view, self.cwd.as_deref());
+                    }
+                    Some(super::kimi::AGENT_NAME) => super::kimi::refine_acp(
+                        &mut d,
+                        &call.view,
+                        self.cwd.as_deref(),
+                        &self.mcp_servers,
+                    ),
+                    _ => {}
                 }
                 if let Some(agent) = self.agent_label() {
                     d.metadata

@@ -8,8 +8,8 @@
 //! agents.
 //!
 //! One file per agent CLI (`claude.rs`, `codex.rs`, `copilot.rs`, `droid.rs`, `opencode.rs` for
-//! OpenCode and Kilo, `gemini.rs` for Gemini CLI and Qwen Code, `cline.rs`, `openhands.rs`, `acp.rs` for every ACP
-//! adapter).
+//! OpenCode and Kilo, `gemini.rs` for Gemini CLI and Qwen Code, `cline.rs`, `openhands.rs`,
+//! `kimi.rs`, `vibe.rs`, `acp.rs` for every ACP adapter).
 //! The ways of running an agent that several of them share — a one-shot run passed through
 //! (`wrapped`), a two-way conversation over its stdio (`proxied`) — are here.
 
@@ -20,8 +20,10 @@ mod codex;
 mod copilot;
 mod droid;
 mod gemini;
+mod kimi;
 mod opencode;
 mod openhands;
+mod vibe;
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -412,6 +414,38 @@ pub static AGENTS: &[AgentEntry] = &[
         takes: ONE_SHOT,
         launcher: &openhands::Openhands,
     },
+    AgentEntry {
+        name: "kimi-acp",
+        cli: &kimi::CLI,
+        provider: Provider::Acp,
+        api: Api::ChatCompletions,
+        tools: kimi::TOOLS,
+        takes: TAKES,
+        // `kimi acp`, the MCP server in `session/new`.
+        launcher: &acp::Acp {
+            configure_as: &kimi::ACP,
+            command_as: Some(&kimi::ACP),
+            args: &[],
+            who: "kimi acp",
+            mcp_in_session: true,
+        },
+    },
+    AgentEntry {
+        name: "vibe-acp",
+        cli: &vibe::CLI,
+        provider: Provider::Acp,
+        api: Api::ChatCompletions,
+        tools: vibe::TOOLS,
+        takes: TAKES,
+        // `vibe-acp`, the MCP server in its configuration.
+        launcher: &acp::Acp {
+            configure_as: &vibe::ACP,
+            command_as: Some(&vibe::ACP),
+            args: &[],
+            who: "vibe-acp",
+            mcp_in_session: false,
+        },
+    },
 ];
 
 /// An agent: its registry row.
@@ -698,7 +732,7 @@ mod tests {
         assert!(find("emacs").is_none() && cli_named("emacs").is_none());
         assert_eq!(
             cli_names(),
-            "claude, codex, opencode, claude-agent-acp, codex-acp, kilo, droid, copilot, gemini, qwen, cline, openhands"
+            "claude, codex, opencode, claude-agent-acp, codex-acp, kilo, droid, copilot, gemini, qwen, cline, openhands, kimi, vibe-acp"
         );
     }
 

@@ -1,0 +1,128 @@
+//! Mistral Vibe (`mistral-vibe` on PyPI): `vibe-acp` driven as an ACP client. It runs on a
+//! generic (OpenAI chat completions) provider that `~/.vibe/config.toml` points at the model
+//! server, as its active model, the key in the variable the provider names; the fixture MCP
+//! server is in the same file (`mcp_servers`). Telemetry is off in the configuration; anything
+//! else it would reach is behind a closed proxy port.
+
+use serde_json::{Value, json};
+
+use super::{Driven, Launcher};
+use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::mcp_server::SERVER_NAME;
+use crate::scenario::package::{Cli, Declared, Registry};
+use crate::stream::Dialect;
+
+/// `vibe-acp`: configured so, driven by the ACP launcher.
+pub struct Vibe;
+
+/// `vibe-acp`.
+pub const ACP: Vibe = Vibe;
+
+/// Mistral Vibe's ACP server (`vibe-acp`, beside the `vibe` terminal UI).
+pub static CLI: Cli = Cli {
+    package: "mistral-vibe",
+    registry: Registry::Pypi { python: "3.12" },
+    bin: "vibe-acp",
+    display: "mistral-vibe",
+    aliases: &["vibe"],
+    node: false,
+    ripgrep: true,
+    newest_first: false,
+    declared: Some(Declared::Call(Dialect::Acp, call)),
+};
+
+/// The ACP lines of `vibe-acp` starting a call of `tool` with empty input: the `initialize`
+/// exchange (who the agent is) and the `tool_call` update, titled with the tool's name and its
+/// name in `_meta.tool_name`, as Vibe sends a call it has no summary for.
+fn call(tool: &str) -> Value {
+    json!([
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1,
+            "agentInfo": {"name": "@mistralai/mistral-vibe", "version": "3.0.2"}}},
+        {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s",
+            "update": {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": tool,
+                "kind": "other", "status": "pending", "rawInput": {},
+                "_meta": {"tool_name": tool, "effect_kind": "tool"}}}}
+    ])
+}
+
+/// The name of the model server's model in Vibe's configuration.
+const MODEL: &str = "scripted";
+
+/// The variable Vibe reads the scripted provider's key from.
+const KEY_VAR: &str = "SCRIPTED_API_KEY";
+
+/// The tools Mistral Vibe 3.0 can declare to the model: the unified harness's (3.0.2 declares
+/// these), and the older loop's built-ins (`vibe/core/tools/builtins`).
+pub const TOOLS: &[&str] = &[
+    "bash",
+    "read_file",
+    "write_file",
+    "edit",
+    "todo",
+    "skill",
+    "unified_harness_scratchpad",
+    "cron",
+    "wait",
+    "search_tool_functions",
+    "run_typescript",
+    "search_replace",
+    "grep",
+    "task",
+    "ask_user_question",
+    "web_fetch",
+    "web_search",
+];
+
+impl Launcher for Vibe {
+    fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+        let home = setup.scratch.home.join(".vibe");
+        let mut config = format!(
+            "active_model = \"{MODEL}\"\n\
+             enable_telemetry = false\n\
+             enable_otel = false\n\
+             enable_connectors = false\n\
+             \n\
+             [[providers]]\n\
+             name = \"scripted\"\n\
+             api_base = \"{}/v1\"\n\
+             api_key_env_var = \"{KEY_VAR}\"\n\
+             api_style = \"openai\"\n\
+             backend = \"generic\"\n\
+             \n\
+             [[models]]\n\
+             name = \"{MODEL}\"\n\
+             provider = \"scripted\"\n\
+             alias = \"{MODEL}\"\n\
+             temperature = 0.0\n",
+            setup.model_url
+        );
+        if setup.scenario.mcp {
+            let args: Vec<String> = setup
+                .mcp
+                .args
+                .iter()
+                .map(|a| serde_json::to_string(a).unwrap_or_default())
+                .collect();
+            config.push_str(&format!(
+                "\n[[mcp_servers]]\nname = \"{SERVER_NAME}\"\ntransport = \"stdio\"\n\
+                 command = {}\nargs = [{}]\n",
+                serde_json::to_string(&setup.mcp.program)?,
+                args.join(", ")
+            ));
+        }
+        write(&home.join("config.toml"), &config)?;
+        cmd.env("VIBE_HOME", home.display().to_string())
+            .env(KEY_VAR, API_KEY)
+            .env("HTTPS_PROXY", "http://127.0.0.1:9")
+            .env("HTTP_PROXY", "http://127.0.0.1:9")
+            .env("NO_PROXY", "127.0.0.1,localhost");
+        Ok(())
+    }
+
+    fn command(&self, _setup: &Setup<'_>, _cmd: &mut AgentCommand) {}
+
+    fn drive(&self, _launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        anyhow::bail!("mistral-vibe runs only as `vibe-acp`, driven by the ACP launcher")
+    }
+}
