@@ -231,11 +231,14 @@ fn normalize_lines(s: &Sample, lines: &[(Direction, String)]) -> Value {
         spans.push((start, bytes.len(), *d));
         bytes.push(b'\n');
     }
+    // Each line keeps the number it has in the fixture: a loaded stream keeps no blank lines, and
+    // a diagnostic names the lines after one by where they were.
+    let numbers: Vec<u32> = s.stream.input().lines.iter().map(|l| l.number).collect();
     let raw: Vec<RawLine<'_>> = spans
         .iter()
         .enumerate()
         .map(|(i, &(a, b, direction))| RawLine {
-            number: i as u32 + 1,
+            number: numbers.get(i).copied().unwrap_or(i as u32 + 1),
             bytes: &bytes[a..b],
             direction,
             unterminated: false,

@@ -99,6 +99,10 @@ impl LineNormalizer for Normalizer {
             return;
         };
         let trimmed = text.trim_start();
+        // A blank line says nothing (a loaded stream keeps none; the same text piped in does).
+        if trimmed.is_empty() {
+            return;
+        }
         if self.console && !trimmed.starts_with('{') {
             store.info(
                 line.number,
