@@ -437,6 +437,8 @@ pub(crate) fn outcome(
 /// Every tool Cline 3.0 can declare (default tools in act and plan mode, `apply_patch` for
 /// GPT models, `skills`, yolo's `submit_and_exit`, `spawn_agent` and the team tools): each has a
 /// specific title and kind here (tested), and the scenarios offer them all to the model.
+// Read by the scenarios (the `cli` feature) and the tests below.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub const BUILTINS: &[&str] = &[
     "read_files",
     "search_codebase",
