@@ -2,8 +2,6 @@
 //! trigger it and one that stays clean, with the rendered findings snapshotted. Plus registry
 //! invariants (unique codes, documented rules).
 
-use std::collections::HashSet;
-
 use serde_json::{Value, json};
 
 use super::{
@@ -11,7 +9,9 @@ use super::{
 };
 
 mod background;
+mod invariants;
 mod lost_calls;
+mod wire;
 use crate::model::NormalizedDocument;
 use crate::stream::{Dialect, Input};
 
@@ -227,54 +227,6 @@ fn case(
         doc,
         wire: None,
     }
-}
-
-/// A row whose output came from `wire`'s `frames` (the wire rules read them).
-fn wire_case(
-    code: &'static str,
-    name: &'static str,
-    triggers: bool,
-    raw: &'static str,
-    doc: NormalizedDocument,
-    wire: FrameWire,
-    frames: Value,
-) -> Case {
-    let Value::Array(frames) = frames else {
-        panic!("frames are an array");
-    };
-    Case {
-        wire: Some((wire, frames)),
-        ..case(code, name, triggers, raw, doc)
-    }
-}
-
-/// The AI SDK chunks of the Bash call `t1`: opened, its input, then `result` (none: left out).
-fn ai_sdk_frames(result: Option<Value>) -> Value {
-    let mut frames = vec![
-        json!({"type": "start"}),
-        json!({"type": "tool-input-start", "toolCallId": "t1", "toolName": "Bash", "title": "Running ls -la"}),
-        json!({"type": "tool-input-available", "toolCallId": "t1", "toolName": "Bash", "title": "Running ls -la", "input": {"command": "ls -la", "description": "List files"}}),
-    ];
-    frames.extend(result);
-    frames.push(json!({"type": "finish"}));
-    Value::Array(frames)
-}
-
-/// The AG-UI events of the Bash call `t1`, with `result` (none: left out) before the run ends.
-fn ag_ui_frames(result: Option<Value>) -> Value {
-    let mut frames = vec![
-        json!({"type": "RUN_STARTED", "threadId": "s", "runId": "r"}),
-        json!({"type": "TOOL_CALL_START", "toolCallId": "t1", "toolCallName": "Bash"}),
-        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "t1", "delta": "{\"command\":\"ls -la\"}"}),
-        json!({"type": "TOOL_CALL_END", "toolCallId": "t1"}),
-    ];
-    frames.extend(result);
-    frames.push(json!({"type": "RUN_FINISHED", "threadId": "s", "runId": "r"}));
-    Value::Array(frames)
-}
-
-fn acp_update(update: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}})
 }
 
 fn cases() -> Vec<Case> {
@@ -826,178 +778,6 @@ fn cases() -> Vec<Case> {
                 json!([{"line": 3, "partId": "t1", "state": "running"}, {"line": 2, "partId": "t1", "state": "complete"}]),
             ),
         ),
-        case(
-            "TN020",
-            "an answer in parts has no frames",
-            false,
-            CLAUDE_OK,
-            ok(),
-        ),
-        wire_case(
-            "TN020",
-            "ai-sdk frames the consumer accepts",
-            false,
-            CLAUDE_OK,
-            ok(),
-            FrameWire::AiSdk,
-            ai_sdk_frames(Some(
-                json!({"type": "tool-output-available", "toolCallId": "t1", "output": "a.txt\nb.txt"}),
-            )),
-        ),
-        wire_case(
-            "TN020",
-            "ai-sdk: delta before start, output of an unknown call, a chunk after finish, a bad chunk",
-            true,
-            CLAUDE_OK,
-            ok(),
-            FrameWire::AiSdk,
-            json!([
-                {"type": "start"},
-                {"type": "tool-input-delta", "toolCallId": "t1", "inputTextDelta": "{"},
-                {"type": "tool-input-start", "toolCallId": "t1", "toolName": "Bash"},
-                {"type": "tool-output-available", "toolCallId": "t9", "output": 1},
-                {"type": "tool-output-error", "toolCallId": "t1"},
-                {"type": "finish"},
-                {"type": "tool-output-available", "toolCallId": "t1", "output": "a.txt\nb.txt"}
-            ]),
-        ),
-        wire_case(
-            "TN020",
-            "ag-ui: a run finished with a call open, then a result after RUN_FINISHED",
-            true,
-            CLAUDE_OK,
-            ok(),
-            FrameWire::AgUi,
-            json!([
-                {"type": "RUN_STARTED", "threadId": "s", "runId": "r"},
-                {"type": "TOOL_CALL_START", "toolCallId": "t1", "toolCallName": "Bash"},
-                {"type": "TOOL_CALL_ARGS", "toolCallId": "t2", "delta": "{}"},
-                {"type": "RUN_FINISHED", "threadId": "s", "runId": "r"},
-                {"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "t1", "content": "a.txt"}
-            ]),
-        ),
-        wire_case(
-            "TN020",
-            "acp: an update of a call no tool_call announced",
-            true,
-            CLAUDE_OK,
-            ok(),
-            FrameWire::Acp,
-            json!([
-                acp_update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"})),
-                {"jsonrpc": "2.0", "method": "session/prompt", "params": {}}
-            ]),
-        ),
-        wire_case(
-            "TN021",
-            "ai-sdk: every finished call has its output",
-            false,
-            CLAUDE_OK,
-            ok(),
-            FrameWire::AiSdk,
-            ai_sdk_frames(Some(
-                json!({"type": "tool-output-available", "toolCallId": "t1", "output": "a.txt\nb.txt"}),
-            )),
-        ),
-        wire_case(
-            "TN021",
-            "ai-sdk: the turn ended, the call has no output chunk",
-            true,
-            CLAUDE_OK,
-            bash_doc(with(
-                bash_part(),
-                json!({"state": "running", "output": null}),
-            )),
-            FrameWire::AiSdk,
-            ai_sdk_frames(None),
-        ),
-        wire_case(
-            "TN021",
-            "ag-ui: the part is complete (through the slot), no TOOL_CALL_RESULT",
-            true,
-            CLAUDE_INTERRUPTED,
-            bash_doc(bash_part()),
-            FrameWire::AgUi,
-            ag_ui_frames(Some(
-                json!({"type": "CUSTOM", "name": "toolnorm.tool_call", "value": {"toolCallId": "t1"}, "metadata": {"toolnorm": {"state": "complete"}}}),
-            )),
-        ),
-        wire_case(
-            "TN021",
-            "acp: a failed status is the result",
-            false,
-            CLAUDE_FAILED,
-            bash_doc(failed_part()),
-            FrameWire::Acp,
-            json!([
-                acp_update(
-                    json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Running ls -la", "status": "in_progress"})
-                ),
-                acp_update(
-                    json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"})
-                )
-            ]),
-        ),
-        wire_case(
-            "TN022",
-            "ai-sdk: a failed call shown as output-error",
-            false,
-            CLAUDE_FAILED,
-            bash_doc(failed_part()),
-            FrameWire::AiSdk,
-            ai_sdk_frames(Some(
-                json!({"type": "tool-output-error", "toolCallId": "t1", "errorText": "Exit code 2"}),
-            )),
-        ),
-        wire_case(
-            "TN022",
-            "ai-sdk: a failed call shown as output-available",
-            true,
-            CLAUDE_FAILED,
-            bash_doc(with(bash_part(), json!({"output": "Exit code 2"}))),
-            FrameWire::AiSdk,
-            ai_sdk_frames(Some(
-                json!({"type": "tool-output-available", "toolCallId": "t1", "output": "Exit code 2"}),
-            )),
-        ),
-        wire_case(
-            "TN022",
-            "ai-sdk: an output chunk whose own toolMetadata carries the error",
-            true,
-            CLAUDE_OK,
-            ok(),
-            FrameWire::AiSdk,
-            ai_sdk_frames(Some(
-                json!({"type": "tool-output-available", "toolCallId": "t1", "output": "a.txt\nb.txt", "toolMetadata": {"kind": "bash", "error": {"message": "Exit code 2"}}}),
-            )),
-        ),
-        wire_case(
-            "TN022",
-            "ag-ui: a result for a call the slot says still runs",
-            true,
-            CLAUDE_OK,
-            bash_doc(with(bash_part(), json!({"state": "running"}))),
-            FrameWire::AgUi,
-            ag_ui_frames(Some(
-                json!({"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "t1", "content": "a.txt\nb.txt", "metadata": {"toolnorm": {"state": "running"}}}),
-            )),
-        ),
-        wire_case(
-            "TN022",
-            "acp: a failed call shown completed",
-            true,
-            CLAUDE_FAILED,
-            bash_doc(with(bash_part(), json!({"output": "Exit code 2"}))),
-            FrameWire::Acp,
-            json!([
-                acp_update(
-                    json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Running ls -la", "status": "in_progress"})
-                ),
-                acp_update(
-                    json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", "rawOutput": "Exit code 2"})
-                )
-            ]),
-        ),
     ]
 }
 
@@ -1026,7 +806,11 @@ fn run_case(c: &Case) -> Vec<String> {
 
 #[test]
 fn every_rule_triggers_and_stays_clean() {
-    let all: Vec<Case> = cases().into_iter().chain(background::cases()).collect();
+    let all: Vec<Case> = cases()
+        .into_iter()
+        .chain(background::cases())
+        .chain(wire::cases())
+        .collect();
     let mut failures = Vec::new();
     for rule in registry() {
         let mine: Vec<&Case> = all.iter().filter(|c| c.code == rule.code()).collect();
@@ -1066,57 +850,4 @@ fn every_rule_triggers_and_stays_clean() {
         "cases that misbehaved:\n{}",
         failures.join("\n")
     );
-}
-
-#[test]
-fn codes_are_unique_and_every_rule_is_documented() {
-    let mut codes = HashSet::new();
-    let mut names = HashSet::new();
-    for rule in registry() {
-        assert!(codes.insert(rule.code()), "duplicate code {}", rule.code());
-        assert!(names.insert(rule.name()), "duplicate name {}", rule.name());
-        assert!(
-            rule.code().starts_with("TN") && rule.code().len() == 5,
-            "bad code {}",
-            rule.code()
-        );
-        assert!(
-            !rule.summary().is_empty() && !rule.summary().contains('\n'),
-            "{} summary",
-            rule.code()
-        );
-        let doc = rule.explain();
-        for section in ["## What it checks", "## Why", "## Example"] {
-            assert!(
-                doc.contains(section),
-                "{} explain lacks `{section}`",
-                rule.code()
-            );
-        }
-        assert!(
-            !doc.starts_with(' '),
-            "{} explain keeps rustdoc's leading space",
-            rule.code()
-        );
-    }
-    let sorted: Vec<&str> = registry().iter().map(|r| r.code()).collect();
-    let mut want = sorted.clone();
-    want.sort_unstable();
-    assert_eq!(sorted, want, "the registry is in code order");
-}
-
-#[test]
-fn by_code_is_case_insensitive() {
-    assert_eq!(by_code("tn010").map(|r| r.name()), Some("LostCall"));
-    assert!(by_code("TN999").is_none());
-}
-
-#[test]
-fn check_all_shares_one_scan_and_reports_in_registry_order() {
-    let input = Input::from_bytes(CLAUDE_FAILED.as_bytes());
-    let doc = bash_doc(bash_part());
-    let raw = raw::claude::stream_json(&input);
-    let cx = RuleContext::new(Dialect::ClaudeStreamJson, &input, &doc, &raw);
-    let found: Vec<String> = check_all(&cx).iter().map(|(r, f)| render(*r, f)).collect();
-    insta::assert_snapshot!(found.join("\n"), @"TN011 FailedShownComplete line 2 part t1: the raw stream marks this call failed but the part is `complete`");
 }

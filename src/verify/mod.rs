@@ -3,6 +3,7 @@
 //! formats. [`compare`](crate::compare), [`expectations`] and [`shard`] are pure; [`runner`] does the file I/O.
 
 pub mod accept;
+mod derived_events;
 pub mod expectations;
 pub mod fmt;
 pub mod implementation;
