@@ -471,47 +471,49 @@ pub(crate) fn rejected(reason: Option<&str>, source: Option<&str>) -> ToolError 
     }
 }
 
+/// Every tool OpenHands (CLI 1.16, SDK and tools 1.21) can declare to the model.
+// Read by the scenarios (the `cli` feature) and the tests below.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub const BUILTINS: &[&str] = &[
+    "terminal",
+    "file_editor",
+    "task_tracker",
+    "task",
+    "finish",
+    "think",
+    "invoke_skill",
+    "planning_file_editor",
+    "glob",
+    "grep",
+    "apply_patch",
+    "read_file",
+    "write_file",
+    "edit",
+    "list_directory",
+    "delegate",
+    "tom_consult",
+    "sleeptime_compute",
+    "browser_navigate",
+    "browser_click",
+    "browser_type",
+    "browser_get_state",
+    "browser_get_content",
+    "browser_scroll",
+    "browser_go_back",
+    "browser_list_tabs",
+    "browser_switch_tab",
+    "browser_close_tab",
+    "browser_get_storage",
+    "browser_set_storage",
+    "browser_start_recording",
+    "browser_stop_recording",
+];
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-
-    /// Every tool OpenHands (CLI 1.16, SDK and tools 1.21) can declare to the model.
-    pub(crate) const BUILTINS: &[&str] = &[
-        "terminal",
-        "file_editor",
-        "task_tracker",
-        "task",
-        "finish",
-        "think",
-        "invoke_skill",
-        "planning_file_editor",
-        "glob",
-        "grep",
-        "apply_patch",
-        "read_file",
-        "write_file",
-        "edit",
-        "list_directory",
-        "delegate",
-        "tom_consult",
-        "sleeptime_compute",
-        "browser_navigate",
-        "browser_click",
-        "browser_type",
-        "browser_get_state",
-        "browser_get_content",
-        "browser_scroll",
-        "browser_go_back",
-        "browser_list_tabs",
-        "browser_switch_tab",
-        "browser_close_tab",
-        "browser_get_storage",
-        "browser_set_storage",
-        "browser_start_recording",
-        "browser_stop_recording",
-    ];
 
     #[test]
     fn every_builtin_has_a_kind_and_a_specific_title() {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, wrapped};
+use super::{Driven, Launcher, joined, wrapped};
 use crate::providers::cline::tools::BUILTINS;
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
@@ -64,21 +64,6 @@ const ALL_TOOLS: [&str; BUILTINS.len() + MCP_TOOLS.len()] = joined(BUILTINS, MCP
 /// The tools Cline 3.0 can declare to the model (the provider's table of them,
 /// `providers::cline::tools::BUILTINS`), and the fixture MCP server's tools as Cline names them.
 pub const TOOLS: &[&str] = &ALL_TOOLS;
-
-/// `a` then `b`, as one array (`N` is their lengths' sum).
-const fn joined<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'static str; N] {
-    let mut out = [""; N];
-    let mut i = 0;
-    while i < a.len() {
-        out[i] = a[i];
-        i += 1;
-    }
-    while i < N {
-        out[i] = b[i - a.len()];
-        i += 1;
-    }
-    out
-}
 
 impl Launcher for Cline {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {

@@ -57,6 +57,25 @@ pub trait Launcher: Sync {
     }
 }
 
+/// `a` then `b`, as one array: an agent's tools, its provider's table of built-ins followed by
+/// the fixture MCP server's tools as it names them (`N` is their lengths' sum).
+pub(crate) const fn joined<const N: usize>(
+    a: &[&'static str],
+    b: &[&'static str],
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - a.len()];
+        i += 1;
+    }
+    out
+}
+
 /// One agent: a way of running one CLI.
 pub struct AgentEntry {
     /// What scenario files call it (`agent = "codex-exec"`).

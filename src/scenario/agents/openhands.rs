@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher, wrapped};
+use super::{Driven, Launcher, joined, wrapped};
+use crate::providers::openhands::tools::BUILTINS;
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::{self, SERVER_NAME};
 use crate::scenario::package::{Cli, Declared, Registry};
@@ -54,46 +55,17 @@ fn call(tool: &str) -> Value {
 /// The model, as LiteLLM is told it: its OpenAI-compatible route, the model server's id.
 const MODEL: &str = "openai/scripted";
 
-/// The tools OpenHands (CLI 1.16, SDK and tools 1.21) can declare to the model: the CLI's
-/// (`terminal`, `file_editor`, `task_tracker`, `task`, `finish`, `think`), `invoke_skill`, the
-/// other presets' and tool sets', and the fixture MCP server's tools, which OpenHands names bare.
-pub const TOOLS: &[&str] = &[
-    "terminal",
-    "file_editor",
-    "task_tracker",
-    "task",
-    "finish",
-    "think",
-    "invoke_skill",
-    "planning_file_editor",
-    "glob",
-    "grep",
-    "apply_patch",
-    "read_file",
-    "write_file",
-    "edit",
-    "list_directory",
-    "delegate",
-    "tom_consult",
-    "sleeptime_compute",
-    "browser_navigate",
-    "browser_click",
-    "browser_type",
-    "browser_get_state",
-    "browser_get_content",
-    "browser_scroll",
-    "browser_go_back",
-    "browser_list_tabs",
-    "browser_switch_tab",
-    "browser_close_tab",
-    "browser_get_storage",
-    "browser_set_storage",
-    "browser_start_recording",
-    "browser_stop_recording",
-    "browser_snapshot",
-    "browser_tabs_new",
-    "artifacts_register",
-];
+/// The fixture MCP server's tools OpenHands declares beside its built-ins: it names them bare
+/// (`browser_navigate` is also a built-in, listed once).
+const MCP_TOOLS: &[&str] = &["browser_snapshot", "browser_tabs_new", "artifacts_register"];
+
+const ALL_TOOLS: [&str; BUILTINS.len() + MCP_TOOLS.len()] = joined(BUILTINS, MCP_TOOLS);
+
+/// The tools OpenHands (CLI 1.16, SDK and tools 1.21) can declare to the model: the provider's
+/// table of them (`providers::openhands::tools::BUILTINS`: the CLI's `terminal`, `file_editor`,
+/// `task_tracker`, `task`, `finish`, `think`, `invoke_skill`, the other presets' and tool sets'),
+/// and the fixture MCP server's tools.
+pub const TOOLS: &[&str] = &ALL_TOOLS;
 
 impl Launcher for Openhands {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
