@@ -9,7 +9,7 @@
 //! 2. Added latency per line: a harness timestamps each line before it enters the recorder and when
 //!    it comes out, at a live-like pace; the same harness through `cat` is the baseline.
 //! 3. Compression per provider: fixture size vs `zstd -3` of each raw stream, and what a trained
-//!    per-provider dictionary would save.
+//!    per-provider dictionary would save (`--features bench-dictionary`).
 //! 4. Lag at a kill: the input piped as fast as it goes through `toolnorm record`, SIGKILLed
 //!    mid-stream; lines passed through (read downstream) against lines in the fixture, and how
 //!    long ago the first missing line was passed through; median and max over `BENCH_KILLS` runs
@@ -407,17 +407,7 @@ fn compression(streams: &[(String, Vec<u8>, u64)]) {
             .iter()
             .map(|j| zstd::bulk::compress(j, 3).expect("zstd").len())
             .sum();
-        let dict = zstd::dict::from_samples(&jsonl, 16 << 10).unwrap_or_default();
-        let with_dict: usize = if dict.is_empty() {
-            0
-        } else {
-            let mut c = zstd::bulk::Compressor::with_dictionary(3, &dict).expect("dict");
-            jsonl
-                .iter()
-                .map(|j| c.compress(j).expect("compress").len())
-                .sum::<usize>()
-                + dict.len()
-        };
+        let with_dict = with_dictionary(&jsonl);
         println!(
             "{p} | {} | {} | {} | {} | {:.2} | {} | {}",
             mine.len(),
@@ -433,4 +423,25 @@ fn compression(streams: &[(String, Vec<u8>, u64)]) {
             plain
         );
     }
+}
+
+/// The streams' size compressed at level 3 with a 16 KiB dictionary trained on them (the
+/// dictionary counted), or 0 without the dictionary builder (`--features bench-dictionary`).
+#[cfg(feature = "bench-dictionary")]
+fn with_dictionary(jsonl: &[Vec<u8>]) -> usize {
+    let dict = zstd::dict::from_samples(jsonl, 16 << 10).unwrap_or_default();
+    if dict.is_empty() {
+        return 0;
+    }
+    let mut c = zstd::bulk::Compressor::with_dictionary(3, &dict).expect("dict");
+    jsonl
+        .iter()
+        .map(|j| c.compress(j).expect("compress").len())
+        .sum::<usize>()
+        + dict.len()
+}
+
+#[cfg(not(feature = "bench-dictionary"))]
+fn with_dictionary(_: &[Vec<u8>]) -> usize {
+    0
 }
