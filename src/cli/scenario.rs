@@ -116,9 +116,9 @@ pub struct DriftArgs {
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Scenarios recorded at once (0: one per CPU core). Each scenario has a scratch folder and a
-    /// lock of its own, and its own model and MCP servers; a scenario interrupted after N seconds
-    /// (`interrupt_after_secs`) is recorded afterwards, alone, since a slowed agent might not have
-    /// printed anything by then.
+    /// lock of its own, and its own model and MCP servers; a scenario interrupted at a fixed time
+    /// (`interrupt_after_secs` without `interrupt_when_running`) is recorded afterwards, alone,
+    /// since a slowed agent might not have printed anything by then.
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
 }

@@ -239,16 +239,18 @@ struct Recording {
 
 impl Recorder<'_> {
     /// Record the scenarios given (`None`: not this time) on `pool`'s threads, each into its own
-    /// scratch folder; the results in the order given. A scenario interrupted after N seconds
-    /// (`interrupt_after_secs`) is recorded afterwards, alone: on a machine busy with the others,
-    /// its agent might not have printed anything by the time it is interrupted.
+    /// scratch folder; the results in the order given. A scenario interrupted at a fixed time
+    /// (`interrupt_after_secs` without `interrupt_when_running`) is recorded afterwards, alone: on
+    /// a machine busy with the others, its agent might not have printed anything by then. One
+    /// interrupted once its command runs goes with the others.
     fn record_all(
         &self,
         pool: &rayon::ThreadPool,
         scenarios: &[Option<&Scenario>],
     ) -> anyhow::Result<Vec<Option<Recording>>> {
         use rayon::prelude::*;
-        let alone = |s: &Scenario| s.interrupt_after_secs.is_some();
+        let alone =
+            |s: &Scenario| s.interrupt_after_secs.is_some() && s.interrupt_when_running.is_none();
         let mut recorded: Vec<Option<Recording>> = pool.install(|| {
             scenarios
                 .par_iter()

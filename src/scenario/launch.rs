@@ -179,6 +179,11 @@ impl Launch<'_> {
     /// or the real user's reaches the CLI: the pinned sandbox of [`sandbox::environment`] and
     /// what the launcher set), in the workspace, leading a process group of its own so that
     /// everything it starts (MCP servers, shells, ripgrep) can be ended together.
+    /// When to interrupt the agent (an interrupted turn), counted from now.
+    pub fn interrupt(&self) -> Option<super::interrupt::Interrupt> {
+        super::interrupt::Interrupt::of(self.scenario, &self.scratch.root)
+    }
+
     pub fn command(&self) -> Command {
         let mut c = Command::new(&self.agent.program);
         c.args(&self.agent.args).env_clear();

@@ -7,6 +7,7 @@ pub mod agents;
 pub mod declared;
 pub mod drift;
 pub mod driver;
+pub mod interrupt;
 pub mod launch;
 pub mod matrix;
 pub mod matrix_render;

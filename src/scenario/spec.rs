@@ -87,6 +87,17 @@ pub struct Scenario {
     /// `session/cancel`.
     #[serde(default)]
     pub interrupt_after_secs: Option<u64>,
+    /// Interrupt as soon as a process with this command line (its arguments joined by spaces,
+    /// e.g. `sleep 60`) runs in the scenario's scratch folder — the long command of the turn is
+    /// under way — rather than at a fixed time, which comes earlier in the turn on a slow
+    /// machine; `interrupt_after_secs` is then the latest the interrupt comes.
+    #[serde(default)]
+    pub interrupt_when_running: Option<String>,
+    /// With `interrupt_when_running`: the text the agent's output must show before the interrupt
+    /// (by default the command itself, as the call announces it), for an agent that reports a
+    /// running command a while after it started (Claude Code's `task_started`).
+    #[serde(default)]
+    pub interrupt_when_printed: Option<String>,
     /// Claude only: drive Claude Code over stdin as the Agent SDK drives it (recorded in proxy
     /// mode), as a scenario with `answers` always is.
     #[serde(default)]

@@ -8,12 +8,13 @@
 //! servers the client declared, which OpenCode's `<server>_<tool>` names are split against), the
 //! others read it from their configuration.
 
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
 use super::{Driven, End, Launcher, proxied};
 use crate::scenario::driver::LineChannel;
+use crate::scenario::interrupt::Interrupt;
 use crate::scenario::launch::{AgentCommand, Launch, Setup};
 use crate::scenario::mcp_server::{SERVER_NAME, ServerCommand};
 use crate::scenario::package::{Cli, Registry};
@@ -98,7 +99,7 @@ impl Launcher for Acp {
             End::Eof
         };
         proxied(launch, self.who, end, |channel| {
-            drive_acp(channel, s, &cwd, mcp)
+            drive_acp(channel, s, &cwd, mcp, &launch.scratch.root)
         })
     }
 }
@@ -126,11 +127,14 @@ fn response_or_cancel(
     id: u64,
     what: &str,
     problems: &mut Vec<String>,
-    mut cancel: Option<(Instant, &Value)>,
+    mut cancel: Option<(Interrupt, &Value)>,
 ) -> anyhow::Result<Value> {
     loop {
-        let Some(v) = channel.next_before(cancel.map(|(at, _)| at), what)? else {
-            if let Some((_, session)) = cancel.take() {
+        let check = cancel.as_ref().map(|(i, _)| i.next_check());
+        let Some(v) = channel.next_before(check, what)? else {
+            let seen = &channel.seen;
+            let shown = |text: &str| seen.iter().any(|l| l.contains(text));
+            if let Some((_, session)) = cancel.take_if(|(i, _)| i.due(shown)) {
                 channel.send(&json!({"jsonrpc": "2.0", "method": "session/cancel",
                     "params": {"sessionId": session}}))?;
             }
@@ -203,6 +207,7 @@ fn drive_acp(
     s: &Scenario,
     cwd: &str,
     mcp_servers: Value,
+    scratch: &Path,
 ) -> anyhow::Result<Driven> {
     let mut problems = Vec::new();
     channel.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -226,9 +231,7 @@ fn drive_acp(
             "sessionId": session_id, "prompt": [{"type": "text", "text": s.prompt}]
         }}),
     )?;
-    let cancel_at = s
-        .interrupt_after_secs
-        .map(|secs| (Instant::now() + Duration::from_secs(secs), &session_id));
+    let cancel_at = Interrupt::of(s, scratch).map(|i| (i, &session_id));
     let done = response_or_cancel(
         channel,
         2,

@@ -3,13 +3,13 @@
 //! mode). Settings in the scratch HOME, the model server as `ANTHROPIC_BASE_URL`, the fixture MCP
 //! server in an `--mcp-config` file.
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use super::{Driven, End, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser, claude_permission};
+use crate::scenario::interrupt::Interrupt;
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Registry};
@@ -139,10 +139,11 @@ impl Launcher for Claude {
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
         if sdk(s) {
-            proxied(launch, "claude", End::Eof, |channel| drive_sdk(channel, s))
+            proxied(launch, "claude", End::Eof, |channel| {
+                drive_sdk(channel, s, &launch.scratch.root)
+            })
         } else {
-            wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
-                .map(|_| Driven::default())
+            wrapped(launch, launch.interrupt()).map(|_| Driven::default())
         }
     }
 }
@@ -154,23 +155,28 @@ impl Launcher for Claude {
 /// `initialize` (its start, however long that took) when given, until a `result`
 /// line with no background task left running (the last `background_tasks_changed` list empty):
 /// a task that outlives its turn ends with a notification and a turn of its own, as in `-p`.
-fn drive_sdk(channel: &mut LineChannel, s: &Scenario) -> anyhow::Result<Driven> {
+fn drive_sdk(channel: &mut LineChannel, s: &Scenario, scratch: &Path) -> anyhow::Result<Driven> {
     channel.send(&json!({"type": "control_request", "request_id": "init-1", "request": {"subtype": "initialize", "hooks": null}}))?;
     channel.send(&json!({"type": "user", "session_id": "", "parent_tool_use_id": null, "message": {"role": "user", "content": [{"type": "text", "text": s.prompt}]}}))?;
     let mut user = ScriptedUser::new(&s.answers);
-    let mut interrupt_after = s.interrupt_after_secs.map(Duration::from_secs);
-    let mut interrupt_at = None;
+    let mut interrupt_pending = s.interrupt_after_secs.is_some();
+    let mut interrupt: Option<Interrupt> = None;
     let mut background_tasks = 0;
     loop {
-        let Some(v) = channel.next_before(interrupt_at, "the session's result")? else {
-            // What the SDK's `interrupt()` sends: the turn stops, the session goes on.
-            channel.send(&json!({"type": "control_request", "request_id": "interrupt-1", "request": {"subtype": "interrupt"}}))?;
-            interrupt_at = None;
+        let check = interrupt.as_ref().map(Interrupt::next_check);
+        let Some(v) = channel.next_before(check, "the session's result")? else {
+            let seen = &channel.seen;
+            let shown = |text: &str| seen.iter().any(|l| l.contains(text));
+            if interrupt.take_if(|i| i.due(shown)).is_some() {
+                // What the SDK's `interrupt()` sends: the turn stops, the session goes on.
+                channel.send(&json!({"type": "control_request", "request_id": "interrupt-1", "request": {"subtype": "interrupt"}}))?;
+            }
             continue;
         };
         match v.get("type").and_then(Value::as_str) {
-            Some("control_response") if interrupt_at.is_none() => {
-                interrupt_at = interrupt_after.take().map(|after| Instant::now() + after);
+            Some("control_response") if interrupt_pending => {
+                interrupt_pending = false;
+                interrupt = Interrupt::of(s, scratch);
             }
             Some("system")
                 if v.get("subtype").and_then(Value::as_str) == Some("background_tasks_changed") =>

@@ -6,8 +6,6 @@
 //! CLI's own process: otherwise a run starts Cline's hub daemon, which outlives it. Anything else
 //! it would reach (telemetry, feature flags, updates) is behind a closed proxy port.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, joined, wrapped};
@@ -142,7 +140,7 @@ impl Launcher for Cline {
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let interrupt = launch.scenario.interrupt_after_secs;
-        let out = wrapped(launch, interrupt.map(Duration::from_secs))?;
+        let out = wrapped(launch, launch.interrupt())?;
         // Refused calls end the run (`run_aborted`): the rest of the script is not played.
         let aborted = String::from_utf8_lossy(&out).contains("\"type\":\"run_aborted\"");
         Ok(Driven {

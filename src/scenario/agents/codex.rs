@@ -3,7 +3,6 @@
 //! the model server (the Responses API) and gives it the fixture MCP server.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
@@ -118,8 +117,7 @@ impl Launcher for Codex {
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
         if self.exec {
-            wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))
-                .map(|_| Driven::default())
+            wrapped(launch, launch.interrupt()).map(|_| Driven::default())
         } else {
             proxied(launch, "codex app-server", End::Eof, |channel| {
                 drive_app_server(channel, s, &launch.scratch.work)

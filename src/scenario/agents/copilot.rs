@@ -5,8 +5,6 @@
 //! tools, the GitHub MCP server and updates. The fixture MCP server comes in
 //! `--additional-mcp-config`.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
@@ -134,8 +132,7 @@ impl Launcher for Copilot {
     }
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
-        let interrupt = launch.scenario.interrupt_after_secs;
-        let out = wrapped(launch, interrupt.map(Duration::from_secs))?;
+        let out = wrapped(launch, launch.interrupt())?;
         // In autopilot, `task_complete` ends the session: the rest of the script is not played.
         let completed = String::from_utf8_lossy(&out).contains("\"toolName\":\"task_complete\"")
             && launch.scenario.args.iter().any(|a| a == "--autopilot");

@@ -7,8 +7,6 @@
 //! (telemetry, feature flags, updates) go to a closed proxy port, so a run is the same with or
 //! without network.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
@@ -169,8 +167,7 @@ impl Launcher for Droid {
     }
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
-        let interrupt = launch.scenario.interrupt_after_secs;
-        let out = wrapped(launch, interrupt.map(Duration::from_secs))?;
+        let out = wrapped(launch, launch.interrupt())?;
         // A call the autonomy level does not allow ends the run ("Exec ended early: insufficient
         // permission to proceed"): the rest of the script is not played.
         let refused = String::from_utf8_lossy(&out).contains("insufficient permission to proceed");

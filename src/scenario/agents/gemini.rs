@@ -6,8 +6,6 @@
 //! `GOOGLE_GEMINI_BASE_URL` with a dummy `GEMINI_API_KEY`; Qwen Code its Chat Completions API
 //! through `OPENAI_BASE_URL` / `OPENAI_API_KEY` / `OPENAI_MODEL`.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, wrapped};
@@ -268,8 +266,7 @@ impl Launcher for Gemini {
     }
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
-        let s = launch.scenario;
-        wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs)).map(|_| Driven::default())
+        wrapped(launch, launch.interrupt()).map(|_| Driven::default())
     }
 }
 

@@ -28,11 +28,12 @@ mod vibe;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
 use super::driver::LineChannel;
+use super::interrupt::Interrupt;
 use super::launch::{AgentCommand, Launch, Setup};
 use super::package::Cli;
 use super::process::RunningAgent;
@@ -550,6 +551,15 @@ pub fn problem(s: &Scenario) -> Option<String> {
             agent.name
         ));
     }
+    if s.interrupt_when_printed.is_some() && s.interrupt_when_running.is_none() {
+        return Some("interrupt_when_printed goes with interrupt_when_running".to_owned());
+    }
+    if s.interrupt_when_running.is_some() && s.interrupt_after_secs.is_none() {
+        return Some(
+            "interrupt_when_running needs interrupt_after_secs, the latest the interrupt comes"
+                .to_owned(),
+        );
+    }
     if (s.sdk || s.transcript) && !takes.sdk {
         return Some(format!(
             "sdk and transcript are options of {} scenarios, not {}",
@@ -586,9 +596,9 @@ pub struct Driven {
 }
 
 /// A one-shot run (`claude -p`, `codex exec`, `opencode run`): the agent's stdout passed through
-/// the recorder until it exits, SIGINT after `interrupt_after` when given (an interrupted turn).
+/// the recorder until it exits, SIGINT when `interrupt` says (an interrupted turn).
 /// What it printed comes back, for launchers that read how the session ended.
-fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Result<Vec<u8>> {
+fn wrapped(launch: &Launch<'_>, interrupt: Option<Interrupt>) -> anyhow::Result<Vec<u8>> {
     let out = Captured::new();
     let stderr = StderrLog::in_scratch(launch);
     let agent = launch.spawn(
@@ -604,11 +614,19 @@ fn wrapped(launch: &Launch<'_>, interrupt_after: Option<Duration>) -> anyhow::Re
     trace::mark(&launch.scenario.name, "agent started");
     let mut exit = None;
     let mut limit = launch.limit;
-    if let Some(after) = interrupt_after {
-        exit = running.wait_for(after)?;
-        if exit.is_none() {
+    if let Some(interrupt) = interrupt {
+        let started = Instant::now();
+        if interrupt.wait(
+            || out.bytes(),
+            |wait| {
+                exit = running.wait_for(wait)?;
+                Ok(exit.is_some())
+            },
+        )? {
             running.interrupt();
-            limit = limit.saturating_sub(after).max(Duration::from_secs(10));
+            limit = limit
+                .saturating_sub(started.elapsed())
+                .max(Duration::from_secs(10));
         }
     }
     if exit.is_none() {
@@ -772,6 +790,10 @@ mod tests {
             p.starts_with("interrupt_after_secs works for claude, codex-exec,"),
             "{p}"
         );
+        let p = problem(&toml("claude", "interrupt_when_running = \"sleep 9\"")).unwrap();
+        assert!(p.starts_with("interrupt_when_running needs"), "{p}");
+        let both = "interrupt_after_secs = 9\ninterrupt_when_running = \"sleep 9\"";
+        assert_eq!(problem(&toml("claude", both)), None);
         let p = problem(&toml("claude-acp", "sdk = true")).unwrap();
         assert_eq!(
             p,

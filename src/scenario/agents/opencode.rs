@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::thread;
@@ -18,6 +19,7 @@ use super::{Driven, Launcher, tail, wrapped};
 use crate::corpus::record::SseOptions;
 use crate::corpus::record::memory::Captured;
 use crate::scenario::driver::ScriptedUser;
+use crate::scenario::interrupt::Interrupt;
 use crate::scenario::launch::{
     API_KEY, AgentCommand, Launch, Setup, config_overrides, merge_json, write,
 };
@@ -258,7 +260,7 @@ impl Launcher for Opencode {
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let s = launch.scenario;
         if self.mode == Mode::Run {
-            let out = wrapped(launch, s.interrupt_after_secs.map(Duration::from_secs))?;
+            let out = wrapped(launch, launch.interrupt())?;
             // A permission the configuration says to ask for is refused in `run` (Kilo: "run
             // ended with an auto-rejected permission"), which ends the session.
             let refused = String::from_utf8_lossy(&out).contains("auto-rejected permission");
@@ -379,7 +381,15 @@ fn drive_serve(
     thread::spawn(move || {
         let _ = recorded_tx.send(subscription.run(Box::new(to), stopped));
     });
-    let driven = converse(&http, &base, s, limit, deadline);
+    let driven = converse(
+        &http,
+        &base,
+        s,
+        limit,
+        deadline,
+        &launch.scratch.root,
+        &printed,
+    );
     trace::mark(&s.name, "message call returned");
     if driven.is_ok() {
         // The main session's last events (its session.idle, a dismissed question's error)
@@ -413,6 +423,8 @@ fn converse(
     s: &Scenario,
     limit: Duration,
     deadline: Instant,
+    scratch: &Path,
+    printed: &Captured,
 ) -> anyhow::Result<Driven> {
     let session = http
         .post(&format!("{base}/session"))
@@ -445,18 +457,19 @@ fn converse(
     });
     let mut answers = ServeQuestions::new(&s.answers);
     // An interrupted turn: what a UI's stop button does, `POST /session/:id/abort`.
-    let mut abort_at = s
-        .interrupt_after_secs
-        .map(|secs| Instant::now() + Duration::from_secs(secs));
+    let mut abort = Interrupt::of(s, scratch);
     loop {
-        if abort_at.is_some_and(|at| Instant::now() >= at) {
-            abort_at = None;
+        let shown = |text: &str| memchr::memmem::find(&printed.bytes(), text.as_bytes()).is_some();
+        if abort.take_if(|i| i.due(shown)).is_some() {
             http.post(&format!("{base}/session/{sid}/abort"))
                 .set("Content-Type", "application/json")
                 .send_string("{}")
                 .context("failed to abort the session")?;
         }
-        match posted_rx.recv_timeout(Duration::from_millis(300)) {
+        let wait = abort.as_ref().map_or(Duration::from_millis(300), |i| {
+            i.next_check().saturating_duration_since(Instant::now())
+        });
+        match posted_rx.recv_timeout(wait.min(Duration::from_millis(300))) {
             Ok(r) => {
                 r.context("failed to post the message to the opencode session")?;
                 break;

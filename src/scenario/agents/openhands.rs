@@ -7,8 +7,6 @@
 //! would reach (the public skills' `git clone`, telemetry) is behind a closed proxy port and
 //! fails at once. `--headless` approves every action itself.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, joined, wrapped};
@@ -111,7 +109,7 @@ impl Launcher for Openhands {
 
     fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
         let interrupt = launch.scenario.interrupt_after_secs;
-        let out = wrapped(launch, interrupt.map(Duration::from_secs))?;
+        let out = wrapped(launch, launch.interrupt())?;
         // The `finish` tool ends the run: the rest of the script is not played.
         let finished = String::from_utf8_lossy(&out).contains("\"kind\": \"FinishAction\"");
         Ok(Driven {
