@@ -70,9 +70,21 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
     // Search scopes equal to the working directory are left out of titles altogether.
     let scope = |key: &str| s(input, key).map(|p| titles::display_path(p, cwd));
     let (kind, title) = match name {
-        "Bash" => (
+        // PowerShell (`CLAUDE_CODE_USE_POWERSHELL_TOOL`) takes a command as Bash does.
+        "Bash" | "PowerShell" => (
             ToolKind::Bash,
             titles::shell(s(input, "command").unwrap_or("")),
+        ),
+        // Brief mode's message to the user (`CLAUDE_CODE_BRIEF`; `Brief` before it was renamed).
+        "SendUserMessage" | "Brief" => (
+            ToolKind::Todo,
+            match s(input, "message").and_then(|m| m.lines().find(|l| !l.trim().is_empty())) {
+                Some(m) => titles::finish(
+                    &format!("Telling the user: {}", m.trim()),
+                    "Messaging the user",
+                ),
+                None => "Messaging the user".to_owned(),
+            },
         ),
         "BashOutput" | "TaskOutput" => {
             let id = s(input, "task_id")
@@ -190,7 +202,7 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
             ToolKind::Unknown,
             with_detail("Running slash command", s(input, "command")),
         ),
-        "ListMcpResources" => (
+        "ListMcpResources" | "ListMcpResourcesTool" => (
             ToolKind::Mcp,
             match s(input, "server") {
                 Some(server) => titles::finish(
@@ -200,7 +212,7 @@ pub(crate) fn describe(name: &str, input: &Value, cwd: Option<&str>) -> Describe
                 None => "Listing MCP resources".to_owned(),
             },
         ),
-        "ReadMcpResource" => (
+        "ReadMcpResource" | "ReadMcpResourceTool" => (
             ToolKind::Mcp,
             with_detail("Reading MCP resource", s(input, "uri")),
         ),
@@ -533,6 +545,24 @@ mod tests {
                 json!({"command": "python3 -m unittest -q", "description": "Run tests"}),
                 ToolKind::Bash,
                 "Running python3 -m unittest -q",
+            ),
+            (
+                "PowerShell",
+                json!({"command": "Get-ChildItem src"}),
+                ToolKind::Bash,
+                "Running Get-ChildItem src",
+            ),
+            (
+                "SendUserMessage",
+                json!({"message": "\nThe build is green.\nDetails follow."}),
+                ToolKind::Todo,
+                "Telling the user: The build is green.",
+            ),
+            (
+                "ReadMcpResourceTool",
+                json!({"server": "docs", "uri": "docs://guide"}),
+                ToolKind::Mcp,
+                "Reading MCP resource docs://guide",
             ),
             (
                 "BashOutput",
