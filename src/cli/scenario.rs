@@ -192,6 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                                 dir,
                                 agents::of(s)?.cli,
                                 &o.cli_version,
+                                crate::scenario::declared::Features::of_scenario(&s.name),
                                 &o.declared,
                             )?;
                         }

@@ -320,6 +320,27 @@ pub(crate) fn builtin(
             titles::subagent(s(input, "description"), s(input, "prompt")),
         ),
         "list_agents" => (ToolKind::Subagent, "Listing agents".to_owned()),
+        // Qwen Code's agent team (`experimental.agentTeam`) and workflows.
+        "team_create" => (
+            ToolKind::Subagent,
+            with_detail("Creating team", s(input, "team_name")),
+        ),
+        "team_delete" => (ToolKind::Subagent, "Deleting the team".to_owned()),
+        "team_plan_approval" => (
+            ToolKind::Subagent,
+            match s(input, "action") {
+                Some("approve") => "Approving a teammate's plan".to_owned(),
+                Some("reject") => "Rejecting a teammate's plan".to_owned(),
+                _ => "Reviewing a teammate's plan".to_owned(),
+            },
+        ),
+        "workflow" => (
+            ToolKind::Subagent,
+            with_detail(
+                "Running workflow",
+                s(input, "name").or_else(|| s(input, "scriptPath")),
+            ),
+        ),
         "send_message" => (
             ToolKind::Subagent,
             with_detail(
@@ -488,5 +509,34 @@ mod tests {
             None,
         );
         assert_eq!(f.title, "Fetching status.example.com/a.html");
+    }
+
+    #[test]
+    fn qwen_team_and_workflow_tools_are_subagent_work() {
+        let q = |name: &str, input: Value| {
+            let d = describe(Family::Qwen, name, &input, None);
+            (d.kind, d.title)
+        };
+        let sub = |t: &str| (ToolKind::Subagent, t.to_owned());
+        assert_eq!(
+            q("team_create", json!({"team_name": "release"})),
+            sub("Creating team release")
+        );
+        assert_eq!(q("team_delete", json!({})), sub("Deleting the team"));
+        assert_eq!(
+            q(
+                "team_plan_approval",
+                json!({"request_id": "r1", "action": "approve"})
+            ),
+            sub("Approving a teammate's plan")
+        );
+        assert_eq!(
+            q("team_plan_approval", json!({})),
+            sub("Reviewing a teammate's plan")
+        );
+        assert_eq!(
+            q("workflow", json!({"name": "nightly"})),
+            sub("Running workflow nightly")
+        );
     }
 }

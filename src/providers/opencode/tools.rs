@@ -48,6 +48,8 @@ fn builtin_kind(tool: &str) -> Option<ToolKind> {
         "task" => ToolKind::Subagent,
         "todowrite" | "todoread" | "plan_exit" | "plan_enter" => ToolKind::Todo,
         "question" => ToolKind::Question,
+        // Code mode's script (`OPENCODE_EXPERIMENTAL_CODE_MODE`), which calls the MCP tools.
+        "execute" => ToolKind::Mcp,
         "invalid" => ToolKind::Unknown,
         // Resolved from its inner calls in `classify`.
         "batch" => ToolKind::Unknown,
@@ -317,6 +319,10 @@ pub(super) fn title(ctx: &TitleCtx<'_>) -> String {
                 (None, None) => "Querying the language server".to_owned(),
             }
         }
+        "execute" => match str_arg(input, &["code"]).map(|c| c.lines().count()) {
+            Some(n) if n > 1 => format!("Running a tool script ({n} lines)"),
+            _ => "Running a tool script".to_owned(),
+        },
         "batch" => {
             let names: Vec<&str> = batch_tools(input).collect();
             match names.len() {
@@ -585,6 +591,12 @@ mod tests {
                 json!({"tool_calls":[{"tool":"read","parameters":{}},{"tool":"grep","parameters":{}}]}),
                 ToolKind::FileRead,
                 "Running 2 tools: read, grep",
+            ),
+            (
+                "execute",
+                json!({"code": "const a = await tools.x();\nreturn a;"}),
+                ToolKind::Mcp,
+                "Running a tool script (2 lines)",
             ),
             (
                 "plan_exit",

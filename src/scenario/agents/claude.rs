@@ -12,8 +12,9 @@ use crate::scenario::driver::{LineChannel, ScriptedUser, claude_permission};
 use crate::scenario::interrupt::Interrupt;
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Registry};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::scenario::spec::Scenario;
+use crate::stream::Dialect;
 
 pub struct Claude;
 
@@ -26,8 +27,15 @@ pub static CLI: Cli = Cli {
     node: false,
     ripgrep: false,
     newest_first: false,
-    declared: None,
+    declared: Some(Declared::Call(Dialect::ClaudeStreamJson, call)),
 };
+
+/// A `stream-json` assistant line that calls `tool` with empty input.
+fn call(tool: &str) -> Value {
+    json!({"type": "assistant", "session_id": "s1", "message": {"id": "msg_1",
+        "type": "message", "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": tool, "input": {}}]}})
+}
 
 /// The tools Claude Code's model may call, and the fixture MCP server's as it names them.
 pub const TOOLS: &[&str] = &[

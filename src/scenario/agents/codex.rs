@@ -11,8 +11,9 @@ use super::{Driven, End, Launcher, proxied, wrapped};
 use crate::scenario::driver::{LineChannel, ScriptedUser};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
-use crate::scenario::package::{Cli, Registry};
+use crate::scenario::package::{Cli, Declared, Registry};
 use crate::scenario::spec::Scenario;
+use crate::stream::Dialect;
 
 /// `codex exec` or `codex app-server`.
 pub struct Codex {
@@ -33,8 +34,15 @@ pub static CLI: Cli = Cli {
     node: true,
     ripgrep: false,
     newest_first: false,
-    declared: None,
+    declared: Some(Declared::Call(Dialect::CodexRollout, call)),
 };
+
+/// A rollout line in which the model calls `tool` with empty arguments (the tool names the model
+/// sees; `exec --json` and the app server name items, not tools).
+fn call(tool: &str) -> Value {
+    json!({"timestamp": "2026-01-01T00:00:00.000Z", "type": "response_item", "payload": {
+        "type": "function_call", "name": tool, "arguments": "{}", "call_id": "call_1"}})
+}
 
 /// The tools Codex's model may call, and the fixture MCP server's as it names them.
 pub const TOOLS: &[&str] = &[

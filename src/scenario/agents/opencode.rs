@@ -113,7 +113,7 @@ pub static OPENCODE_CLI: Cli = Cli {
     node: false,
     ripgrep: true,
     newest_first: true,
-    declared: None,
+    declared: Some(Declared::Call(Dialect::OpencodeRun, run_call)),
 };
 
 /// Kilo CLI (`@kilocode/cli`), built on OpenCode.
@@ -126,11 +126,12 @@ pub static KILO_CLI: Cli = Cli {
     node: true,
     ripgrep: true,
     newest_first: true,
-    declared: Some(Declared::Call(Dialect::KiloRun, kilo_call)),
+    declared: Some(Declared::Call(Dialect::KiloRun, run_call)),
 };
 
-/// A `kilo run --format json` line that starts a call of `tool` with empty input.
-fn kilo_call(tool: &str) -> Value {
+/// An `opencode run --format json` line (`kilo run`'s too) that starts a call of `tool` with
+/// empty input.
+fn run_call(tool: &str) -> Value {
     json!({"type": "tool_use", "timestamp": 1, "sessionID": "ses_a", "part": {
         "id": "prt_1", "sessionID": "ses_a", "messageID": "msg_1", "type": "tool",
         "callID": "c1", "tool": tool,

@@ -8,7 +8,7 @@ use super::agents::collab_title;
 use super::mcp::split_mcp_name;
 use super::{
     Command, changes_from_patch, image_view_update, mcp_update, named, patch_update, plan_update,
-    question_update, web_search_update,
+    question_update, simple_tool, web_search_update,
 };
 use crate::model::ToolKind;
 use crate::providers::{PartUpdate, titles};
@@ -23,6 +23,16 @@ pub(crate) fn function_call(
     session_cwd: Option<&str>,
 ) -> PartUpdate {
     let s = |k: &str| args.get(k).and_then(Value::as_str);
+    // Codex's own tools titled from their arguments, top-level or in the `collaboration`
+    // namespace (an MCP server's tool of the same name is its server's).
+    if matches!(namespace, None | Some("" | "collaboration"))
+        && let Some((kind, title)) = simple_tool(name, &args)
+    {
+        let mut u = named(id, name, kind);
+        u.title = Some(title);
+        u.input = Some(args);
+        return u;
+    }
     match name {
         "shell" | "container.exec" | "shell_command" | "exec_command" | "local_shell" => {
             let command = args

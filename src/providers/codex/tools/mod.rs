@@ -10,6 +10,7 @@ mod function_call;
 mod mcp;
 mod patch;
 mod plan;
+mod simple;
 mod web_search;
 
 use serde_json::{Value, json};
@@ -22,6 +23,7 @@ pub(crate) use patch::{
     changes_from_patch, joined_diffs, parse_changes, patch_outcome, patch_update,
 };
 pub(crate) use plan::{plan_item, plan_update, todo_list_item};
+pub(crate) use simple::simple_tool;
 pub(crate) use web_search::{web_search_item, web_search_update};
 
 use super::wire::{RawItem, Status};
