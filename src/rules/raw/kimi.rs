@@ -1,33 +1,42 @@
 //! The rules' scan of Kimi CLI's messages (print mode's stream-json and a saved context, the same
 //! messages): calls from an assistant message's `tool_calls` (`id`, `function.name`, the model's
 //! arguments in `function.arguments`, a JSON text), failures from a `tool` message whose content
-//! starts with Kimi's `<system>ERROR: …</system>` note. A turn ends at an assistant message with
+//! starts with Kimi's `<system>ERROR: …</system>` note (found in the line's bytes: the parse the
+//! scans share drops texts). A turn ends at an assistant message with
 //! no `tool_calls` (the answer). Kimi names an MCP tool by the tool alone, so the scan states no
 //! MCP identity.
 
-use super::{Markers, Node, RawScan, TurnEnd, for_marked_lines, merge_args, str_of};
+use memchr::memmem;
+
+use super::{Markers, Node, RawScan, TurnEnd, merge_args, pruned, str_of};
 use crate::stream::Input;
 
 static MARKERS: Markers = Markers::new(&["\"role\""]);
 
-/// Whether a tool message's content carries Kimi's error note.
-fn failed(content: Option<&Node<'_>>) -> bool {
-    let is_error = |t: &str| t.trim_start().starts_with("<system>ERROR:");
-    match content {
-        Some(c) => match c.as_array() {
-            Some(parts) => parts
-                .iter()
-                .any(|p| p.get("text").and_then(Node::as_str).is_some_and(is_error)),
-            None => c.as_str().is_some_and(is_error),
-        },
-        None => false,
-    }
+/// Whether a line holds a JSON string that opens with Kimi's error note (inside another string
+/// its quote would be escaped).
+fn failed(line: &[u8]) -> bool {
+    memmem::find_iter(line, b"\"<system>ERROR: ").any(|at| at == 0 || line[at - 1] != b'\\')
 }
 
 /// Kimi's messages, one a line.
 pub(crate) fn messages(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
-    for_marked_lines(input, &MARKERS, |line, v| match str_of(&v, "role") {
+    for raw in input.lines.iter() {
+        if !MARKERS.in_line(raw.bytes) {
+            continue;
+        }
+        let Some(v) = pruned::parse_line(raw, false) else {
+            continue;
+        };
+        message(&mut s, raw.number, &v, raw.bytes);
+    }
+    s
+}
+
+/// One message read from raw line `line`.
+fn message(s: &mut RawScan, line: u32, v: &Node<'_>, bytes: &[u8]) {
+    match str_of(v, "role") {
         Some("assistant") => {
             let calls = v.get("tool_calls").and_then(Node::as_array).unwrap_or(&[]);
             if calls.is_empty() {
@@ -45,22 +54,21 @@ pub(crate) fn messages(input: &Input<'_>) -> RawScan {
                 }
                 let args = function
                     .and_then(|f| str_of(f, "arguments"))
-                    .and_then(super::pruned::parse_whole);
+                    .and_then(pruned::parse_whole);
                 if let Some(args) = args {
                     merge_args(&mut c.args, &args);
                 }
             }
         }
         Some("tool") => {
-            if let Some(id) = str_of(&v, "tool_call_id")
-                && failed(v.get("content"))
+            if let Some(id) = str_of(v, "tool_call_id")
+                && failed(bytes)
             {
                 s.fail_known(id, line);
             }
         }
         _ => {}
-    });
-    s
+    }
 }
 
 #[cfg(test)]
