@@ -4,7 +4,8 @@
 //! context.jsonl`). Both are Kimi's `Message`s, one a line, in the OpenAI chat shape (an
 //! assistant message's `tool_calls`, a `tool` message per result); the saved context also holds
 //! the user's messages and Kimi's own records (`_system_prompt`, `_checkpoint`, `_usage`), which
-//! is what tells the two apart. `kimi acp` speaks ACP, read by the `acp` provider (which asks
+//! is what tells the two apart (a piece of a saved context
+//! without any of them reads as print mode's output: the same messages). `kimi acp` speaks ACP, read by the `acp` provider (which asks
 //! `tools` here, `acp/kimi.rs`).
 
 mod messages;

@@ -14,8 +14,13 @@ pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer::new(opts.cwd, true))
 }
 
-/// Recognises a line of a saved context: a message of any role, or one of Kimi's records.
+/// Recognises what only a saved context holds: one of Kimi's records (the first line is its
+/// `_system_prompt`) or a user's or system message. Its assistant and tool messages are print
+/// mode's lines byte for byte, so they are left to `stream-json`'s sniffer: a stream is decided at
+/// its first line, and a piece of a context without those lines reads as print mode's output (the
+/// same parts; only the working directory the system prompt names is missing).
 pub(crate) fn sniff(p: &Probe<'_>) -> bool {
-    is_message(p)
-        || (!p.has("type") && p.str("role").is_some_and(|r| RECORDS.contains(&r.as_ref())))
+    let role = p.str("role");
+    (is_message(p) && matches!(role.as_deref(), Some("user" | "system")))
+        || (!p.has("type") && role.is_some_and(|r| RECORDS.contains(&r.as_ref())))
 }
