@@ -13,7 +13,7 @@ use crate::model::NormalizedDocument;
 use crate::providers::NormalizeOptions;
 use crate::providers::{
     NewNormalizer, Probe, acp, ag_ui, ai_sdk, claude, cline, codex, copilot, droid, gemini, kilo,
-    opencode, openhands, qwen,
+    kimi, opencode, openhands, qwen,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -146,6 +146,24 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: openhands::events::new,
         #[cfg(feature = "cli")]
         scan: raw::openhands::events,
+    },
+    // Kimi's messages (a top-level `role`, no `type`): print mode's output above the saved
+    // context, which also holds the user's messages and Kimi's records.
+    DialectEntry {
+        dialect: Dialect::KimiStreamJson,
+        sniff: kimi::stream_json::sniff,
+        sniff_document: None,
+        new: kimi::stream_json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::kimi::messages,
+    },
+    DialectEntry {
+        dialect: Dialect::KimiSession,
+        sniff: kimi::session::sniff,
+        sniff_document: None,
+        new: kimi::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::kimi::messages,
     },
     DialectEntry {
         dialect: Dialect::GeminiStreamJson,

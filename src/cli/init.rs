@@ -124,9 +124,9 @@ static STARTERS: &[Starter] = &[
     ),
     starter!(
         Kimi,
-        "acp/live-kimi-acp-bash",
-        "a Kimi CLI session over ACP running two shell commands",
-        "kimi acp"
+        "kimi/live-kimi-bash",
+        "a Kimi CLI print-mode session running two shell commands",
+        "kimi --print --output-format stream-json -p \"…\""
     ),
     starter!(
         Vibe,

@@ -92,6 +92,8 @@ struct Masks {
     opencode_session: Regex,
     /// Kilo's background process and wakeup ids inside text (`bgp_…`, `wku_…`).
     kilo_id: Regex,
+    /// The plan file Kimi CLI names per session (`~/.kimi/plans/blade-wasp-jessica-cruz.md`).
+    kimi_plan: Regex,
     /// Wall-clock times written into outputs: ISO-8601 (`due 2026-12-05T09:26:00.117Z`) and epoch
     /// milliseconds (`"observedAt":1796458961666`).
     clock: Regex,
@@ -120,6 +122,7 @@ static MASKS: LazyLock<Masks> = LazyLock::new(|| {
         suggestions: re(r#"(Did you mean(?: one of)?:) "[^"]*"(?:, "[^"]*")*"#),
         opencode_session: re(r"\bses_[0-9A-Za-z]{20,}"),
         kilo_id: re(r"\b(bgp|wku)_[0-9A-Za-z]{20,}"),
+        kimi_plan: re(r"(\.kimi/plans/)[a-z]+(?:-[a-z]+)*\.md"),
         clock: re(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z"),
         millis: re(r"\b1[6-9]\d{11}\b"),
         pid_in_text: re(r"(?i)\b(pid):? \d+"),
@@ -199,6 +202,7 @@ fn mask(v: &mut Value, drawn: &[String]) {
             let masked = m.suggestions.replace_all(&masked, "$1 <suggestions>");
             let masked = m.opencode_session.replace_all(&masked, "<session>");
             let masked = m.kilo_id.replace_all(&masked, "<$1>");
+            let masked = m.kimi_plan.replace_all(&masked, "${1}<plan>.md");
             let masked = m.clock.replace_all(&masked, "<time>");
             let masked = m.millis.replace_all(&masked, "<millis>");
             let masked = m.pid_in_text.replace_all(&masked, "$1: <pid>");
@@ -586,6 +590,17 @@ mod tests {
             v,
             json!({"output": {"duration": "<time>", "exit_code": 0},
                 "config": {"duration": {"secs": 5, "unit": "s"}}, "other": {"duration": "5m"}})
+        );
+    }
+
+    #[test]
+    fn kimis_plan_file_is_masked() {
+        let mut v =
+            json!("Plan mode activated.\nPlan file: ~/.kimi/plans/blade-wasp-jessica-cruz.md\n");
+        mask_run_specific(&mut v);
+        assert_eq!(
+            v,
+            json!("Plan mode activated.\nPlan file: ~/.kimi/plans/<plan>.md\n")
         );
     }
 

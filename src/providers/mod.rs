@@ -18,6 +18,7 @@ pub(crate) mod document;
 pub mod droid;
 pub mod gemini;
 pub mod kilo;
+pub mod kimi;
 pub mod opencode;
 pub mod openhands;
 pub mod probe;

@@ -28,6 +28,8 @@ pub enum Provider {
     Cline,
     /// The OpenHands CLI (`openhands` on PyPI).
     Openhands,
+    /// Kimi CLI (`kimi-cli` on PyPI, Moonshot AI).
+    Kimi,
     /// Any engine that answers in the AI SDK UI message stream (the `ai` package's chunks).
     #[serde(rename = "ai-sdk")]
     AiSdk,
@@ -37,7 +39,7 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 13] = [
+    pub const ALL: [Provider; 14] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
@@ -49,6 +51,7 @@ impl Provider {
         Provider::Copilot,
         Provider::Cline,
         Provider::Openhands,
+        Provider::Kimi,
         Provider::AiSdk,
         Provider::AgUi,
     ];
@@ -66,6 +69,7 @@ impl Provider {
             Provider::Copilot => "copilot",
             Provider::Cline => "cline",
             Provider::Openhands => "openhands",
+            Provider::Kimi => "kimi",
             Provider::AiSdk => "ai-sdk",
             Provider::AgUi => "ag-ui",
         }
@@ -100,6 +104,7 @@ impl FromStr for Provider {
             "copilot" | "copilot-cli" | "github-copilot" => Ok(Provider::Copilot),
             "cline" | "cline-cli" => Ok(Provider::Cline),
             "openhands" | "openhands-cli" => Ok(Provider::Openhands),
+            "kimi" | "kimi-cli" | "kimi-code" => Ok(Provider::Kimi),
             "ai-sdk" | "aisdk" | "vercel-ai" => Ok(Provider::AiSdk),
             "ag-ui" | "agui" => Ok(Provider::AgUi),
             other => Err(format!(
@@ -196,6 +201,12 @@ dialects! {
     /// A saved conversation, `~/.openhands/conversations/<id>/events/event-*.json` (one compact
     /// event per file), as `toolnorm import` joins the folder: one event a line.
     OpenhandsEvents => (Openhands, "events"),
+    /// `kimi --print --output-format stream-json`: the turn's messages (Kimi's `Message`s, in
+    /// the OpenAI chat shape), one a line.
+    KimiStreamJson => (Kimi, "stream-json"),
+    /// `~/.kimi/sessions/<work dir hash>/<session id>/context.jsonl` saved sessions: the same
+    /// messages with the user's, and Kimi's own `_`-roled records.
+    KimiSession => (Kimi, "session"),
     /// An AI SDK UI message stream (`ai` 7.x chunks), as JSON Lines or SSE `data:` lines.
     AiSdk => (AiSdk, "ai-sdk"),
     /// AG-UI 1.0 events, as JSON Lines or SSE `data:` lines.

@@ -112,7 +112,11 @@ fn each_agent_has_a_starter_whose_gate_passes() {
             "openhands/live-openhands-bash",
             "openhands --headless --json",
         ),
-        ("kimi", "acp/live-kimi-acp-bash", "--proxy -- kimi acp"),
+        (
+            "kimi",
+            "kimi/live-kimi-bash",
+            "kimi --print --output-format stream-json",
+        ),
         ("vibe", "acp/live-vibe-acp-bash", "--proxy -- vibe-acp"),
         ("codex", "codex/live-codex-exec-shell", "codex exec --json"),
         (

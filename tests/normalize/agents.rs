@@ -1,4 +1,4 @@
-//! Kilo's, droid's, Copilot CLI's, Cline's and OpenHands' dialects on bad input: a truncated last line, lines out of
+//! Kilo's, droid's, Copilot CLI's, Cline's, OpenHands' and Kimi CLI's dialects on bad input: a truncated last line, lines out of
 //! order, lines of another agent or no JSON at all give diagnostics with their line and the rest of
 //! the stream is normalized; and, over every fixture of the three providers in the corpus, random
 //! damage (a line dropped, two lines swapped, a foreign line put in, the stream cut anywhere)
@@ -40,10 +40,12 @@ const OPENHANDS_ACTION: &str = r#"{"id": "a1", "timestamp": "2026-01-01T00:00:00
 const OPENHANDS_OBSERVATION: &str = r#"{"id": "o1", "timestamp": "2026-01-01T00:00:01.000000", "source": "environment", "tool_name": "file_editor", "tool_call_id": "c1", "observation": {"content": [{"cache_prompt": false, "type": "text", "text": "1\ta"}], "is_error": false, "command": "view", "path": "/w/a.md", "kind": "FileEditorObservation"}, "action_id": "a1", "kind": "ObservationEvent"}"#;
 const OPENHANDS_SAVED_ACTION: &str = r#"{"id":"a1","timestamp":"2026-01-01T00:00:00.000000","source":"agent","thought":[],"action":{"command":"view","path":"/w/a.md","kind":"FileEditorAction"},"tool_name":"file_editor","tool_call_id":"c1","tool_call":{"id":"c1","name":"file_editor","arguments":"{\"command\": \"view\", \"path\": \"/w/a.md\"}","origin":"completion"},"llm_response_id":"r1","security_risk":"LOW","kind":"ActionEvent"}"#;
 const OPENHANDS_SAVED_OBSERVATION: &str = r#"{"id":"o1","timestamp":"2026-01-01T00:00:01.000000","source":"environment","tool_name":"file_editor","tool_call_id":"c1","observation":{"content":[{"cache_prompt":false,"type":"text","text":"1\ta"}],"is_error":false,"command":"view","path":"/w/a.md","kind":"FileEditorObservation"},"action_id":"a1","kind":"ObservationEvent"}"#;
+const KIMI_CALL: &str = r#"{"role":"assistant","content":[],"tool_calls":[{"type":"function","id":"c1","function":{"name":"ReadFile","arguments":"{\"path\":\"/w/a.md\"}"}}]}"#;
+const KIMI_RESULT: &str = r#"{"role":"tool","content":[{"type":"text","text":"<system>1 lines read from file starting from line 1.</system>"},{"type":"text","text":"     1\ta\n"}],"tool_call_id":"c1"}"#;
 const COPILOT_DONE: &str = r#"{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":true,"result":{"content":"./a.md"}},"id":"e2","timestamp":"2026-01-01T00:00:01.000Z","parentId":"e1"}"#;
 
 /// A call and its end in each dialect that reads lines one by one.
-fn pairs() -> [(Dialect, &'static str, &'static str); 9] {
+fn pairs() -> [(Dialect, &'static str, &'static str); 11] {
     [
         (Dialect::KiloRun, KILO_RUNNING, KILO_DONE),
         (Dialect::DroidStreamJson, DROID_CALL, DROID_RESULT),
@@ -66,6 +68,8 @@ fn pairs() -> [(Dialect, &'static str, &'static str); 9] {
             OPENHANDS_SAVED_ACTION,
             OPENHANDS_SAVED_OBSERVATION,
         ),
+        (Dialect::KimiStreamJson, KIMI_CALL, KIMI_RESULT),
+        (Dialect::KimiSession, KIMI_CALL, KIMI_RESULT),
     ]
 }
 
@@ -179,7 +183,7 @@ fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
         .filter(|s| {
             matches!(
                 s.provider.as_str(),
-                "kilo" | "droid" | "copilot" | "cline" | "openhands"
+                "kilo" | "droid" | "copilot" | "cline" | "openhands" | "kimi"
             )
         })
         .collect();

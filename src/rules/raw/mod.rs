@@ -30,6 +30,7 @@ pub(crate) mod codex;
 pub(crate) mod copilot;
 pub(crate) mod droid;
 pub(crate) mod gemini;
+pub(crate) mod kimi;
 pub(crate) mod opencode;
 pub(crate) mod openhands;
 mod pruned;

@@ -1,25 +1,34 @@
-//! Kimi CLI (`kimi-cli` on PyPI, Moonshot AI): `kimi acp` driven as an ACP client. It runs on an
+//! Kimi CLI (`kimi-cli` on PyPI, Moonshot AI): `kimi --print --output-format stream-json -p
+//! PROMPT` recorded in wrap mode (print mode approves every call itself and dismisses
+//! `AskUserQuestion`), or `kimi acp` driven as an ACP client. It runs on an
 //! `openai_legacy` provider (OpenAI chat completions) that `~/.kimi/config.toml` points at the
 //! model server, as its default model. `kimi acp` refuses `session/new` ("Authentication
 //! required") unless a Kimi Code sign-in is stored (`~/.kimi/credentials/kimi-code.json`), even
 //! when the default model is another provider's: a placeholder token is written, which nothing
 //! uses (the scripted provider has its own key). Telemetry is off in the configuration; anything
 //! else it would reach is behind a closed proxy port. The fixture MCP server is passed in
-//! `session/new`, as an editor passes it.
+//! `session/new`, as an editor passes it; in print mode in `--mcp-config`.
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher};
+use super::{Driven, Launcher, joined, wrapped};
+use crate::providers::kimi::tools::BUILTINS;
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
 
-/// `kimi acp`: configured so, driven by the ACP launcher.
-pub struct Kimi;
+/// `kimi --print --output-format stream-json -p PROMPT`, or `kimi acp`.
+pub struct Kimi {
+    acp: bool,
+}
 
-/// `kimi acp`.
-pub const ACP: Kimi = Kimi;
+/// `kimi --print --output-format stream-json -p PROMPT`, recorded in wrap mode.
+pub const PRINT: Kimi = Kimi { acp: false };
+/// `kimi acp`: configured so, driven by the ACP launcher.
+pub const ACP: Kimi = Kimi { acp: true };
 
 /// Kimi CLI (`kimi`).
 pub static CLI: Cli = Cli {
@@ -68,34 +77,14 @@ const FIXTURE_MCP_TOOLS: &[&str] = &[
     "artifacts_register",
 ];
 
-/// The tools Kimi CLI 1.51 can declare to the model: the default agent's (`agents/default`),
-/// the `okabe` agent's `SendDMail`, `Think` (in the default agent's file, commented out), and the
-/// fixture MCP server's tools as Kimi names them (the tool's own name).
-pub const TOOLS: &[&str] = &[
-    "Agent",
-    "AskUserQuestion",
-    "SetTodoList",
-    "Shell",
-    "TaskList",
-    "TaskOutput",
-    "TaskStop",
-    "ReadFile",
-    "ReadMediaFile",
-    "Glob",
-    "Grep",
-    "WriteFile",
-    "StrReplaceFile",
-    "SearchWeb",
-    "FetchURL",
-    "ExitPlanMode",
-    "EnterPlanMode",
-    "SendDMail",
-    "Think",
-    "browser_navigate",
-    "browser_snapshot",
-    "browser_tabs_new",
-    "artifacts_register",
-];
+const ALL_TOOLS: [&str; BUILTINS.len() + FIXTURE_MCP_TOOLS.len()] =
+    joined(BUILTINS, FIXTURE_MCP_TOOLS);
+
+/// The tools Kimi CLI 1.51 can declare to the model: the provider's table of its built-ins
+/// (`providers::kimi::tools::BUILTINS`: the default agent's, the `okabe` agent's `SendDMail`,
+/// `Think`, in the default agent's file but commented out), and the fixture MCP server's tools
+/// as Kimi names them (the tool's own name).
+pub const TOOLS: &[&str] = &ALL_TOOLS;
 
 impl Launcher for Kimi {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
@@ -135,11 +124,33 @@ impl Launcher for Kimi {
         Ok(())
     }
 
-    fn command(&self, _setup: &Setup<'_>, cmd: &mut AgentCommand) {
-        cmd.arg("acp");
+    fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
+        if self.acp {
+            cmd.arg("acp");
+            return;
+        }
+        let s = setup.scenario;
+        cmd.arg("--print").arg("--output-format").arg("stream-json");
+        if s.mcp {
+            let servers = json!({"mcpServers": {SERVER_NAME: {
+                "command": setup.mcp.program, "args": setup.mcp.args}}});
+            cmd.arg("--mcp-config").arg(servers.to_string());
+        }
+        for a in &s.args {
+            cmd.arg(a.clone());
+        }
+        cmd.arg("-p").arg(s.prompt.clone());
     }
 
-    fn drive(&self, _launch: &Launch<'_>) -> anyhow::Result<Driven> {
-        anyhow::bail!("kimi runs only as `kimi acp`, driven by the ACP launcher")
+    fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        if self.acp {
+            anyhow::bail!("`kimi acp` is driven by the ACP launcher");
+        }
+        let interrupt = launch.scenario.interrupt_after_secs;
+        wrapped(launch, interrupt.map(Duration::from_secs))?;
+        Ok(Driven {
+            problems: Vec::new(),
+            dismissed: false,
+        })
     }
 }

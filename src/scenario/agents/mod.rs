@@ -435,6 +435,15 @@ pub static AGENTS: &[AgentEntry] = &[
         launcher: &openhands::Openhands,
     },
     AgentEntry {
+        name: "kimi",
+        cli: &kimi::CLI,
+        provider: Provider::Kimi,
+        api: Api::ChatCompletions,
+        tools: kimi::TOOLS,
+        takes: ONE_SHOT,
+        launcher: &kimi::PRINT,
+    },
+    AgentEntry {
         name: "kimi-acp",
         cli: &kimi::CLI,
         provider: Provider::Acp,

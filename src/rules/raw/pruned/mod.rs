@@ -173,6 +173,8 @@ fn keep(key: &str) -> Keep {
         "contentType" => Keep::Pruned,
         // OpenHands.
         "observation" | "source" | "tool_call" | "tool_call_id" => Keep::Pruned,
+        // Kimi CLI.
+        "role" | "tool_calls" | "function" => Keep::Pruned,
         // Copilot CLI and droid.
         "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution" | "toolId"
         | "toolRequests" => Keep::Pruned,
