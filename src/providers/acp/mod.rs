@@ -6,6 +6,7 @@
 
 mod cline;
 mod kimi;
+mod openhands;
 pub(crate) mod stdio;
 pub(crate) mod tools;
 mod tracker;

@@ -163,6 +163,24 @@ impl Tracker {
                     .clone();
                 let entries = note.update.entries.clone().unwrap_or(Value::Null);
                 store.upsert(n, super::tools::plan_update(&id, &entries));
+                if self.agent.as_ref().map(|(name, _)| name.as_str())
+                    == Some(super::openhands::AGENT_NAME)
+                {
+                    // OpenHands sends a task list's result as the plan, never as the call's.
+                    let mut ended: Vec<String> = self
+                        .calls
+                        .iter_mut()
+                        .filter(|(_, c)| c.ours.is_none())
+                        .filter_map(|(id, c)| {
+                            super::openhands::answered_by_plan(&mut c.view, &entries)
+                                .then(|| id.clone())
+                        })
+                        .collect();
+                    ended.sort();
+                    for id in ended {
+                        self.emit(n, &id, store);
+                    }
+                }
                 return;
             }
             _ => return,
@@ -254,6 +272,9 @@ impl Tracker {
                     Some(super::vibe::AGENT_NAME) => {
                         super::vibe::refine_acp(&mut d, &call.view, self.cwd.as_deref());
                     }
+                    Some(super::openhands::AGENT_NAME) => {
+                        super::openhands::refine_acp(&mut d, &call.view, self.cwd.as_deref());
+                    }
                     Some(super::kimi::AGENT_NAME) => super::kimi::refine_acp(
                         &mut d,
                         &call.view,
@@ -305,6 +326,18 @@ impl Tracker {
         };
         // The request may be the first the client hears of the call.
         let first = !self.calls.contains_key(&call_id);
+        let agent = self.agent.as_ref().map(|(name, _)| name.as_str());
+        if first
+            && agent == Some(super::openhands::AGENT_NAME)
+            && super::openhands::confirms_pending_actions(&call_id)
+        {
+            // The answer reaches the calls as their own results (a rejection each).
+            store.info(
+                n,
+                format!("`{call_id}` asks to run the pending calls, and is no call itself"),
+            );
+            return;
+        }
         if first && req.tool_call.title.is_none() {
             store.warn(n, format!("permission asked for unknown call `{call_id}`"));
         } else {

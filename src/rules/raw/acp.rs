@@ -21,7 +21,13 @@ static MARKERS: Markers = Markers::new(&[
     "\"plan\"",
     "session/prompt",
     "mcpServers",
+    "agentInfo",
 ]);
+
+/// The name `openhands acp` gives itself in its `initialize` response: it asks the client once to
+/// run all the calls it has announced, under a call id of its own (`confirmation-<session id>`)
+/// that is no call.
+const OPENHANDS_ACP: &str = "OpenHands CLI ACP Agent";
 
 /// ACP over stdio, both directions.
 pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
@@ -32,6 +38,8 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
     let mut prompts = 0usize;
     // The MCP servers the client declared: (name as declared, as OpenCode writes it in tool ids).
     let mut servers: Vec<(String, String)> = Vec::new();
+    // The agent's name, from its `initialize` response.
+    let mut agent: Option<String> = None;
     for_marked_lines(input, &MARKERS, |line, v| {
         let method = str_of(&v, "method");
         let params = v.get("params");
@@ -77,6 +85,11 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
                 let Some(tc) = params.and_then(|p| p.get("toolCall")) else {
                     return;
                 };
+                if agent.as_deref() == Some(OPENHANDS_ACP)
+                    && str_of(tc, "toolCallId").is_some_and(|i| i.starts_with("confirmation-"))
+                {
+                    return;
+                }
                 call_fields(&mut s, line, tc, &servers);
                 let (Some(id), Some(call)) = (v.get("id"), str_of(tc, "toolCallId")) else {
                     return;
@@ -94,6 +107,12 @@ pub(crate) fn stdio(input: &Input<'_>) -> RawScan {
             Some(_) => {}
             None => {
                 let result = v.get("result");
+                if let Some(name) = result
+                    .and_then(|r| r.get("agentInfo"))
+                    .and_then(|a| str_of(a, "name"))
+                {
+                    agent = Some(name.to_owned());
+                }
                 if result.and_then(|r| r.get("stopReason")).is_some() {
                     s.turn_ends.push(TurnEnd { line, scope: None });
                 }

@@ -444,6 +444,22 @@ pub static AGENTS: &[AgentEntry] = &[
         launcher: &kimi::PRINT,
     },
     AgentEntry {
+        name: "openhands-acp",
+        cli: &openhands::CLI,
+        provider: Provider::Acp,
+        api: Api::ChatCompletions,
+        tools: openhands::TOOLS,
+        takes: TAKES,
+        // `openhands acp`, its model in the saved agent settings, the MCP server in `session/new`.
+        launcher: &acp::Acp {
+            configure_as: &openhands::ACP,
+            command_as: Some(&openhands::ACP),
+            args: &[],
+            who: "openhands acp",
+            mcp_in_session: true,
+        },
+    },
+    AgentEntry {
         name: "kimi-acp",
         cli: &kimi::CLI,
         provider: Provider::Acp,

@@ -6,6 +6,13 @@
 //! bundled model cost map (`LITELLM_LOCAL_MODEL_COST_MAP`) instead of fetching it; what else it
 //! would reach (the public skills' `git clone`, telemetry) is behind a closed proxy port and
 //! fails at once. `--headless` approves every action itself.
+//!
+//! `openhands acp` (agent `openhands-acp`) is the same CLI as an ACP agent, as an editor starts
+//! it: it takes no model from the environment (its `--override-with-envs` is parsed and then not
+//! passed on: the ACP server loads the saved agent only), so the saved agent an interactive
+//! setup would write, `~/.openhands/agent_settings.json`, names the model server; the fixture MCP
+//! server comes in `session/new`. Its default confirmation mode asks the client before every
+//! action (`session/request_permission`, answered by the ACP launcher).
 
 use serde_json::{Value, json};
 
@@ -18,6 +25,12 @@ use crate::stream::Dialect;
 
 /// `openhands --headless --json -t PROMPT`, recorded in wrap mode.
 pub struct Openhands;
+
+/// `openhands acp`: configured so, driven by the ACP launcher.
+pub struct OpenhandsAcp;
+
+/// `openhands acp`.
+pub const ACP: OpenhandsAcp = OpenhandsAcp;
 
 /// The OpenHands CLI (`openhands`), which needs Python 3.12 (`Requires-Python: ==3.12.*`).
 pub static CLI: Cli = Cli {
@@ -65,6 +78,30 @@ const ALL_TOOLS: [&str; BUILTINS.len() + MCP_TOOLS.len()] = joined(BUILTINS, MCP
 /// and the fixture MCP server's tools.
 pub const TOOLS: &[&str] = &ALL_TOOLS;
 
+/// The model as the scenario names it (`LLM_MODEL` in its `env`), else the scripted one.
+fn model<'a>(setup: &'a Setup<'_>) -> &'a str {
+    setup
+        .scenario
+        .env
+        .get("LLM_MODEL")
+        .map_or(MODEL, String::as_str)
+}
+
+/// What both modes are started with: LiteLLM's bundled cost map, no banner, unbuffered output,
+/// and every other host behind a closed proxy port.
+fn offline(cmd: &mut AgentCommand) {
+    cmd.env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        .env("OPENHANDS_SUPPRESS_BANNER", "1")
+        // Python buffers a pipe: without this every line comes at the end.
+        .env("PYTHONUNBUFFERED", "1")
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("https_proxy", "http://127.0.0.1:9")
+        .env("http_proxy", "http://127.0.0.1:9")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost");
+}
+
 impl Launcher for Openhands {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
         if setup.scenario.mcp {
@@ -75,24 +112,10 @@ impl Launcher for Openhands {
                 &serde_json::to_string_pretty(&servers)?,
             )?;
         }
-        let model = setup
-            .scenario
-            .env
-            .get("LLM_MODEL")
-            .map_or(MODEL, String::as_str);
-        cmd.env("LLM_MODEL", model)
+        cmd.env("LLM_MODEL", model(setup))
             .env("LLM_BASE_URL", format!("{}/v1", setup.model_url))
-            .env("LLM_API_KEY", API_KEY)
-            .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            .env("OPENHANDS_SUPPRESS_BANNER", "1")
-            // Python buffers a pipe: without this every line comes at the end.
-            .env("PYTHONUNBUFFERED", "1")
-            .env("HTTPS_PROXY", "http://127.0.0.1:9")
-            .env("HTTP_PROXY", "http://127.0.0.1:9")
-            .env("https_proxy", "http://127.0.0.1:9")
-            .env("http_proxy", "http://127.0.0.1:9")
-            .env("NO_PROXY", "127.0.0.1,localhost")
-            .env("no_proxy", "127.0.0.1,localhost");
+            .env("LLM_API_KEY", API_KEY);
+        offline(cmd);
         Ok(())
     }
 
@@ -116,5 +139,35 @@ impl Launcher for Openhands {
             problems: Vec::new(),
             dismissed: finished && interrupt.is_none(),
         })
+    }
+}
+
+/// The saved agent `openhands acp` loads (`~/.openhands/agent_settings.json`, the SDK's `Agent`
+/// as pydantic dumps it): only its model; the CLI adds its tools, skills and MCP servers when it
+/// loads it, as it does for an agent the interactive setup saved.
+fn agent_settings(model: &str, base_url: &str) -> Value {
+    json!({"llm": {"model": model, "base_url": base_url, "api_key": API_KEY, "usage_id": "agent"}})
+}
+
+impl Launcher for OpenhandsAcp {
+    fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+        let settings = agent_settings(model(setup), &format!("{}/v1", setup.model_url));
+        write(
+            &setup.scratch.home.join(".openhands/agent_settings.json"),
+            &serde_json::to_string_pretty(&settings)?,
+        )?;
+        offline(cmd);
+        Ok(())
+    }
+
+    fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
+        cmd.arg("acp");
+        for a in &setup.scenario.args {
+            cmd.arg(a.clone());
+        }
+    }
+
+    fn drive(&self, _launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        anyhow::bail!("`openhands acp` is driven by the ACP launcher")
     }
 }

@@ -161,9 +161,9 @@ fn keep(key: &str) -> Keep {
         | "sessionUpdate" | "state" | "status" | "stopReason" | "subtype" | "success"
         | "threadId" | "tool" | "toolCall" | "toolCallId" | "toolName" | "tool_use_id"
         | "turnId" | "type" | "update" | "working_directory" => Keep::Pruned,
-        // ACP: the MCP servers a client declares, and a call's title (OpenCode names an MCP call
-        // in it).
-        "mcpServers" | "title" => Keep::Pruned,
+        // ACP: the MCP servers a client declares, a call's title (OpenCode names an MCP call in
+        // it), and the agent an `initialize` response names (OpenHands' permission requests).
+        "mcpServers" | "title" | "agentInfo" => Keep::Pruned,
         // The UI wires (AI SDK chunks, AG-UI events and the `toolnorm` slot of their metadata).
         "toolCallName" | "toolnorm" | "value" => Keep::Pruned,
         // Gemini CLI and Qwen Code.
