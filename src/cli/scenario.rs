@@ -394,9 +394,17 @@ fn compare(scenarios: &[Scenario], a: CompareArgs) -> anyhow::Result<u8> {
     })
 }
 
+/// The scenarios named, or every one but the all-tools ones (`*-all-tools`: they are run by
+/// name, for what their release declares, and make no corpus fixture of their own).
 fn select<'a>(all: &'a [Scenario], names: &[String]) -> anyhow::Result<Vec<&'a Scenario>> {
     if names.is_empty() {
-        return Ok(all.iter().collect());
+        return Ok(all
+            .iter()
+            .filter(|s| {
+                !s.name
+                    .ends_with(crate::scenario::declared::ALL_FEATURES_SUFFIX)
+            })
+            .collect());
     }
     let mut out = Vec::new();
     for n in names {

@@ -288,8 +288,20 @@ impl Recorder<'_> {
                 for p in &o.problems {
                     eprintln!("  {}: problem: {p}", s.name);
                 }
-                // The recording, and the session transcript kept beside it (`transcript`).
-                let mut names = vec![name.clone()];
+                // The recording, and the session transcript kept beside it (`transcript`). An
+                // all-tools scenario (`*-all-tools`) is there for what its release declares (checked
+                // below), not for its one-text-turn session, which has no expected output.
+                let declares_only = s.name.ends_with(super::declared::ALL_FEATURES_SUFFIX);
+                if declares_only {
+                    let path = corpus.join(&provider).join(format!("{name}.jsonl.zst"));
+                    fs::remove_file(&path)
+                        .with_context(|| format!("failed to remove {}", path.display()))?;
+                }
+                let mut names = if declares_only {
+                    Vec::new()
+                } else {
+                    vec![name.clone()]
+                };
                 if o.transcript.is_some() {
                     names.push(s.transcript_fixture_name());
                 }

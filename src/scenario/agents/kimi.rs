@@ -9,8 +9,6 @@
 //! else it would reach is behind a closed proxy port. The fixture MCP server is passed in
 //! `session/new`, as an editor passes it; in print mode in `--mcp-config`.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher, joined, wrapped};
@@ -146,8 +144,7 @@ impl Launcher for Kimi {
         if self.acp {
             anyhow::bail!("`kimi acp` is driven by the ACP launcher");
         }
-        let interrupt = launch.scenario.interrupt_after_secs;
-        wrapped(launch, interrupt.map(Duration::from_secs))?;
+        wrapped(launch, launch.interrupt())?;
         Ok(Driven {
             problems: Vec::new(),
             dismissed: false,

@@ -454,7 +454,6 @@ const PLAIN: &[u8] = b"abcdefghijklmnopqrstuvwxyz {}:,";
 /// length up to past a 64-byte block, escaped quotes, runs of backslashes of every length (an
 /// odd one escapes what follows it), escapes of every kind, and now and then a wrong one, a
 /// bare quote (which ends the string early) or a control byte.
-
 fn long_string_body() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     use proptest::prelude::*;
     let piece = prop_oneof![
