@@ -397,6 +397,25 @@ impl PartStore {
         self.diagnostic(line, DiagnosticLevel::Info, message);
     }
 
+    /// At the end of a stream, the results still waiting for their call (by call id, each with
+    /// its line): a warning at each one's line, in line order.
+    pub fn warn_unmatched_results<T>(
+        &mut self,
+        pending: impl IntoIterator<Item = (String, (u32, T))>,
+    ) {
+        let mut orphans: Vec<(u32, String)> = pending
+            .into_iter()
+            .map(|(id, (line, _))| (line, id))
+            .collect();
+        orphans.sort();
+        for (line, id) in orphans {
+            self.warn(
+                line,
+                format!("the result of {id} has no matching call in this stream"),
+            );
+        }
+    }
+
     /// The document of a collecting store: its parts, events and diagnostics, the diagnostics
     /// left out counted in one summary per kind.
     pub fn finish(mut self, provider: &str, dialect: &str) -> NormalizedDocument {

@@ -205,17 +205,6 @@ impl LineNormalizer for Normalizer {
     }
 
     fn finish(&mut self, store: &mut PartStore) {
-        let mut orphans: Vec<(u32, String)> = self
-            .pending
-            .drain()
-            .map(|(id, (line, _))| (line, id))
-            .collect();
-        orphans.sort();
-        for (line, id) in orphans {
-            store.warn(
-                line,
-                format!("the result of {id} has no matching call in this stream"),
-            );
-        }
+        store.warn_unmatched_results(self.pending.drain());
     }
 }

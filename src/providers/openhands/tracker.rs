@@ -83,18 +83,7 @@ impl Tracker {
 
     /// The stream has ended: a result whose call never came is reported at its line.
     pub(super) fn finish(&mut self, store: &mut PartStore) {
-        let mut orphans: Vec<(u32, String)> = self
-            .pending
-            .drain()
-            .map(|(id, (line, _))| (line, id))
-            .collect();
-        orphans.sort();
-        for (line, id) in orphans {
-            store.warn(
-                line,
-                format!("the result of {id} has no matching call in this stream"),
-            );
-        }
+        store.warn_unmatched_results(self.pending.drain());
     }
 
     /// Apply one event read from raw line `line`.
