@@ -3,7 +3,7 @@
 //! with their `tool_calls`, a `tool` message per result), among Kimi's own records:
 //! `{"role": "_system_prompt", "content"}` (first), `{"role": "_checkpoint", "id"}` before each
 //! step, `{"role": "_usage", "token_count"}` after it. The system prompt says the working
-//! directory (`The current working directory is `<dir>`.`), which places paths when the stream's
+//! directory (``The current working directory is `<dir>`.``), which places paths when the stream's
 //! header does not. A subagent's context is a file of its own (`subagents/<id>/context.jsonl`).
 
 use super::{RECORDS, is_message, messages::Normalizer};

@@ -10,7 +10,8 @@ use serde_json::Value;
 use crate::model::{McpRef, ToolError, ToolKind, ToolMetadata, ToolState};
 use crate::providers::{PartUpdate, titles};
 
-/// Kimi 1.51's built-in tools.
+/// Kimi 1.51's built-in tools (the scenarios offer them; the core alone reads none).
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub const BUILTINS: &[&str] = &[
     "Agent",
     "AskUserQuestion",
@@ -256,7 +257,7 @@ pub(crate) fn outcome(texts: &[&str]) -> Result<Value, ToolError> {
         return Err(ToolError {
             code: code_of(message),
             message: message.to_owned(),
-            details: (!output.is_empty()).then(|| Value::String(output)),
+            details: (!output.is_empty()).then_some(Value::String(output)),
         });
     }
     if output.is_empty() {
