@@ -124,7 +124,7 @@ fn replay(
     lines: &[Vec<u8>],
     timed: &[usize],
     echo: bool,
-    matches: fn(&str, usize) -> bool,
+    matches: &dyn Fn(&str, usize) -> bool,
 ) -> Vec<Duration> {
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -174,47 +174,17 @@ fn replay(
 
 /// Write `lines` one at a time into `cmd`; for each line where a call first appears, wait for
 /// that call's first chunk (`toolCallId`). The latencies of those lines.
-fn replay_wire(mut cmd: Command, lines: &[Vec<u8>], first: &[(usize, String)]) -> Vec<Duration> {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the process starts");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel::<(Instant, String)>();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            let _ = tx.send((Instant::now(), line));
-        }
-    });
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = Vec::new();
-    let mut next = first.iter().peekable();
-    for (i, line) in lines.iter().enumerate() {
-        let sent = Instant::now();
-        stdin.write_all(line).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-        let Some((_, id)) = next.next_if(|(l, _)| *l == i) else {
-            continue;
-        };
-        loop {
-            let (at, text) = rx
-                .recv_timeout(Duration::from_secs(30))
-                .expect("a chunk for a call's first line");
-            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-            if v["toolCallId"].as_str() == Some(id.as_str()) {
-                out.push(at - sent);
-                break;
-            }
-        }
-    }
-    drop(stdin);
-    let _ = child.wait();
-    let _ = reader.join();
-    out
+fn replay_wire(cmd: Command, lines: &[Vec<u8>], first: &[(usize, String)]) -> Vec<Duration> {
+    let timed: Vec<usize> = first.iter().map(|(l, _)| *l).collect();
+    let first_chunk = |text: &str, i: usize| {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let id = first
+            .iter()
+            .find(|(l, _)| *l == i)
+            .map(|(_, id)| id.as_str());
+        v["toolCallId"].as_str() == id
+    };
+    replay(cmd, lines, &timed, false, &first_chunk)
 }
 
 fn toolnorm_line(text: &str, i: usize) -> bool {
@@ -238,9 +208,9 @@ fn main() {
         for s in &samples {
             let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolnorm"));
             cmd.args(&s.args);
-            let t = replay(cmd, &s.lines, &s.timed, false, toolnorm_line);
+            let t = replay(cmd, &s.lines, &s.timed, false, &toolnorm_line);
             // cat echoes every line: time the same lines.
-            let b = replay(Command::new("cat"), &s.lines, &s.timed, true, |_, _| true);
+            let b = replay(Command::new("cat"), &s.lines, &s.timed, true, &|_, _| true);
             tool_first.push(t[0]);
             base_first.push(b[0]);
             tool.extend(&t[1..]);
@@ -300,7 +270,7 @@ fn wire_latency() {
             cmd.args(&s.args[..s.args.len() - 1])
                 .args(["--emit", "ai-sdk", "-"]);
             let t = replay_wire(cmd, &s.lines, &s.first_lines);
-            let b = replay(Command::new("cat"), &s.lines, &timed, true, |_, _| true);
+            let b = replay(Command::new("cat"), &s.lines, &timed, true, &|_, _| true);
             tool_first.push(t[0]);
             base_first.push(b[0]);
             tool.extend(&t[1..]);

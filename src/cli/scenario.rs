@@ -9,6 +9,7 @@ use clap::Subcommand;
 
 use crate::cli::exit;
 use crate::scenario::agents;
+use crate::scenario::declared::{self, Features};
 use crate::scenario::drift::{self, DriftOptions};
 use crate::scenario::launch::RunOptions;
 use crate::scenario::matrix::{self, MatrixOptions, Version};
@@ -188,11 +189,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                             failed += 1;
                         }
                         if let Some(dir) = &a.declared_tools {
-                            crate::scenario::declared::merge(
+                            declared::merge(
                                 dir,
                                 agents::of(s)?.cli,
                                 &o.cli_version,
-                                crate::scenario::declared::Features::of_scenario(&s.name),
+                                Features::of_scenario(&s.name),
                                 &o.declared,
                             )?;
                         }
@@ -400,10 +401,7 @@ fn select<'a>(all: &'a [Scenario], names: &[String]) -> anyhow::Result<Vec<&'a S
     if names.is_empty() {
         return Ok(all
             .iter()
-            .filter(|s| {
-                !s.name
-                    .ends_with(crate::scenario::declared::ALL_FEATURES_SUFFIX)
-            })
+            .filter(|s| Features::of_scenario(&s.name) != Features::All)
             .collect());
     }
     let mut out = Vec::new();

@@ -38,6 +38,23 @@ impl PartUpdate {
             ..PartUpdate::default()
         }
     }
+
+    /// The update that ends call `id` with its result: `complete` with the output, or `error`
+    /// with the error.
+    pub fn ended(id: impl Into<String>, result: Result<Value, ToolError>) -> Self {
+        let mut u = PartUpdate::new(id);
+        match result {
+            Ok(out) => {
+                u.state = Some(ToolState::Complete);
+                u.output = Some(out);
+            }
+            Err(e) => {
+                u.state = Some(ToolState::Error);
+                u.error = Some(e);
+            }
+        }
+        u
+    }
 }
 
 /// What happened to an update.

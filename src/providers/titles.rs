@@ -11,6 +11,15 @@ use crate::text::clip;
 /// Longest title, in characters, ellipsis included.
 pub const MAX_TITLE: usize = 100;
 
+/// `input[key]` when it is a string with something in it other than white space (as given, not
+/// trimmed): the field a title is made from.
+pub fn nonblank<'a>(input: &'a serde_json::Value, key: &str) -> Option<&'a str> {
+    input
+        .get(key)
+        .and_then(serde_json::Value::as_str)
+        .filter(|v| !v.trim().is_empty())
+}
+
 /// Finish a title: single line, bounded, never empty.
 pub fn finish(title: &str, fallback: &str) -> String {
     let t = clip(title, MAX_TITLE);

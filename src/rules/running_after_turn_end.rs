@@ -1,6 +1,5 @@
 //! TN013: no part is still started or running once the provider said the turn ended.
 
-use super::support::HashSet;
 use super::{Finding, RuleContext, declare_rule};
 use crate::model::PartEvent;
 
@@ -36,13 +35,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
     let ends = &raw.turn_ends;
     // Turn ends come in line order from every scan; if not, every end is looked at.
     let sorted = ends.is_sorted_by_key(|e| e.line);
-    // The scopes of background calls: an end in one of them is that task's end, no one else's.
-    let tasks: HashSet<&str> = raw
-        .calls
-        .iter()
-        .filter(|c| c.background)
-        .filter_map(|c| c.scope.as_deref())
-        .collect();
+    let tasks = raw.background_scopes();
     let mut out = Vec::new();
     for part in &cx.doc.parts {
         let events: Vec<&PartEvent> = cx.events_of(&part.id).collect();
@@ -70,19 +63,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 break;
             }
             // Work that goes on in the background ends with its own task, not the turn.
-            if background && end.scope.as_deref() != scope {
-                continue;
-            }
-            if let (Some(a), Some(b)) = (scope, end.scope.as_deref())
-                && a != b
-            {
-                continue;
-            }
-            if end
-                .scope
-                .as_deref()
-                .is_some_and(|b| tasks.contains(b) && scope != Some(b))
-            {
+            if !end.ends(scope, background, &tasks) {
                 continue;
             }
             let (began, at_end) = if sorted {

@@ -1,6 +1,5 @@
 //! TN021: a call that finished has its result on the wire.
 
-use super::support::HashSet;
 use super::wire::{Step, legacy_name};
 use super::{Finding, RuleContext, declare_rule};
 use crate::model::LegacyToolPart;
@@ -36,13 +35,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
         return Vec::new();
     };
     let raw = cx.raw();
-    // The scopes of background calls: an end in one of them is that task's end only (TN013).
-    let tasks: HashSet<&str> = raw
-        .calls
-        .iter()
-        .filter(|c| c.background)
-        .filter_map(|c| c.scope.as_deref())
-        .collect();
+    let tasks = raw.background_scopes();
     let mut out = Vec::new();
     for id in w.calls() {
         if w.of(id).any(|f| f.step == Step::Result) {
@@ -61,19 +54,9 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
             format!("raw line {failed} marks it failed")
         } else if let Some(end) = call.and_then(|c| {
             let scope = c.scope.as_deref();
-            raw.turn_ends.iter().find(|e| {
-                let end_scope = e.scope.as_deref();
-                if e.line <= c.line || (c.background && end_scope != scope) {
-                    return false;
-                }
-                if let (Some(a), Some(b)) = (scope, end_scope)
-                    && a != b
-                {
-                    return false;
-                }
-                // Another call's background task ending is not this call's turn ending.
-                !end_scope.is_some_and(|b| tasks.contains(b) && scope != Some(b))
-            })
+            raw.turn_ends
+                .iter()
+                .find(|e| e.line > c.line && e.ends(scope, c.background, &tasks))
         }) {
             format!("its turn ends on raw line {}", end.line)
         } else {

@@ -291,7 +291,8 @@ impl Recorder<'_> {
                 // The recording, and the session transcript kept beside it (`transcript`). An
                 // all-tools scenario (`*-all-tools`) is there for what its release declares (checked
                 // below), not for its one-text-turn session, which has no expected output.
-                let declares_only = s.name.ends_with(super::declared::ALL_FEATURES_SUFFIX);
+                let declares_only = super::declared::Features::of_scenario(&s.name)
+                    == super::declared::Features::All;
                 if declares_only {
                     let path = corpus.join(&provider).join(format!("{name}.jsonl.zst"));
                     fs::remove_file(&path)

@@ -83,15 +83,15 @@ impl Interrupt {
         }
     }
 
-    /// Wait until the interrupt is due (`printed` is what the agent printed so far) or `done`
-    /// says the agent no longer needs one (it exited): `true` when it is due.
+    /// Wait until the interrupt is due (`shown` as for [`due`](Self::due)) or `done` says the
+    /// agent no longer needs one (it exited): `true` when it is due.
     pub fn wait(
         &self,
-        printed: impl Fn() -> Vec<u8>,
+        shown: impl Fn(&str) -> bool,
         mut done: impl FnMut(Duration) -> anyhow::Result<bool>,
     ) -> anyhow::Result<bool> {
         loop {
-            if self.due(|text| memchr::memmem::find(&printed(), text.as_bytes()).is_some()) {
+            if self.due(&shown) {
                 return Ok(true);
             }
             let wait = self.next_check().saturating_duration_since(Instant::now());

@@ -42,6 +42,11 @@ impl Served {
 /// A corpus of three fixtures in `d`, verified: two new (no expected file), one whose expected
 /// file has a changed title and state.
 pub fn verified_corpus(d: &Path) {
+    verified_corpus_titled(d, "Writing elsewhere");
+}
+
+/// [`verified_corpus`], the changed expected file's first part titled `title`.
+pub fn verified_corpus_titled(d: &Path, title: &str) {
     for (agent, name) in [
         ("claude", "live-claude-2.1.123-write-edit"),
         ("claude", "live-claude-2.1.197-bash"),
@@ -59,7 +64,7 @@ pub fn verified_corpus(d: &Path) {
         std::fs::read_to_string(root().join("expected/claude/live-claude-2.1.123-write-edit.json"))
             .unwrap();
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    doc["parts"][0]["title"] = "Writing elsewhere".into();
+    doc["parts"][0]["title"] = title.into();
     std::fs::write(
         d.join("expected/claude/live-claude-2.1.123-write-edit.json"),
         serde_json::to_string_pretty(&doc).unwrap() + "\n",

@@ -20,6 +20,26 @@ fn unescape(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
+/// Assert that a page's cards are the parts `want` (id, state, title), the titles as the page
+/// shows them (cut at 500 characters, the cut marked); nested subagent calls come after their
+/// parent on the page, so both are compared as sets, sorted. The page's cards, sorted.
+fn assert_cards_are(
+    mut got: Vec<(String, String, String)>,
+    mut want: Vec<(String, String, String)>,
+    label: &str,
+) -> Vec<(String, String, String)> {
+    got.sort();
+    want.sort();
+    let clip = |t: &str| t.chars().take(500).collect::<String>();
+    let want: Vec<_> = want.into_iter().map(|(i, s, t)| (i, s, clip(&t))).collect();
+    let got: Vec<_> = got
+        .into_iter()
+        .map(|(i, s, t)| (i, s, t.replace("<span class=\"clip\">", "")))
+        .collect();
+    assert_eq!(got, want, "{label}");
+    got
+}
+
 /// The cards of a page: (part id, state, title) of every `<article>`, in page order.
 pub fn cards(html: &str) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
@@ -135,19 +155,9 @@ fn a_session_of_each_agent_becomes_its_cards_linked_to_raw_lines() {
         assert!(o.status.success(), "{}: {}", fixture.display(), stderr(&o));
         assert!(stdout(&o).starts_with("page.html ("), "{}", stdout(&o));
         let html = std::fs::read_to_string(&page).unwrap();
-        let mut got = cards(&html);
-        let mut want = normalized(&fixture);
+        let want = normalized(&fixture);
         assert!(!want.is_empty(), "{} has no calls", fixture.display());
-        // Nested subagent calls come after their parent on the page: compare as sets, ordered.
-        got.sort();
-        want.sort();
-        let clip = |t: &str| t.chars().take(500).collect::<String>();
-        let want: Vec<_> = want.into_iter().map(|(i, s, t)| (i, s, clip(&t))).collect();
-        let got: Vec<_> = got
-            .into_iter()
-            .map(|(i, s, t)| (i, s, t.replace("<span class=\"clip\">", "")))
-            .collect();
-        assert_eq!(got, want, "{}", fixture.display());
+        assert_cards_are(cards(&html), want, &fixture.display().to_string());
         // Every card's raw lines are on the page, under the id its link names.
         for link in html.split("<a class=\"rawlink\" href=\"#").skip(1) {
             let id = link.split('"').next().unwrap();
@@ -292,32 +302,8 @@ fn follow_rewrites_the_page_as_the_session_grows_then_leaves_it_still() {
 fn a_verify_report_previews_new_and_changed_fixtures_and_accepts_exactly_one() {
     let dir = tempdir();
     let d = dir.path();
-    for (agent, name) in [
-        ("claude", "live-claude-2.1.123-write-edit"),
-        ("claude", "live-claude-2.1.197-bash"),
-        ("codex", "live-codex-exec-patch"),
-    ] {
-        std::fs::create_dir_all(d.join("corpus").join(agent)).unwrap();
-        std::fs::copy(
-            root().join(format!("corpus/{agent}/{name}.jsonl.zst")),
-            d.join(format!("corpus/{agent}/{name}.jsonl.zst")),
-        )
-        .unwrap();
-    }
     // The first has a changed title and state in its expected file; the others have none (new).
-    std::fs::create_dir_all(d.join("expected/claude")).unwrap();
-    let text =
-        std::fs::read_to_string(root().join("expected/claude/live-claude-2.1.123-write-edit.json"))
-            .unwrap();
-    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    doc["parts"][0]["title"] = "Writing <b>elsewhere</b>".into();
-    std::fs::write(
-        d.join("expected/claude/live-claude-2.1.123-write-edit.json"),
-        serde_json::to_string_pretty(&doc).unwrap() + "\n",
-    )
-    .unwrap();
-    let o = run_in(d, &["verify", "--expectations", "/dev/null"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    crate::review_serve::verified_corpus_titled(d, "Writing <b>elsewhere</b>");
     let html = std::fs::read_to_string(d.join("reports/index.html")).unwrap();
     // The changed fixture: its changed card on both sides, the field named.
     assert!(
@@ -524,8 +510,8 @@ fn an_imported_session_of_each_agent_shows_its_cards_in_the_report() {
             .iter()
             .find(|(n, _)| n.ends_with(&format!("/{name}")))
             .unwrap_or_else(|| panic!("{name} not in the report"));
-        let mut want = normalized(f);
-        let mut got = cards(body);
+        let want = normalized(f);
+        let got = cards(body);
         assert!(
             body.contains(&format!(
                 "New fixture (no expected file): {} card",
@@ -533,15 +519,7 @@ fn an_imported_session_of_each_agent_shows_its_cards_in_the_report() {
             )),
             "{label}: no new-fixture preview"
         );
-        want.sort();
-        got.sort();
-        let clip = |t: &str| t.chars().take(500).collect::<String>();
-        let want: Vec<_> = want.into_iter().map(|(i, s, t)| (i, s, clip(&t))).collect();
-        let got: Vec<_> = got
-            .into_iter()
-            .map(|(i, s, t)| (i, s, t.replace("<span class=\"clip\">", "")))
-            .collect();
-        assert_eq!(got, want, "{label}");
+        let got = assert_cards_are(got, want, label);
         let links: Vec<&str> = body
             .split("<a class=\"rawlink\" href=\"#")
             .skip(1)

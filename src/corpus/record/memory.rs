@@ -88,6 +88,12 @@ impl Captured {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+
+    /// Whether what was written so far holds `needle` (searched in place, not copied).
+    pub fn contains(&self, needle: &[u8]) -> bool {
+        let bytes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        memchr::memmem::find(&bytes, needle).is_some()
+    }
 }
 
 impl Write for Captured {

@@ -10,5 +10,5 @@ mod openhands;
 pub(crate) mod stdio;
 pub(crate) mod tools;
 mod tracker;
-mod vibe;
+pub(crate) mod vibe;
 mod wire;

@@ -14,6 +14,30 @@ use crate::providers::titles;
 /// The name `vibe-acp` gives itself in `initialize` (`agentInfo.name`).
 pub(crate) const AGENT_NAME: &str = "@mistralai/mistral-vibe";
 
+/// Vibe 3.0's built-in tools: the unified harness's (what 3.0.2 declares) and the older loop's
+/// built-ins (`vibe/core/tools/builtins`). Read by the scenarios (the `cli` feature) and the
+/// tests below.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) const BUILTINS: &[&str] = &[
+    "bash",
+    "read_file",
+    "write_file",
+    "edit",
+    "todo",
+    "skill",
+    "unified_harness_scratchpad",
+    "cron",
+    "wait",
+    "search_tool_functions",
+    "run_typescript",
+    "search_replace",
+    "grep",
+    "task",
+    "ask_user_question",
+    "web_fetch",
+    "web_search",
+];
+
 fn string<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
     input
         .get(key)
@@ -208,32 +232,10 @@ mod tests {
 
     use super::*;
 
-    /// Vibe 3.0's built-in tools: the unified harness's (what 3.0.2 declares) and the older
-    /// loop's.
-    const BUILTIN: &[&str] = &[
-        "bash",
-        "read_file",
-        "write_file",
-        "edit",
-        "todo",
-        "skill",
-        "unified_harness_scratchpad",
-        "cron",
-        "wait",
-        "search_tool_functions",
-        "run_typescript",
-        "search_replace",
-        "grep",
-        "task",
-        "ask_user_question",
-        "web_fetch",
-        "web_search",
-    ];
-
     /// Every built-in tool has a kind other than `unknown` and a title that is not its name.
     #[test]
     fn every_builtin_tool_is_titled() {
-        for tool in BUILTIN {
+        for tool in BUILTINS {
             let (kind, title) = describe(tool, &json!({}), None).unwrap();
             assert_ne!(kind, ToolKind::Unknown, "{tool}");
             assert!(!titles::restates(&title, tool), "{tool}: {title}");

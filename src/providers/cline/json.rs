@@ -250,7 +250,8 @@ impl Normalizer {
                     _ => None,
                 };
                 let output = ev.output.map(raw_to_value).unwrap_or_default();
-                let mut u = tools::ended(id, tools::outcome(output, error, false));
+                let mut u =
+                    crate::providers::PartUpdate::ended(id, tools::outcome(output, error, false));
                 u.timing = Some(Timing {
                     started_at: None,
                     completed_at: ts.map(|t| TimeValue::Text(t.to_owned())),

@@ -132,7 +132,10 @@ impl LineNormalizer for Normalizer {
                         }
                         let is_error = block.get("is_error") == Some(&Value::Bool(true));
                         let content = block.get("content").cloned().unwrap_or_default();
-                        let mut u = tools::ended(id, tools::outcome(content, None, is_error));
+                        let mut u = crate::providers::PartUpdate::ended(
+                            id,
+                            tools::outcome(content, None, is_error),
+                        );
                         u.timing = at.clone().map(|t| Timing {
                             completed_at: Some(t),
                             ..Timing::default()

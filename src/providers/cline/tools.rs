@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::model::{McpRef, ToolError, ToolKind, ToolMetadata, ToolState};
 use crate::providers::PartUpdate;
 use crate::providers::titles;
+use crate::providers::titles::nonblank as s;
 
 /// What a call's name and input say.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,13 +22,6 @@ pub(crate) struct Described {
     pub kind: ToolKind,
     pub title: String,
     pub mcp: Option<McpRef>,
-}
-
-fn s<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|v| !v.trim().is_empty())
 }
 
 /// `Reading the mailbox`, or `action detail` when there is a detail.
@@ -311,22 +305,6 @@ pub(super) fn opened(
         }),
         ..PartUpdate::new(id)
     }
-}
-
-/// The update that ends a call with what [`outcome`] made of its result.
-pub(super) fn ended(id: &str, result: Result<Value, ToolError>) -> PartUpdate {
-    let mut u = PartUpdate::new(id);
-    match result {
-        Ok(out) => {
-            u.state = Some(ToolState::Complete);
-            u.output = Some(out);
-        }
-        Err(e) => {
-            u.state = Some(ToolState::Error);
-            u.error = Some(e);
-        }
-    }
-    u
 }
 
 /// The message of an error text Cline wrapped as JSON (`{"error":"…"}`), or the text itself.

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::model::{McpRef, ToolError, ToolKind};
 use crate::providers::titles;
+use crate::providers::titles::nonblank as s;
 
 /// What a call's name and input say.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,13 +16,6 @@ pub(super) struct Described {
     pub kind: ToolKind,
     pub title: String,
     pub mcp: Option<McpRef>,
-}
-
-fn s<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|v| !v.trim().is_empty())
 }
 
 /// `Stopping shell 3`, or the bare action when the detail is missing.

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::model::{McpRef, ToolError, ToolKind};
 use crate::providers::titles;
+use crate::providers::titles::nonblank as s;
 
 /// What a call's name and input say.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,13 +21,6 @@ pub(super) struct Described {
 pub(super) fn split_mcp(name: &str) -> Option<(&str, &str)> {
     let (server, tool) = name.split_once("___")?;
     (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
-}
-
-fn s<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|v| !v.trim().is_empty())
 }
 
 fn n(input: &Value, key: &str) -> Option<u64> {

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::model::{McpRef, ToolKind};
 use crate::providers::titles;
+use crate::providers::titles::nonblank as s;
 
 /// Which CLI of the family wrote the stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,13 +31,6 @@ pub(crate) struct Described {
     pub kind: ToolKind,
     pub title: String,
     pub mcp: Option<McpRef>,
-}
-
-fn s<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|v| !v.trim().is_empty())
 }
 
 fn n(input: &Value, key: &str) -> Option<u64> {

@@ -116,18 +116,10 @@ impl Normalizer {
         }
         *done = true;
         let texts = texts(content);
-        let mut u = crate::providers::PartUpdate::new(id);
-        match tools::outcome(&texts) {
-            Ok(out) => {
-                u.state = Some(crate::model::ToolState::Complete);
-                u.output = Some(out);
-            }
-            Err(e) => {
-                u.state = Some(crate::model::ToolState::Error);
-                u.error = Some(e);
-            }
-        }
-        store.upsert(line, u);
+        store.upsert(
+            line,
+            crate::providers::PartUpdate::ended(id, tools::outcome(&texts)),
+        );
     }
 
     /// The working directory the system prompt names.

@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::{McpRef, ToolError, ToolKind};
+use crate::providers::titles::nonblank as s;
 use crate::providers::{first_line, titles};
 
 /// What a call's name and input say.
@@ -26,13 +27,6 @@ pub(crate) const MCP_ACTION: &str = "MCPToolAction";
 
 /// The server an MCP call is shown under: OpenHands' events name only the tool.
 pub(crate) const MCP_SERVER: &str = "mcp";
-
-fn s<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|v| !v.trim().is_empty())
-}
 
 fn n(input: &Value, key: &str) -> Option<i64> {
     input.get(key).and_then(Value::as_i64)

@@ -278,17 +278,7 @@ impl Tracker {
 
 /// The update that ends a call with its result, at the result's time.
 fn ended(id: &str, result: Result<Value, crate::model::ToolError>, at: Option<&str>) -> PartUpdate {
-    let mut u = PartUpdate::new(id);
-    match result {
-        Ok(out) => {
-            u.state = Some(ToolState::Complete);
-            u.output = Some(out);
-        }
-        Err(e) => {
-            u.state = Some(ToolState::Error);
-            u.error = Some(e);
-        }
-    }
+    let mut u = PartUpdate::ended(id, result);
     u.timing = at.map(|t| Timing {
         completed_at: Some(TimeValue::Text(t.to_owned())),
         ..Timing::default()

@@ -12,7 +12,7 @@
 //! one pass with `aho-corasick`, and then only into a tree of the parts the scans read, borrowed
 //! from the line ([`pruned`]).
 
-use super::support::HashMap;
+use super::support::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, packed};
@@ -95,6 +95,30 @@ pub(crate) struct TurnEnd {
     pub scope: Option<String>,
 }
 
+impl TurnEnd {
+    /// Whether this end of a turn ends a call in `scope` (`background`: the call's work goes on
+    /// as a task of its own), `tasks` being the scan's [`RawScan::background_scopes`]. A
+    /// background call ends only with its own task; an end in another scope, or in another
+    /// call's background task, is not the call's end.
+    pub(crate) fn ends(
+        &self,
+        scope: Option<&str>,
+        background: bool,
+        tasks: &HashSet<&str>,
+    ) -> bool {
+        let end_scope = self.scope.as_deref();
+        if background && end_scope != scope {
+            return false;
+        }
+        if let (Some(a), Some(b)) = (scope, end_scope)
+            && a != b
+        {
+            return false;
+        }
+        !end_scope.is_some_and(|b| tasks.contains(b) && scope != Some(b))
+    }
+}
+
 /// The rules' independent reading of a raw stream: every tool call it holds (in order of first
 /// appearance), with what the raw lines say of it, and where turns end.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -107,6 +131,15 @@ pub struct RawScan {
 impl RawScan {
     pub(crate) fn get(&self, id: &str) -> Option<&RawCall> {
         self.index.get(id).map(|&i| &self.calls[i])
+    }
+
+    /// The scopes of background calls: an end in one of them is that task's end, no one else's.
+    pub(crate) fn background_scopes(&self) -> HashSet<&str> {
+        self.calls
+            .iter()
+            .filter(|c| c.background)
+            .filter_map(|c| c.scope.as_deref())
+            .collect()
     }
 
     /// The call for `id`, created at `line` the first time it is seen.

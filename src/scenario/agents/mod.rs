@@ -642,7 +642,7 @@ fn wrapped(launch: &Launch<'_>, interrupt: Option<Interrupt>) -> anyhow::Result<
     if let Some(interrupt) = interrupt {
         let started = Instant::now();
         if interrupt.wait(
-            || out.bytes(),
+            |text| out.contains(text.as_bytes()),
             |wait| {
                 exit = running.wait_for(wait)?;
                 Ok(exit.is_some())

@@ -460,7 +460,7 @@ fn converse(
     // An interrupted turn: what a UI's stop button does, `POST /session/:id/abort`.
     let mut abort = Interrupt::of(s, scratch);
     loop {
-        let shown = |text: &str| memchr::memmem::find(&printed.bytes(), text.as_bytes()).is_some();
+        let shown = |text: &str| printed.contains(text.as_bytes());
         if abort.take_if(|i| i.due(shown)).is_some() {
             http.post(&format!("{base}/session/{sid}/abort"))
                 .set("Content-Type", "application/json")

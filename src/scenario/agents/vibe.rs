@@ -52,27 +52,8 @@ const MODEL: &str = "scripted";
 /// The variable Vibe reads the scripted provider's key from.
 const KEY_VAR: &str = "SCRIPTED_API_KEY";
 
-/// The tools Mistral Vibe 3.0 can declare to the model: the unified harness's (3.0.2 declares
-/// these), and the older loop's built-ins (`vibe/core/tools/builtins`).
-pub const TOOLS: &[&str] = &[
-    "bash",
-    "read_file",
-    "write_file",
-    "edit",
-    "todo",
-    "skill",
-    "unified_harness_scratchpad",
-    "cron",
-    "wait",
-    "search_tool_functions",
-    "run_typescript",
-    "search_replace",
-    "grep",
-    "task",
-    "ask_user_question",
-    "web_fetch",
-    "web_search",
-];
+/// The tools Mistral Vibe 3.0 can declare to the model: its provider's table of built-ins.
+pub const TOOLS: &[&str] = crate::providers::acp::vibe::BUILTINS;
 
 impl Launcher for Vibe {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
