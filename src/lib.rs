@@ -64,6 +64,8 @@ pub mod scenario;
 pub mod stream;
 pub mod text;
 #[cfg(feature = "cli")]
+pub mod timestamp;
+#[cfg(feature = "cli")]
 pub mod verify;
 
 pub use model::{NormalizedDocument, NormalizedToolPart, ToolKind, ToolState};

@@ -157,10 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
 /// A timestamp name: `20261202-151000`.
 fn default_name() -> String {
-    let fmt = time::macros::format_description!("[year][month][day]-[hour][minute][second]");
-    time::OffsetDateTime::now_utc()
-        .format(&fmt)
-        .unwrap_or_else(|_| "recording".to_owned())
+    crate::timestamp::now_compact()
 }
 
 /// Run `f` on the first SIGINT/SIGTERM (SSE mode ends its recording cleanly on Ctrl-C).

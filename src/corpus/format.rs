@@ -186,13 +186,6 @@ pub fn merged_header(header: &Header, trailer: Option<&Trailer>) -> serde_json::
     v
 }
 
-/// Now, as RFC 3339 UTC.
-pub fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_owned())
-}
-
 /// The allow-listed part of this process's environment.
 pub fn allowed_env() -> BTreeMap<String, String> {
     ENV_ALLOW_LIST
@@ -208,7 +201,7 @@ pub fn new_header(provider: &str, name: &str) -> Header {
         provider: provider.to_owned(),
         name: name.to_owned(),
         toolnorm: env!("CARGO_PKG_VERSION").to_owned(),
-        started_at: now_rfc3339(),
+        started_at: crate::timestamp::now_rfc3339(),
         os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
         env: allowed_env(),
         ..Header::default()

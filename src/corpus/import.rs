@@ -323,14 +323,12 @@ fn line_times(lines: &[(&[u8], bool)]) -> Times {
     struct Stamped {
         timestamp: Option<serde_json::Value>,
     }
-    let parse = |b: &[u8]| -> Option<(time::OffsetDateTime, String)> {
+    let parse = |b: &[u8]| -> Option<(i128, String)> {
         let s: Stamped = serde_json::from_slice(b).ok()?;
         let text = s.timestamp?.as_str()?.to_owned();
-        let t = time::OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339)
-            .ok()?;
-        Some((t, text))
+        Some((crate::timestamp::rfc3339_nanos(&text)?, text))
     };
-    let mut first: Option<time::OffsetDateTime> = None;
+    let mut first: Option<i128> = None;
     let mut start = None;
     let mut last = 0u64;
     let mut offsets = Vec::with_capacity(lines.len());
@@ -340,7 +338,8 @@ fn line_times(lines: &[(&[u8], bool)]) -> Times {
                 start = Some(text);
                 t
             });
-            last = last.max(u64::try_from((t - f).whole_milliseconds()).unwrap_or(0));
+            // Whole milliseconds between the two, toward zero.
+            last = last.max(u64::try_from((t - f) / 1_000_000).unwrap_or(0));
         }
         offsets.push(last);
     }

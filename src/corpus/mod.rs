@@ -467,7 +467,7 @@ pub fn write_fixture<'a>(
     }
     let trailer = Trailer {
         redactions: header.redactions.clone(),
-        ended_at: format::now_rfc3339(),
+        ended_at: crate::timestamp::now_rfc3339(),
         cli_version: header.cli_version.clone(),
         ..Trailer::default()
     };

@@ -1,10 +1,8 @@
 //! TN018: timing is sane and taken from the source, never invented.
 
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
-
 use crate::model::TimeValue;
 use crate::stream::Dialect;
+use crate::timestamp::epoch_millis;
 
 use super::{Finding, RuleContext, declare_rule};
 
@@ -30,16 +28,6 @@ declare_rule! {
         code: "TN018",
         summary: "timing is sane (elapsed bounded, completedAt >= startedAt) and never invented",
         check: check,
-    }
-}
-
-/// Milliseconds since the epoch, for comparing two values of the same form.
-fn millis(v: &TimeValue) -> Option<i128> {
-    match v {
-        TimeValue::Millis(ms) => Some(i128::from(*ms)),
-        TimeValue::Text(s) => OffsetDateTime::parse(s, &Rfc3339)
-            .ok()
-            .map(|t| t.unix_timestamp_nanos() / 1_000_000),
     }
 }
 
@@ -74,7 +62,7 @@ fn check(cx: &RuleContext<'_>) -> Vec<Finding> {
                 (TimeValue::Millis(_), TimeValue::Millis(_))
                     | (TimeValue::Text(_), TimeValue::Text(_))
             );
-            if let (true, Some(sa), Some(sb)) = (same_form, millis(a), millis(b))
+            if let (true, Some(sa), Some(sb)) = (same_form, epoch_millis(a), epoch_millis(b))
                 && sb < sa
             {
                 say(format!("completedAt is {} ms before startedAt", sa - sb));

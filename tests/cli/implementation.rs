@@ -11,6 +11,37 @@ use serde_json::Value;
 
 use crate::util::{root, stderr, stdout, tempdir, toolnorm};
 
+/// The `--impl` commands of the `toolnorm verify --impl 'toolnorm serve-protocol …'` lines of a
+/// page's section (`toolnorm` as the binary under test). The docs test leaves those blocks of
+/// docs/protocol.md and docs/ui-wires.md to the tests here, which run each command and check
+/// much more than its exit code; any other line in such a block fails here.
+fn documented_impls(page: &str, heading: &str) -> Vec<String> {
+    let exe = env!("CARGO_BIN_EXE_toolnorm");
+    let mut found = Vec::new();
+    for (info, code) in crate::docs::section_blocks(page, heading) {
+        if info != "sh" || !code.contains("serve-protocol") {
+            continue;
+        }
+        for line in code.lines() {
+            let line = line.split(" #").next().unwrap_or_default().trim();
+            if line.is_empty() {
+                continue;
+            }
+            let cmd = line
+                .strip_prefix("toolnorm verify --impl '")
+                .and_then(|rest| rest.strip_suffix('\''))
+                .and_then(|c| c.strip_prefix("toolnorm serve-protocol"))
+                .unwrap_or_else(|| panic!("{page}: `{line}` is not a command the tests here run"));
+            found.push(format!("{exe} serve-protocol{cmd}"));
+        }
+    }
+    assert!(
+        !found.is_empty(),
+        "{page}: no serve-protocol block under {heading}"
+    );
+    found
+}
+
 /// Two small Claude stream-json fixtures of the shipped corpus (each with tool calls).
 const TWO_CLAUDE: &str = "claude/live-claude-{bash,interrupted}";
 
@@ -115,6 +146,15 @@ fn built_in_through_the_protocol_gives_the_built_in_verdicts() {
         .display()
         .to_string();
     let cmd = format!("{exe} serve-protocol");
+    // docs/protocol.md shows this command and the same answering in a wire (run below).
+    let documented = documented_impls("docs/protocol.md", "Running it");
+    assert_eq!(documented[0], cmd);
+    for other in &documented[1..] {
+        let wire = other
+            .strip_prefix(&format!("{cmd} --wire "))
+            .unwrap_or_default();
+        assert!(WIRES.contains(&wire), "docs/protocol.md: `{other}`");
+    }
     let (proto_out, proto) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);
     assert_eq!(
         builtin_out.status.code(),
@@ -381,6 +421,21 @@ const WIRES: [&str; 3] = ["acp", "ai-sdk", "ag-ui"];
 fn a_correct_wire_implementation_passes_the_whole_corpus_in_each_wire() {
     let exe = env!("CARGO_BIN_EXE_toolnorm");
     let (builtin_out, builtin) = verify(&["--jobs", "2"], &[]);
+    // docs/ui-wires.md shows one command for each wire: these.
+    let documented = documented_impls(
+        "docs/ui-wires.md",
+        "Gating an engine that answers in a wire",
+    );
+    let mut wires: Vec<&str> = documented
+        .iter()
+        .filter_map(|c| c.strip_prefix(&format!("{exe} serve-protocol --wire ")))
+        .collect();
+    wires.sort_unstable();
+    assert_eq!(
+        wires,
+        ["acp", "ag-ui", "ai-sdk"],
+        "docs/ui-wires.md: {documented:?}"
+    );
     for wire in WIRES {
         let cmd = format!("{exe} serve-protocol --wire {wire}");
         let (out, report) = verify(&["--impl", &cmd, "--jobs", "2"], &[]);

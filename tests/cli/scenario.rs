@@ -57,16 +57,20 @@ fn script() -> Script {
 /// POST `body` to `path` and return the SSE `data:` payloads (JSON), `[DONE]` excluded.
 fn post_sse(server: &ModelServer, path: &str, body: &Value) -> Vec<Value> {
     let resp = ureq::post(&format!("{}{path}", server.base_url()))
-        .set("Content-Type", "application/json")
-        .send_string(&body.to_string())
+        .header("Content-Type", "application/json")
+        .send(&body.to_string())
         .expect("request failed");
     assert_eq!(resp.status(), 200);
+    let content_type = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
     assert!(
-        resp.content_type().starts_with("text/event-stream"),
-        "{}",
-        resp.content_type()
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
     );
-    let text = resp.into_string().unwrap();
+    let text = resp.into_body().read_to_string().unwrap();
     let mut events = Vec::new();
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let mut name = None;
@@ -138,7 +142,7 @@ fn anthropic_messages_follow_the_script_turn_by_turn() {
     let tools = json!([{"name": "Bash", "input_schema": {"type": "object"}}]);
 
     // HEAD / is Claude Code's connectivity probe.
-    let head = ureq::request("HEAD", &format!("{}/", server.base_url()))
+    let head = ureq::head(&format!("{}/", server.base_url()))
         .call()
         .unwrap();
     assert_eq!(head.status(), 200);
@@ -318,9 +322,9 @@ fn chat_completions_stream_tool_call_deltas() {
     let body = json!({"model": "scripted", "stream": true, "tools": tools, "messages": [
         {"role": "system", "content": "sys"}, {"role": "user", "content": "go"}]});
     let resp = ureq::post(&format!("{}/v1/chat/completions", server.base_url()))
-        .send_string(&body.to_string())
+        .send(&body.to_string())
         .unwrap();
-    let text = resp.into_string().unwrap();
+    let text = resp.into_body().read_to_string().unwrap();
     assert!(text.trim_end().ends_with("data: [DONE]"));
     let chunks = post_sse(
         &server,
@@ -431,13 +435,13 @@ fn an_exhausted_script_ends_with_text_instead_of_looping() {
 fn unknown_routes_and_bad_bodies_get_errors_not_panics() {
     let server = ModelServer::start(script(), None).unwrap();
     let err = ureq::post(&format!("{}/v1/messages", server.base_url()))
-        .send_string("{not json")
+        .send("{not json")
         .unwrap_err();
-    assert!(matches!(err, ureq::Error::Status(400, _)));
+    assert!(matches!(err, ureq::Error::StatusCode(400)), "{err}");
     let err = ureq::get(&format!("{}/nope", server.base_url()))
         .call()
         .unwrap_err();
-    assert!(matches!(err, ureq::Error::Status(404, _)));
+    assert!(matches!(err, ureq::Error::StatusCode(404)), "{err}");
 }
 
 #[test]

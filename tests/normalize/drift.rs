@@ -202,23 +202,17 @@ fn redraw_lines(s: &Sample, v: &Volatile, rng: &mut Rng) -> Vec<(Direction, Stri
 
 /// An RFC 3339 UTC time `ms` milliseconds later, written with as many fraction digits.
 fn shifted(at: &str, ms: i64) -> String {
-    use time::format_description::well_known::Rfc3339;
-    let t = time::OffsetDateTime::parse(at, &Rfc3339).unwrap() + time::Duration::milliseconds(ms);
+    let t = chrono::DateTime::parse_from_rfc3339(at)
+        .unwrap()
+        .with_timezone(&chrono::Utc)
+        + chrono::TimeDelta::milliseconds(ms);
     let digits = at.split_once('.').map_or(0, |(_, f)| f.len() - 1);
     let fraction = if digits == 0 {
         String::new()
     } else {
-        format!(".{:09}", t.nanosecond())[..digits + 1].to_owned()
+        format!(".{:09}", t.timestamp_subsec_nanos())[..digits + 1].to_owned()
     };
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{fraction}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    )
+    format!("{}{fraction}Z", t.format("%Y-%m-%dT%H:%M:%S"))
 }
 
 /// Normalize re-drawn lines as `verify` normalizes the fixture.

@@ -31,10 +31,11 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 
-use super::format::{Header, Trailer, now_rfc3339};
+use super::format::{Header, Trailer};
 use super::redact::{RedactState, Redactor};
 use super::writer::FixtureWriter;
 use crate::stream::{Detector, Direction, Input, Provider};
+use crate::timestamp::now_rfc3339;
 
 /// Chunks in flight between the passthrough and the writer thread…
 const QUEUE_CHUNKS: usize = 65536;

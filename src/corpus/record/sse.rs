@@ -13,6 +13,9 @@ use crossbeam_channel::Receiver;
 use super::{Outcome, Recorder, Tap};
 use crate::stream::Direction;
 
+/// A subscription's answer: its body is the event stream.
+type Response = ureq::http::Response<ureq::Body>;
+
 /// What to subscribe to.
 #[derive(Clone, Debug)]
 pub struct SseOptions {
@@ -37,7 +40,7 @@ pub enum SseEnd {
 
 /// An open subscription to an event stream, recorded (or not) once it runs.
 pub struct Subscription {
-    first: ureq::Response,
+    first: Response,
     opts: SseOptions,
     tap: Tap,
     pub(super) recorder: Option<Recorder>,
@@ -49,7 +52,7 @@ impl Subscription {
         Ok(Self::open(connect(&opts.url)?, opts, Tap::none()))
     }
 
-    pub(super) fn open(first: ureq::Response, opts: SseOptions, tap: Tap) -> Subscription {
+    pub(super) fn open(first: Response, opts: SseOptions, tap: Tap) -> Subscription {
         Subscription {
             first,
             opts,
@@ -95,14 +98,14 @@ impl Subscription {
 }
 
 /// Subscribe. Done before the recording starts, so a wrong URL leaves no fixture behind.
-pub(super) fn connect(url: &str) -> anyhow::Result<ureq::Response> {
+pub(super) fn connect(url: &str) -> anyhow::Result<Response> {
     subscribe(url, None)
 }
 
-fn subscribe(url: &str, last_event_id: Option<&str>) -> anyhow::Result<ureq::Response> {
-    let mut req = ureq::get(url).set("Accept", "text/event-stream");
+fn subscribe(url: &str, last_event_id: Option<&str>) -> anyhow::Result<Response> {
+    let mut req = ureq::get(url).header("Accept", "text/event-stream");
     if let Some(id) = last_event_id {
-        req = req.set("Last-Event-ID", id);
+        req = req.header("Last-Event-ID", id);
     }
     req.call()
         .with_context(|| format!("failed to subscribe to {url}"))
@@ -117,7 +120,7 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// stderr, since events sent in between may be missing. The last end is returned once the
 /// attempts run out. `stopped` ends it at the next line, without subscribing again.
 fn follow(
-    first: ureq::Response,
+    first: Response,
     opts: &SseOptions,
     tap: &Tap,
     out: &mut dyn Write,
@@ -160,7 +163,7 @@ fn follow(
 /// Read events until the stream ends, an event whose `type` is `until` arrives or `stopped` is
 /// set; `last_id` follows the server's `id:` fields.
 fn run(
-    resp: ureq::Response,
+    resp: Response,
     url: &str,
     until: Option<&str>,
     tap: &Tap,
@@ -168,7 +171,7 @@ fn run(
     stopped: &AtomicBool,
     last_id: &mut Option<String>,
 ) -> anyhow::Result<SseEnd> {
-    let mut reader = BufReader::new(resp.into_reader());
+    let mut reader = BufReader::new(resp.into_body().into_reader());
     let mut data: Vec<u8> = Vec::new();
     let mut has_data = false;
     let mut line = Vec::new();

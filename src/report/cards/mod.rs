@@ -29,8 +29,9 @@ use serde_json::Value;
 
 use super::escape::{esc, esc_clip};
 use super::result::Violation;
-use crate::model::{LegacyState, NormalizedDocument, NormalizedToolPart, TimeValue, ToolKind};
+use crate::model::{LegacyState, NormalizedDocument, NormalizedToolPart, ToolKind};
 use crate::text::thousands;
+use crate::timestamp::epoch_millis;
 
 /// Characters of an input, output, error or metadata block shown at most.
 pub const MAX_BLOCK_CHARS: usize = 4_000;
@@ -349,17 +350,9 @@ pub fn elapsed_ms(p: &NormalizedToolPart) -> Option<u64> {
     if let Some(ms) = t.elapsed_ms {
         return Some(ms);
     }
-    let millis = |v: &TimeValue| match v {
-        TimeValue::Millis(ms) => Some(*ms as i128),
-        TimeValue::Text(s) => {
-            time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
-                .ok()
-                .map(|t| t.unix_timestamp_nanos() / 1_000_000)
-        }
-    };
     let (a, b) = (
-        millis(t.started_at.as_ref()?)?,
-        millis(t.completed_at.as_ref()?)?,
+        epoch_millis(t.started_at.as_ref()?)?,
+        epoch_millis(t.completed_at.as_ref()?)?,
     );
     u64::try_from(b - a).ok()
 }

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
+use crate::model::TimeValue;
+
 use super::page::{self, PageOptions, ViewSession};
 use super::preview::{self, Folders, Preview};
 use super::*;

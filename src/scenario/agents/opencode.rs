@@ -334,10 +334,7 @@ fn drive_serve(
     let base = format!("http://127.0.0.1:{port}");
     let limit = launch.limit;
     let deadline = Instant::now() + limit;
-    let http = ureq::AgentBuilder::new()
-        .timeout_connect(Duration::from_secs(2))
-        .timeout(Duration::from_secs(30))
-        .build();
+    let http = client(Duration::from_secs(2), Duration::from_secs(30));
     // Wait for the server to say it listens. A request sent before that may be accepted while it
     // starts and then never answered (OpenCode 1.18.33 leaves it hanging): polling with one
     // cost ~30 s a scenario, a client's whole timeout.
@@ -355,10 +352,7 @@ fn drive_serve(
     }
     trace::mark(&s.name, "server says it listens");
     // Then until it answers; a probe that hangs is given up after a second and sent again.
-    let probe = ureq::AgentBuilder::new()
-        .timeout_connect(Duration::from_secs(1))
-        .timeout(Duration::from_secs(1))
-        .build();
+    let probe = client(Duration::from_secs(1), Duration::from_secs(1));
     while probe.get(&format!("{base}/session")).call().is_err() {
         if Instant::now() >= deadline {
             bail!("{who} serve did not come up on port {port}");
@@ -416,6 +410,35 @@ fn drive_serve(
     Ok(driven)
 }
 
+/// A client of the local server whose requests connect within `connect` and end within `limit`.
+fn client(connect: Duration, limit: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_connect(Some(connect))
+        .timeout_global(Some(limit))
+        .build()
+        .new_agent()
+}
+
+/// POST a JSON body and read the answer's; a status of 400 or more is an error.
+fn post_json(http: &ureq::Agent, url: &str, body: &str) -> Result<String, ureq::Error> {
+    http.post(url)
+        .header("Content-Type", "application/json")
+        .send(body)?
+        .into_body()
+        .read_to_string()
+}
+
+/// GET a JSON answer; `null` when the request fails or the answer is not JSON (read again at the
+/// next poll).
+fn get_json(http: &ureq::Agent, url: &str) -> Value {
+    http.get(url)
+        .call()
+        .ok()
+        .and_then(|r| r.into_body().read_to_string().ok())
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null)
+}
+
 /// Create the session, post the prompt, and answer the questions the agent asks until the message
 /// call returns.
 fn converse(
@@ -427,13 +450,8 @@ fn converse(
     scratch: &Path,
     printed: &Captured,
 ) -> anyhow::Result<Driven> {
-    let session = http
-        .post(&format!("{base}/session"))
-        .set("Content-Type", "application/json")
-        .send_string("{}")
-        .context("failed to create the opencode session")?
-        .into_string()
-        .context("failed to read the opencode session")?;
+    let session = post_json(http, &format!("{base}/session"), "{}")
+        .context("failed to create the opencode session")?;
     let session: Value =
         serde_json::from_str(&session).context("opencode returned a session that is not JSON")?;
     let sid = session
@@ -444,16 +462,12 @@ fn converse(
     // The message call blocks until the assistant finishes (bounded by the scenario timeout), and
     // a `question` call blocks it until the user answers: post it on a thread and answer the
     // pending questions meanwhile.
-    let long = ureq::AgentBuilder::new().timeout(limit).build();
+    let long = client(limit, limit);
     let message = json!({"parts": [{"type": "text", "text": s.prompt}], "model": {"providerID": "mock", "modelID": "scripted"}});
     let message_url = format!("{base}/session/{sid}/message");
     let (posted_tx, posted_rx) = mpsc::channel::<Result<(), ureq::Error>>();
     thread::spawn(move || {
-        let r = long
-            .post(&message_url)
-            .set("Content-Type", "application/json")
-            .send_string(&message.to_string())
-            .map(drop);
+        let r = post_json(&long, &message_url, &message.to_string()).map(drop);
         let _ = posted_tx.send(r);
     });
     let mut answers = ServeQuestions::new(&s.answers);
@@ -462,9 +476,7 @@ fn converse(
     loop {
         let shown = |text: &str| printed.contains(text.as_bytes());
         if abort.take_if(|i| i.due(shown)).is_some() {
-            http.post(&format!("{base}/session/{sid}/abort"))
-                .set("Content-Type", "application/json")
-                .send_string("{}")
+            post_json(http, &format!("{base}/session/{sid}/abort"), "{}")
                 .context("failed to abort the session")?;
         }
         let wait = abort.as_ref().map_or(Duration::from_millis(300), |i| {
@@ -518,14 +530,7 @@ impl<'a> ServeQuestions<'a> {
     /// Answer (or dismiss) the requests not seen before. A list that cannot be read is retried
     /// at the next poll; a reply the server refuses ends the run.
     fn answer_pending(&mut self, http: &ureq::Agent, base: &str) -> anyhow::Result<()> {
-        let Ok(list) = http.get(&format!("{base}/question")).call() else {
-            return Ok(());
-        };
-        let list: Value = list
-            .into_string()
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or(Value::Null);
+        let list = get_json(http, &format!("{base}/question"));
         for request in list.as_array().into_iter().flatten() {
             let Some(id) = request.get("id").and_then(Value::as_str) else {
                 continue;
@@ -541,10 +546,12 @@ impl<'a> ServeQuestions<'a> {
                 Some(answers) => ("reply", json!({ "answers": answers })),
                 None => ("reject", json!({})),
             };
-            http.post(&format!("{base}/question/{id}/{route}"))
-                .set("Content-Type", "application/json")
-                .send_string(&body.to_string())
-                .with_context(|| format!("opencode refused the {route} to question {id}"))?;
+            post_json(
+                http,
+                &format!("{base}/question/{id}/{route}"),
+                &body.to_string(),
+            )
+            .with_context(|| format!("opencode refused the {route} to question {id}"))?;
         }
         Ok(())
     }
@@ -555,14 +562,7 @@ impl ServeQuestions<'_> {
     /// request listed at `GET /suggestion` is dismissed (`POST /suggestion/:id/dismiss`). A server
     /// without suggestions (OpenCode) answers the list with an error, which is no suggestion.
     fn dismiss_suggestions(&mut self, http: &ureq::Agent, base: &str) -> anyhow::Result<()> {
-        let Ok(list) = http.get(&format!("{base}/suggestion")).call() else {
-            return Ok(());
-        };
-        let list: Value = list
-            .into_string()
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or(Value::Null);
+        let list = get_json(http, &format!("{base}/suggestion"));
         for request in list.as_array().into_iter().flatten() {
             let Some(id) = request.get("id").and_then(Value::as_str) else {
                 continue;
@@ -570,9 +570,7 @@ impl ServeQuestions<'_> {
             if !self.handled.insert(id.to_owned()) {
                 continue;
             }
-            http.post(&format!("{base}/suggestion/{id}/dismiss"))
-                .set("Content-Type", "application/json")
-                .send_string("{}")
+            post_json(http, &format!("{base}/suggestion/{id}/dismiss"), "{}")
                 .with_context(|| format!("the server refused to dismiss suggestion {id}"))?;
             self.dismissed_suggestion = true;
         }
@@ -674,9 +672,7 @@ mod tests {
     }
 
     fn agent() -> ureq::Agent {
-        ureq::AgentBuilder::new()
-            .timeout(Duration::from_secs(5))
-            .build()
+        client(Duration::from_secs(5), Duration::from_secs(5))
     }
 
     #[test]
