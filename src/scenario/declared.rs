@@ -470,22 +470,13 @@ mod tests {
             "qwen",
             "vibe-acp",
         ];
-        // Kimi CLI's and Vibe's settings that add tools (a search service, an image-reading
-        // model; Vibe's tool switches) live in the config files their launchers write, which a
-        // scenario's `config` does not reach yet: their all-features lists are not recorded.
-        let no_all_features = ["kimi", "vibe-acp"];
         for all in [false, true] {
             let covered: Vec<&str> = checked
                 .iter()
                 .filter(|(_, a)| *a == all)
                 .map(|(bin, _)| *bin)
                 .collect();
-            let expected: Vec<&str> = every
-                .iter()
-                .copied()
-                .filter(|bin| !all || !no_all_features.contains(bin))
-                .collect();
-            assert_eq!(covered, expected, "all features: {all}");
+            assert_eq!(covered, every, "all features: {all}");
         }
     }
 }

@@ -140,6 +140,19 @@ pub fn config_overrides(s: &Scenario) -> anyhow::Result<serde_json::Value> {
     })
 }
 
+/// A TOML configuration file's text: `base` with the scenario's `config` merged over it key by
+/// key (for the agents whose own configuration is TOML: Kimi CLI, Mistral Vibe).
+pub fn merged_toml(base: &str, s: &Scenario) -> anyhow::Result<String> {
+    let table: toml::Table =
+        toml::from_str(base).context("the agent's configuration is not TOML")?;
+    let mut merged =
+        serde_json::to_value(table).context("the agent's configuration is not JSON")?;
+    merge_json(&mut merged, &config_overrides(s)?);
+    let table: toml::Table =
+        serde_json::from_value(merged).context("the merged configuration is not TOML")?;
+    toml::to_string(&table).context("the merged configuration does not serialize as TOML")
+}
+
 /// The API key the agents are given for the scripted model.
 pub const API_KEY: &str = "sk-scripted-model-key";
 
@@ -326,6 +339,30 @@ mod tests {
             base,
             serde_json::json!({"permission": {"bash": {"rm *": "deny"}, "edit": "allow"}, "model": "a", "small_model": "b"})
         );
+    }
+
+    #[test]
+    fn a_toml_configuration_takes_the_scenarios_config() {
+        let scenario: Scenario = toml::from_str(
+            "name = \"s\"\ndescription = \"\"\nagent = \"kimi\"\ncli_version = \"1\"\n\
+             prompt = \"p\"\nturns = []\n\
+             config = { services = { search = { url = \"u\" } }, models = { m = { caps = [\"image_in\"] } } }\n",
+        )
+        .unwrap();
+        let base = "default_model = \"m\"\n[models.m]\nprovider = \"p\"\nmax = 128\n";
+        let merged: toml::Table = toml::from_str(&merged_toml(base, &scenario).unwrap()).unwrap();
+        let expected: toml::Table = toml::from_str(
+            "default_model = \"m\"\n[models.m]\nprovider = \"p\"\nmax = 128\ncaps = [\"image_in\"]\n\
+             [services.search]\nurl = \"u\"\n",
+        )
+        .unwrap();
+        assert_eq!(merged, expected);
+        // No `config`: the base, unchanged.
+        let mut plain = scenario;
+        plain.config = None;
+        let same: toml::Table = toml::from_str(&merged_toml(base, &plain).unwrap()).unwrap();
+        assert_eq!(same, toml::from_str::<toml::Table>(base).unwrap());
+        assert!(merged_toml("not = toml = at all", &plain).is_err());
     }
 
     #[test]

@@ -112,7 +112,8 @@ pub struct Scenario {
     pub mcp: bool,
     /// Settings merged over the agent's own configuration file, key by key, the scenario's values
     /// winning (OpenCode and Kilo: `opencode.json` / `kilo.json`, e.g. `permission`; droid, Gemini
-    /// CLI and Qwen Code: `settings.json`, e.g. a tool that is off by default).
+    /// CLI and Qwen Code: `settings.json`, e.g. a tool that is off by default; Kimi CLI and Mistral Vibe:
+    /// `config.toml`, e.g. a search service that adds a tool).
     #[serde(default)]
     pub config: Option<toml::Table>,
     /// Seconds before the agent run is abandoned.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::{Driven, Launcher, joined, wrapped};
 use crate::providers::kimi::tools::BUILTINS;
-use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, merged_toml, write};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
@@ -102,7 +102,10 @@ impl Launcher for Kimi {
              max_context_size = 128000\n",
             setup.model_url
         );
-        write(&share.join("config.toml"), &config)?;
+        write(
+            &share.join("config.toml"),
+            &merged_toml(&config, setup.scenario)?,
+        )?;
         // A stored sign-in `session/new` asks for; never used (see the module's doc).
         let token = json!({
             "access_token": "placeholder-not-used",

@@ -440,7 +440,10 @@ pub static AGENTS: &[AgentEntry] = &[
         provider: Provider::Kimi,
         api: Api::ChatCompletions,
         tools: kimi::TOOLS,
-        takes: ONE_SHOT,
+        takes: Takes {
+            config: true,
+            ..ONE_SHOT
+        },
         launcher: &kimi::PRINT,
     },
     AgentEntry {
@@ -465,7 +468,10 @@ pub static AGENTS: &[AgentEntry] = &[
         provider: Provider::Acp,
         api: Api::ChatCompletions,
         tools: kimi::TOOLS,
-        takes: TAKES,
+        takes: Takes {
+            config: true,
+            ..TAKES
+        },
         // `kimi acp`, the MCP server in `session/new`.
         launcher: &acp::Acp {
             configure_as: &kimi::ACP,
@@ -481,7 +487,10 @@ pub static AGENTS: &[AgentEntry] = &[
         provider: Provider::Acp,
         api: Api::ChatCompletions,
         tools: vibe::TOOLS,
-        takes: TAKES,
+        takes: Takes {
+            config: true,
+            ..TAKES
+        },
         // `vibe-acp`, the MCP server in its configuration.
         launcher: &acp::Acp {
             configure_as: &vibe::ACP,

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::{Driven, Launcher};
-use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, write};
+use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, merged_toml, write};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared, Registry};
 use crate::stream::Dialect;
@@ -92,7 +92,10 @@ impl Launcher for Vibe {
                 args.join(", ")
             ));
         }
-        write(&home.join("config.toml"), &config)?;
+        write(
+            &home.join("config.toml"),
+            &merged_toml(&config, setup.scenario)?,
+        )?;
         cmd.env("VIBE_HOME", home.display().to_string())
             .env(KEY_VAR, API_KEY)
             .env("HTTPS_PROXY", "http://127.0.0.1:9")
