@@ -13,7 +13,7 @@ use crate::model::NormalizedDocument;
 use crate::providers::NormalizeOptions;
 use crate::providers::{
     NewNormalizer, Probe, acp, ag_ui, ai_sdk, claude, cline, codex, copilot, droid, gemini, kilo,
-    kimi, opencode, openhands, qwen,
+    kimi, opencode, openhands, qwen, vibe,
 };
 #[cfg(feature = "cli")]
 use crate::rules::{RawScan, raw};
@@ -164,6 +164,24 @@ pub static DIALECTS: &[DialectEntry] = &[
         new: kimi::session::new,
         #[cfg(feature = "cli")]
         scan: raw::kimi::messages,
+    },
+    // Vibe's history entries (a `sessionId`, `turnId`, `generationStatus` and a `type` of
+    // `message` or `effect`), and the whole array of them.
+    DialectEntry {
+        dialect: Dialect::VibeStreaming,
+        sniff: vibe::streaming::sniff,
+        sniff_document: None,
+        new: vibe::streaming::new,
+        #[cfg(feature = "cli")]
+        scan: raw::vibe::streaming,
+    },
+    DialectEntry {
+        dialect: Dialect::VibeJson,
+        sniff: vibe::json::sniff,
+        sniff_document: Some(vibe::json::sniff_document),
+        new: vibe::json::new,
+        #[cfg(feature = "cli")]
+        scan: raw::vibe::json,
     },
     DialectEntry {
         dialect: Dialect::GeminiStreamJson,

@@ -25,6 +25,7 @@ pub mod probe;
 pub mod qwen;
 pub mod store;
 pub mod titles;
+pub mod vibe;
 mod wire_fold;
 
 use std::borrow::Cow;

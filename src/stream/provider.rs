@@ -30,6 +30,8 @@ pub enum Provider {
     Openhands,
     /// Kimi CLI (`kimi-cli` on PyPI, Moonshot AI).
     Kimi,
+    /// Mistral Vibe (`mistral-vibe` on PyPI): its headless mode's outputs.
+    Vibe,
     /// Any engine that answers in the AI SDK UI message stream (the `ai` package's chunks).
     #[serde(rename = "ai-sdk")]
     AiSdk,
@@ -39,7 +41,7 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 14] = [
+    pub const ALL: [Provider; 15] = [
         Provider::Claude,
         Provider::Codex,
         Provider::Opencode,
@@ -52,6 +54,7 @@ impl Provider {
         Provider::Cline,
         Provider::Openhands,
         Provider::Kimi,
+        Provider::Vibe,
         Provider::AiSdk,
         Provider::AgUi,
     ];
@@ -70,6 +73,7 @@ impl Provider {
             Provider::Cline => "cline",
             Provider::Openhands => "openhands",
             Provider::Kimi => "kimi",
+            Provider::Vibe => "vibe",
             Provider::AiSdk => "ai-sdk",
             Provider::AgUi => "ag-ui",
         }
@@ -105,6 +109,7 @@ impl FromStr for Provider {
             "cline" | "cline-cli" => Ok(Provider::Cline),
             "openhands" | "openhands-cli" => Ok(Provider::Openhands),
             "kimi" | "kimi-cli" | "kimi-code" => Ok(Provider::Kimi),
+            "vibe" | "mistral-vibe" => Ok(Provider::Vibe),
             "ai-sdk" | "aisdk" | "vercel-ai" => Ok(Provider::AiSdk),
             "ag-ui" | "agui" => Ok(Provider::AgUi),
             other => Err(format!(
@@ -207,6 +212,11 @@ dialects! {
     /// `~/.kimi/sessions/<work dir hash>/<session id>/context.jsonl` saved sessions: the same
     /// messages with the user's, and Kimi's own `_`-roled records.
     KimiSession => (Kimi, "session"),
+    /// `vibe -p PROMPT --output streaming` (Mistral Vibe's headless mode): the session's history
+    /// entries, one a line as each is done.
+    VibeStreaming => (Vibe, "streaming"),
+    /// `vibe -p PROMPT --output json`: the same entries in one JSON array, at the end.
+    VibeJson => (Vibe, "json"),
     /// An AI SDK UI message stream (`ai` 7.x chunks), as JSON Lines or SSE `data:` lines.
     AiSdk => (AiSdk, "ai-sdk"),
     /// AG-UI 1.0 events, as JSON Lines or SSE `data:` lines.

@@ -33,6 +33,7 @@ pub(crate) mod gemini;
 pub(crate) mod kimi;
 pub(crate) mod opencode;
 pub(crate) mod openhands;
+pub(crate) mod vibe;
 mod pruned;
 
 use pruned::Node;

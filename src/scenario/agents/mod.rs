@@ -482,6 +482,30 @@ pub static AGENTS: &[AgentEntry] = &[
         },
     },
     AgentEntry {
+        name: "vibe",
+        cli: &vibe::CLI,
+        provider: Provider::Vibe,
+        api: Api::ChatCompletions,
+        tools: vibe::TOOLS,
+        takes: Takes {
+            config: true,
+            ..ONE_SHOT
+        },
+        launcher: &vibe::STREAMING,
+    },
+    AgentEntry {
+        name: "vibe-json",
+        cli: &vibe::CLI,
+        provider: Provider::Vibe,
+        api: Api::ChatCompletions,
+        tools: vibe::TOOLS,
+        takes: Takes {
+            config: true,
+            ..ONE_SHOT
+        },
+        launcher: &vibe::JSON,
+    },
+    AgentEntry {
         name: "vibe-acp",
         cli: &vibe::CLI,
         provider: Provider::Acp,

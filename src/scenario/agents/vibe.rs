@@ -1,4 +1,6 @@
-//! Mistral Vibe (`mistral-vibe` on PyPI): `vibe-acp` driven as an ACP client. It runs on a
+//! Mistral Vibe (`mistral-vibe` on PyPI): `vibe-acp` driven as an ACP client, or `vibe -p PROMPT
+//! --output json|streaming` (its headless mode, the Rust harness `vibe-rs`) recorded in wrap mode,
+//! calls approved with `--auto-approve`, the workspace trusted with `--trust`. It runs on a
 //! generic (OpenAI chat completions) provider that `~/.vibe/config.toml` points at the model
 //! server, as its active model, the key in the variable the provider names; the fixture MCP
 //! server is in the same file (`mcp_servers`). Telemetry is off in the configuration; anything
@@ -6,17 +8,29 @@
 
 use serde_json::{Value, json};
 
-use super::{Driven, Launcher};
+use super::{Driven, Launcher, wrapped};
 use crate::scenario::launch::{API_KEY, AgentCommand, Launch, Setup, merged_toml, write};
 use crate::scenario::mcp_server::SERVER_NAME;
 use crate::scenario::package::{Cli, Declared, Registry};
+use crate::scenario::spec::Scenario;
 use crate::stream::Dialect;
 
-/// `vibe-acp`: configured so, driven by the ACP launcher.
-pub struct Vibe;
+/// `vibe-acp`, or `vibe -p PROMPT --output FORMAT`.
+pub struct Vibe {
+    /// The headless mode's `--output` format; `None` for `vibe-acp`.
+    output: Option<&'static str>,
+}
 
-/// `vibe-acp`.
-pub const ACP: Vibe = Vibe;
+/// `vibe-acp`: configured so, driven by the ACP launcher.
+pub const ACP: Vibe = Vibe { output: None };
+/// `vibe -p PROMPT --output json`: the session's messages, one JSON document, at the end.
+pub const JSON: Vibe = Vibe {
+    output: Some("json"),
+};
+/// `vibe -p PROMPT --output streaming`: one JSON line per message, as each is done.
+pub const STREAMING: Vibe = Vibe {
+    output: Some("streaming"),
+};
 
 /// Mistral Vibe's ACP server (`vibe-acp`, beside the `vibe` terminal UI).
 pub static CLI: Cli = Cli {
@@ -104,9 +118,35 @@ impl Launcher for Vibe {
         Ok(())
     }
 
-    fn command(&self, _setup: &Setup<'_>, _cmd: &mut AgentCommand) {}
+    fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {
+        let Some(output) = self.output else {
+            return;
+        };
+        // The package's `vibe` executable, beside `vibe-acp`.
+        cmd.program = cmd.program.with_file_name("vibe");
+        let s = setup.scenario;
+        cmd.arg("--output").arg(output).arg("--auto-approve").arg("--trust");
+        for a in &s.args {
+            cmd.arg(a.clone());
+        }
+        cmd.arg("-p").arg(s.prompt.clone());
+    }
 
-    fn drive(&self, _launch: &Launch<'_>) -> anyhow::Result<Driven> {
-        anyhow::bail!("mistral-vibe runs only as `vibe-acp`, driven by the ACP launcher")
+    fn dialect(&self, _: &Scenario) -> Option<Dialect> {
+        match self.output? {
+            "json" => Some(Dialect::VibeJson),
+            _ => Some(Dialect::VibeStreaming),
+        }
+    }
+
+    fn drive(&self, launch: &Launch<'_>) -> anyhow::Result<Driven> {
+        if self.output.is_none() {
+            anyhow::bail!("`vibe-acp` is driven by the ACP launcher");
+        }
+        wrapped(launch, launch.interrupt())?;
+        Ok(Driven {
+            problems: Vec::new(),
+            dismissed: false,
+        })
     }
 }

@@ -1,0 +1,210 @@
+//! Mistral Vibe's headless mode (`vibe -p PROMPT`, 3.0's Rust harness `vibe-rs`): the session's
+//! history entries, as `--output streaming` prints each one when it is done (`streaming`, one
+//! compact entry a line) and `--output json` prints them all when the run ends (`json`, one
+//! pretty-printed array). The two hold the same entries, `{id, sessionId, turnId, inputEntryId,
+//! createdAt, updatedAt, generationStatus, relatedEntryId, type, …}`:
+//!
+//! - `type: "message"` (`role`, `content` blocks): the user's prompt and the assistant's text;
+//!   no call;
+//! - `type: "effect"`: one tool call, `{title, detail: {toolName, kind, input, display}, state}`.
+//!   `detail.toolName` is the harness's own name of the tool (`file_system.bash`,
+//!   `file_system.search_replace`, `vibe.todo`, `self.wait`); the model knows it by its
+//!   declared name (`bash`, `edit`, `todo`, `wait`), which the part gets, with Vibe's tool
+//!   table's kind and title (`acp/vibe.rs`, shared with `vibe-acp`'s calls). `state.status` is
+//!   `completed` (`output`, `outputText`, `display.success`: false for a command that exited
+//!   non-zero, whose exit code is not written), `failed` (`error: {code, message}`),
+//!   `cancelled` and `skipped` (`reason`), or `pending`, `running` and `blocked` (waiting for an
+//!   approval) for a call the run left unfinished.
+//!
+//! Other entry types (`callback`, hook notices) hold no call and are skipped.
+
+pub(crate) mod json;
+pub(crate) mod streaming;
+
+use serde_json::Value;
+
+use crate::model::{TimeValue, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
+use crate::providers::acp::vibe::describe;
+use crate::providers::{PartUpdate, first_line, titles};
+
+/// The keys every history entry has (the sniffers read them).
+const ENTRY_KEYS: &[&str] = &["sessionId", "turnId", "generationStatus", "type"];
+
+/// The name the model knows a harness tool by: `file_system.search_replace` is the model's
+/// `edit`, `self.wait` its `wait`, `skill.read` its `skill`; any other namespaced name its last
+/// part (`file_system.bash`: `bash`, `vibe.todo`: `todo`).
+pub(crate) fn model_name(tool: &str) -> &str {
+    match tool {
+        "file_system.search_replace" => "edit",
+        "skill.read" => "skill",
+        _ => tool.rsplit('.').next().unwrap_or(tool),
+    }
+}
+
+/// The kind of a tool Vibe's table does not know, from the effect's own `detail.kind`.
+fn kind_of(detail_kind: Option<&str>) -> ToolKind {
+    match detail_kind {
+        Some("shell") => ToolKind::Bash,
+        Some("file_read") => ToolKind::FileRead,
+        Some("file_write") => ToolKind::FileWrite,
+        Some("file_edit") => ToolKind::FileEdit,
+        Some("todo") => ToolKind::Todo,
+        Some("mcp") => ToolKind::Mcp,
+        Some("web_search") => ToolKind::WebSearch,
+        Some("web_fetch") => ToolKind::Browser,
+        Some("subagent") => ToolKind::Subagent,
+        _ => ToolKind::Unknown,
+    }
+}
+
+fn millis(v: Option<&Value>) -> Option<TimeValue> {
+    v.and_then(Value::as_i64).map(TimeValue::Millis)
+}
+
+/// How an effect ended, from its `state`: `None` while it has not (`pending`, `running`,
+/// `blocked`), with the state it is in.
+fn ended(name: &str, state: &Value) -> Result<Result<Value, ToolError>, ToolState> {
+    let status = state.get("status").and_then(Value::as_str).unwrap_or("");
+    let output = || match state.get("output") {
+        Some(v) if !v.is_null() => v.clone(),
+        _ => state
+            .get("outputText")
+            .cloned()
+            .unwrap_or(Value::String(String::new())),
+    };
+    let reason = |fallback: &str| {
+        titles::nonblank(state, "reason")
+            .and_then(first_line)
+            .unwrap_or_else(|| fallback.to_owned())
+    };
+    match status {
+        "completed" => {
+            let success = state
+                .get("display")
+                .and_then(|d| d.get("success"))
+                .and_then(Value::as_bool);
+            if success == Some(false) {
+                let out = output();
+                let stderr = out.get("stderr").and_then(Value::as_str).and_then(first_line);
+                let message = match (name, stderr) {
+                    (_, Some(line)) => line,
+                    ("bash", None) => "the command failed".to_owned(),
+                    (_, None) => "the call failed".to_owned(),
+                };
+                Ok(Err(ToolError {
+                    message,
+                    code: None,
+                    details: Some(out),
+                }))
+            } else {
+                Ok(Ok(output()))
+            }
+        }
+        "failed" => {
+            let error = state.get("error");
+            let message = error
+                .and_then(|e| titles::nonblank(e, "message"))
+                .and_then(first_line)
+                .unwrap_or_else(|| "the call failed".to_owned());
+            let code = error
+                .and_then(|e| titles::nonblank(e, "code"))
+                .map(str::to_owned);
+            Ok(Err(ToolError {
+                message,
+                code,
+                details: state.get("output").filter(|o| !o.is_null()).cloned(),
+            }))
+        }
+        "cancelled" => Ok(Err(ToolError {
+            message: reason("cancelled"),
+            code: Some("interrupted".to_owned()),
+            details: None,
+        })),
+        "skipped" => Ok(Err(ToolError {
+            message: reason("skipped"),
+            code: Some("declined".to_owned()),
+            details: None,
+        })),
+        "running" => Err(ToolState::Running),
+        _ => Err(ToolState::Started),
+    }
+}
+
+/// The part of one `effect` entry; `Err` says why the entry gives none.
+fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
+    let id = titles::nonblank(v, "id").ok_or("an effect without an id")?;
+    let detail = v.get("detail").filter(|d| d.is_object());
+    let tool = detail
+        .and_then(|d| titles::nonblank(d, "toolName"))
+        .or_else(|| titles::nonblank(v, "title"))
+        .ok_or_else(|| format!("effect {id} names no tool"))?;
+    let name = model_name(tool);
+    let input = match detail.and_then(|d| d.get("input")) {
+        Some(i @ Value::Object(_)) => i.clone(),
+        _ => Value::Object(Default::default()),
+    };
+    let detail_kind = detail.and_then(|d| titles::nonblank(d, "kind"));
+    let (kind, title) = describe(name, &input, cwd).unwrap_or_else(|| {
+        let summary = detail
+            .and_then(|d| d.get("display"))
+            .and_then(|d| titles::nonblank(d, "summary"))
+            .map(str::to_owned);
+        (kind_of(detail_kind), summary.unwrap_or_else(|| name.to_owned()))
+    });
+    let state = v.get("state").cloned().unwrap_or_default();
+    let mut extra = serde_json::Map::new();
+    if let Some(k) = detail_kind {
+        extra.insert("vibeKind".to_owned(), Value::String(k.to_owned()));
+    }
+    if name != tool {
+        extra.insert("vibeTool".to_owned(), Value::String(tool.to_owned()));
+    }
+    let truncated = state
+        .get("output")
+        .and_then(|o| o.get("truncated"))
+        .and_then(Value::as_bool)
+        .filter(|t| *t);
+    let mut u = match ended(name, &state) {
+        Ok(result) => PartUpdate::ended(id, result),
+        Err(open) => PartUpdate {
+            state: Some(open),
+            ..PartUpdate::new(id)
+        },
+    };
+    let done = matches!(u.state, Some(ToolState::Complete | ToolState::Error));
+    u.name = Some(name.to_owned());
+    u.kind = Some(kind);
+    u.title = Some(title);
+    u.input = Some(input);
+    u.timing = Some(Timing {
+        started_at: millis(v.get("createdAt")),
+        completed_at: if done {
+            millis(v.get("updatedAt"))
+        } else {
+            None
+        },
+        ..Timing::default()
+    });
+    u.metadata = Some(ToolMetadata {
+        provider_type: Some("effect".to_owned()),
+        truncated,
+        extra,
+        ..ToolMetadata::default()
+    });
+    Ok(u)
+}
+
+/// The part of one history entry: `Ok(None)` for an entry that holds no call.
+fn entry(v: &Value, cwd: Option<&str>) -> Result<Option<PartUpdate>, String> {
+    if !v.is_object() {
+        return Err("a history entry that is not an object".to_owned());
+    }
+    match v.get("type").and_then(Value::as_str) {
+        Some("effect") => effect(v, cwd).map(Some),
+        Some(_) => Ok(None),
+        None => Err("a history entry without a type".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

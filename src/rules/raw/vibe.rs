@@ -1,0 +1,88 @@
+//! The rules' scan of Mistral Vibe's headless output: `--output streaming` (one history entry a
+//! line) and `--output json` (the same entries in one array). A call is an `effect` entry (its
+//! `id`, the arguments in `detail.input`); it failed when its `state.status` is `failed`,
+//! `cancelled` or `skipped`, or a completed one says `display.success: false`. The harness names
+//! its tools otherwise than the model (`file_system.bash` for `bash`), so the scan states no
+//! name; nothing in the output says where a turn ends.
+
+use super::{Markers, Node, RawScan, for_marked_lines, line_holding, merge_args, str_of};
+use crate::stream::Input;
+
+static MARKERS: Markers = Markers::new(&["\"effect\""]);
+
+/// One entry, read at raw line `line` (the line holding its id in the json output).
+fn entry(s: &mut RawScan, line: u32, v: &Node<'_>) {
+    if str_of(v, "type") != Some("effect") {
+        return;
+    }
+    let Some(id) = str_of(v, "id").filter(|i| !i.is_empty()) else {
+        return;
+    };
+    let c = s.call(id, line);
+    c.item_type.get_or_insert_with(|| "effect".to_owned());
+    if let Some(input) = v.get("detail").and_then(|d| d.get("input")) {
+        merge_args(&mut c.args, input);
+    }
+    let state = v.get("state");
+    let status = state.and_then(|st| str_of(st, "status"));
+    let unsuccessful = state
+        .and_then(|st| st.get("display"))
+        .and_then(|d| d.get("success"))
+        .and_then(Node::as_bool)
+        == Some(false);
+    if matches!(status, Some("failed" | "cancelled" | "skipped"))
+        || (status == Some("completed") && unsuccessful)
+    {
+        s.fail_known(id, line);
+    }
+}
+
+/// `--output streaming`: one entry a line.
+pub(crate) fn streaming(input: &Input<'_>) -> RawScan {
+    let mut s = RawScan::default();
+    for_marked_lines(input, &MARKERS, |line, v| entry(&mut s, line, &v));
+    s
+}
+
+/// `--output json`: one array of entries.
+pub(crate) fn json(input: &Input<'_>) -> RawScan {
+    let mut s = RawScan::default();
+    let Some(doc) = super::pruned::parse(input.bytes) else {
+        return s;
+    };
+    for v in doc.as_array().unwrap_or(&[]) {
+        let line = str_of(v, "id").map_or(1, |id| line_holding(input, id));
+        entry(&mut s, line, v);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRIES: [&str; 4] = [
+        r#"{"id":"m1","sessionId":"s","turnId":"t","generationStatus":"completed","type":"message","role":"assistant","content":[{"type":"text","text":"Running."}]}"#,
+        r#"{"id":"e1","sessionId":"s","turnId":"t","generationStatus":"completed","type":"effect","title":"file_system.bash","detail":{"toolName":"file_system.bash","kind":"shell","input":{"command":"sh x"}},"state":{"status":"completed","output":{"stdout":"","stderr":"boom\n"},"display":{"success":false}}}"#,
+        r#"{"id":"e2","sessionId":"s","turnId":"t","generationStatus":"completed","type":"effect","title":"file_system.read_file","detail":{"toolName":"file_system.read_file","kind":"file_read","input":{"filePath":"a.txt"}},"state":{"status":"completed","output":{"content":"x"},"display":{"success":true}}}"#,
+        r#"{"id":"e3","sessionId":"s","turnId":"t","generationStatus":"completed","type":"effect","title":"file_system.read_file","detail":{"toolName":"file_system.read_file","kind":"file_read","input":{"filePath":"b.txt"}},"state":{"status":"failed","error":{"code":"tool_failed","message":"File not found"}}}"#,
+    ];
+
+    fn check(s: &RawScan, e1: u32, e3: u32) {
+        let c1 = s.get("e1").unwrap();
+        assert_eq!((c1.line, c1.failed_line), (e1, Some(e1)));
+        assert_eq!(c1.args.get("command"), Some(&serde_json::json!("sh x")));
+        assert_eq!(c1.name, None);
+        assert_eq!(s.get("e2").unwrap().failed_line, None);
+        assert_eq!(s.get("e3").unwrap().failed_line, Some(e3));
+        assert!(s.get("m1").is_none());
+    }
+
+    #[test]
+    fn effects_and_their_failures_in_both_outputs() {
+        let lines = ENTRIES.join("\n") + "\n";
+        check(&streaming(&Input::from_bytes(lines.as_bytes())), 2, 4);
+        let doc = format!("[\n{}\n]\n", ENTRIES.join(",\n"));
+        check(&json(&Input::from_bytes(doc.as_bytes())), 3, 5);
+    }
+}
