@@ -1,4 +1,4 @@
-//! Kilo's, droid's, Copilot CLI's, Cline's, OpenHands' and Kimi CLI's dialects on bad input: a truncated last line, lines out of
+//! Kilo's, droid's, Copilot CLI's, Cline's, OpenHands', Kimi CLI's and Mistral Vibe's dialects on bad input: a truncated last line, lines out of
 //! order, lines of another agent or no JSON at all give diagnostics with their line and the rest of
 //! the stream is normalized; and, over every fixture of the three providers in the corpus, random
 //! damage (a line dropped, two lines swapped, a foreign line put in, the stream cut anywhere)
@@ -183,7 +183,7 @@ fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
         .filter(|s| {
             matches!(
                 s.provider.as_str(),
-                "kilo" | "droid" | "copilot" | "cline" | "openhands" | "kimi"
+                "kilo" | "droid" | "copilot" | "cline" | "openhands" | "kimi" | "vibe"
             )
         })
         .collect();
@@ -263,7 +263,11 @@ fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
             );
         }
         // An export (a task file) is one document: damage may cost all of it.
-        if matches!(s.dialect, Dialect::KiloExport | Dialect::ClineTask) || how == 1 {
+        if matches!(
+            s.dialect,
+            Dialect::KiloExport | Dialect::ClineTask | Dialect::VibeJson
+        ) || how == 1
+        {
             return Ok(());
         }
         let before = s.normalize();

@@ -85,7 +85,10 @@ fn ended(name: &str, state: &Value) -> Result<Result<Value, ToolError>, ToolStat
                 .and_then(Value::as_bool);
             if success == Some(false) {
                 let out = output();
-                let stderr = out.get("stderr").and_then(Value::as_str).and_then(first_line);
+                let stderr = out
+                    .get("stderr")
+                    .and_then(Value::as_str)
+                    .and_then(first_line);
                 let message = match (name, stderr) {
                     (_, Some(line)) => line,
                     ("bash", None) => "the command failed".to_owned(),
@@ -149,7 +152,10 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
             .and_then(|d| d.get("display"))
             .and_then(|d| titles::nonblank(d, "summary"))
             .map(str::to_owned);
-        (kind_of(detail_kind), summary.unwrap_or_else(|| name.to_owned()))
+        (
+            kind_of(detail_kind),
+            summary.unwrap_or_else(|| name.to_owned()),
+        )
     });
     let state = v.get("state").cloned().unwrap_or_default();
     let mut extra = serde_json::Map::new();

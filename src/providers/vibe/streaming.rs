@@ -4,7 +4,9 @@
 use serde_json::Value;
 
 use super::{ENTRY_KEYS, entry};
-use crate::providers::{LineNormalizer, NormalizeOptions, PartStore, Probe, line_text, report_bad_json};
+use crate::providers::{
+    LineNormalizer, NormalizeOptions, PartStore, Probe, line_text, report_bad_json,
+};
 use crate::stream::RawLine;
 
 /// The normalizer of one streaming output.

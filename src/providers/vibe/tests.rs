@@ -26,24 +26,58 @@ fn entries() -> Vec<Value> {
     vec![
         json!({"id": "u1", "sessionId": "s", "turnId": "t", "generationStatus": "completed",
             "type": "message", "role": "user", "content": [{"type": "text", "text": "Go."}]}),
-        effect("e1", "file_system.bash", "shell", json!({"command": "sh greet.sh"}),
+        effect(
+            "e1",
+            "file_system.bash",
+            "shell",
+            json!({"command": "sh greet.sh"}),
             json!({"status": "completed", "output": {"stdout": "hi\n", "stderr": "", "output": "", "truncated": false},
-                "outputText": "hi\n", "display": {"success": true}})),
-        effect("e2", "file_system.bash", "shell", json!({"command": "exit 3"}),
+                "outputText": "hi\n", "display": {"success": true}}),
+        ),
+        effect(
+            "e2",
+            "file_system.bash",
+            "shell",
+            json!({"command": "exit 3"}),
             json!({"status": "completed", "output": {"stdout": "", "stderr": "check failed\n", "output": "", "truncated": false},
-                "display": {"success": false}})),
-        effect("e3", "file_system.search_replace", "file_edit",
+                "display": {"success": false}}),
+        ),
+        effect(
+            "e3",
+            "file_system.search_replace",
+            "file_edit",
             json!({"filePath": "/w/config.py", "changes": []}),
             json!({"status": "failed", "error": {"code": "tool_failed", "message": "block 0: old_str not found"},
-                "output": {"type": "failure"}, "display": {"success": false}})),
-        effect("e4", "vibe.todo", "todo",
+                "output": {"type": "failure"}, "display": {"success": false}}),
+        ),
+        effect(
+            "e4",
+            "vibe.todo",
+            "todo",
             json!({"action": "write", "todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}),
-            json!({"status": "completed", "output": {"todos": []}, "display": {"success": true}})),
-        effect("e5", "self.wait", "tool", json!({"timeout_ms": 1000}), json!({"status": "running"})),
-        effect("e6", "file_system.read_file", "file_read", json!({"filePath": "/w/a.txt"}),
-            json!({"status": "skipped", "reason": "The user said no"})),
-        effect("e7", "vibe.future_tool", "tool", json!({"url": "http://x"}),
-            json!({"status": "cancelled", "reason": "interrupted"})),
+            json!({"status": "completed", "output": {"todos": []}, "display": {"success": true}}),
+        ),
+        effect(
+            "e5",
+            "self.wait",
+            "tool",
+            json!({"timeout_ms": 1000}),
+            json!({"status": "running"}),
+        ),
+        effect(
+            "e6",
+            "file_system.read_file",
+            "file_read",
+            json!({"filePath": "/w/a.txt"}),
+            json!({"status": "skipped", "reason": "The user said no"}),
+        ),
+        effect(
+            "e7",
+            "vibe.future_tool",
+            "tool",
+            json!({"url": "http://x"}),
+            json!({"status": "cancelled", "reason": "interrupted"}),
+        ),
         json!({"id": "a1", "sessionId": "s", "turnId": "t", "generationStatus": "completed",
             "type": "message", "role": "assistant", "content": [{"type": "text", "text": "Done."}]}),
     ]
@@ -53,18 +87,68 @@ fn check(doc: &crate::model::NormalizedDocument) {
     let got: Vec<(&str, &str, ToolKind, ToolState, &str)> = doc
         .parts
         .iter()
-        .map(|p| (p.id.as_str(), p.name.as_str(), p.kind, p.state, p.title.as_str()))
+        .map(|p| {
+            (
+                p.id.as_str(),
+                p.name.as_str(),
+                p.kind,
+                p.state,
+                p.title.as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
         [
-            ("e1", "bash", ToolKind::Bash, ToolState::Complete, "Running sh greet.sh"),
-            ("e2", "bash", ToolKind::Bash, ToolState::Error, "Running exit 3"),
-            ("e3", "edit", ToolKind::FileEdit, ToolState::Error, "Editing config.py"),
-            ("e4", "todo", ToolKind::Todo, ToolState::Complete, "Updating the todo list (2 items, 1 done)"),
-            ("e5", "wait", ToolKind::Todo, ToolState::Running, "Waiting for input (1000 ms at most)"),
-            ("e6", "read_file", ToolKind::FileRead, ToolState::Error, "Reading a.txt"),
-            ("e7", "future_tool", ToolKind::Unknown, ToolState::Error, "vibe.future_tool: …"),
+            (
+                "e1",
+                "bash",
+                ToolKind::Bash,
+                ToolState::Complete,
+                "Running sh greet.sh"
+            ),
+            (
+                "e2",
+                "bash",
+                ToolKind::Bash,
+                ToolState::Error,
+                "Running exit 3"
+            ),
+            (
+                "e3",
+                "edit",
+                ToolKind::FileEdit,
+                ToolState::Error,
+                "Editing config.py"
+            ),
+            (
+                "e4",
+                "todo",
+                ToolKind::Todo,
+                ToolState::Complete,
+                "Updating the todo list (2 items, 1 done)"
+            ),
+            (
+                "e5",
+                "wait",
+                ToolKind::Todo,
+                ToolState::Running,
+                "Waiting for input (1000 ms at most)"
+            ),
+            (
+                "e6",
+                "read_file",
+                ToolKind::FileRead,
+                ToolState::Error,
+                "Reading a.txt"
+            ),
+            (
+                "e7",
+                "future_tool",
+                ToolKind::Unknown,
+                ToolState::Error,
+                "vibe.future_tool: …"
+            ),
         ]
     );
     let error = |i: usize| doc.parts[i].error.as_ref().unwrap();
@@ -80,10 +164,16 @@ fn check(doc: &crate::model::NormalizedDocument) {
         ("The user said no", Some("declined"))
     );
     assert_eq!(error(6).code.as_deref(), Some("interrupted"));
-    assert_eq!(doc.parts[0].output, Some(json!({"stdout": "hi\n", "stderr": "", "output": "", "truncated": false})));
+    assert_eq!(
+        doc.parts[0].output,
+        Some(json!({"stdout": "hi\n", "stderr": "", "output": "", "truncated": false}))
+    );
     let meta = doc.parts[2].metadata.as_ref().unwrap();
     assert_eq!(meta.provider_type.as_deref(), Some("effect"));
-    assert_eq!(meta.extra.get("vibeTool"), Some(&json!("file_system.search_replace")));
+    assert_eq!(
+        meta.extra.get("vibeTool"),
+        Some(&json!("file_system.search_replace"))
+    );
     assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
 }
 
@@ -128,7 +218,12 @@ fn bad_input_is_reported_not_a_panic() {
     assert_eq!(doc.parts[0].title, "Running a shell command");
     assert!(doc.diagnostics.len() >= 5, "{:?}", doc.diagnostics);
     // Json: cut short, not an array, an array of odd things.
-    for text in ["[\n {\"id\": \"e1\",", "{\"a\": 1}", "[1, \"two\", null, {\"type\": \"effect\"}]", ""] {
+    for text in [
+        "[\n {\"id\": \"e1\",",
+        "{\"a\": 1}",
+        "[1, \"two\", null, {\"type\": \"effect\"}]",
+        "",
+    ] {
         let doc = normalize(text, Some(Dialect::VibeJson));
         assert!(doc.parts.is_empty(), "{text}");
         if !text.is_empty() {
@@ -146,12 +241,18 @@ fn harness_names_are_the_models() {
         ("file_system.write_file", "write_file"),
         ("file_system.search_replace", "edit"),
         ("vibe.todo", "todo"),
-        ("vibe.unified_harness_scratchpad", "unified_harness_scratchpad"),
+        (
+            "vibe.unified_harness_scratchpad",
+            "unified_harness_scratchpad",
+        ),
         ("self.wait", "wait"),
         ("skill.read", "skill"),
         ("search_tool_functions", "search_tool_functions"),
     ] {
         assert_eq!(model_name(harness), model);
-        assert!(crate::providers::acp::vibe::BUILTINS.contains(&model), "{model}");
+        assert!(
+            crate::providers::acp::vibe::BUILTINS.contains(&model),
+            "{model}"
+        );
     }
 }

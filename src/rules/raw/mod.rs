@@ -33,8 +33,8 @@ pub(crate) mod gemini;
 pub(crate) mod kimi;
 pub(crate) mod opencode;
 pub(crate) mod openhands;
-pub(crate) mod vibe;
 mod pruned;
+pub(crate) mod vibe;
 
 use pruned::Node;
 

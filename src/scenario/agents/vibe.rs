@@ -125,7 +125,10 @@ impl Launcher for Vibe {
         // The package's `vibe` executable, beside `vibe-acp`.
         cmd.program = cmd.program.with_file_name("vibe");
         let s = setup.scenario;
-        cmd.arg("--output").arg(output).arg("--auto-approve").arg("--trust");
+        cmd.arg("--output")
+            .arg(output)
+            .arg("--auto-approve")
+            .arg("--trust");
         for a in &s.args {
             cmd.arg(a.clone());
         }
