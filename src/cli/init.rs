@@ -130,9 +130,9 @@ static STARTERS: &[Starter] = &[
     ),
     starter!(
         Vibe,
-        "acp/live-vibe-acp-bash",
-        "a Mistral Vibe session over ACP running two shell commands",
-        "vibe-acp"
+        "vibe/live-vibe-bash",
+        "a Mistral Vibe headless session running two shell commands",
+        "vibe -p \"…\" --output streaming"
     ),
 ];
 

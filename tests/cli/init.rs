@@ -117,7 +117,7 @@ fn each_agent_has_a_starter_whose_gate_passes() {
             "kimi/live-kimi-bash",
             "kimi --print --output-format stream-json",
         ),
-        ("vibe", "acp/live-vibe-acp-bash", "--proxy -- vibe-acp"),
+        ("vibe", "vibe/live-vibe-bash", "vibe -p"),
         ("codex", "codex/live-codex-exec-shell", "codex exec --json"),
         (
             "opencode",
