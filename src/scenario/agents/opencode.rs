@@ -48,6 +48,9 @@ pub struct Opencode {
     /// installs there ([`seed_plugin_install`]).
     config_dir: &'static str,
     plugin: &'static str,
+    /// Switches of its own that keep it off the network: what it would fetch or send is no
+    /// part of a scenario, and offline each attempt costs a name lookup or a timeout.
+    quiet: &'static [(&'static str, &'static str)],
 }
 
 /// How the CLI runs.
@@ -71,6 +74,7 @@ const OPENCODE: Opencode = Opencode {
     acp_mcp_in_session: true,
     config_dir: "opencode",
     plugin: "@opencode-ai/plugin",
+    quiet: &[],
 };
 
 /// Kilo CLI: OpenCode's configuration under Kilo's names (`kilo.json`, `KILO_*`).
@@ -83,6 +87,9 @@ const KILO: Opencode = Opencode {
     acp_mcp_in_session: false,
     config_dir: "kilo",
     plugin: "@kilocode/plugin",
+    // Kilo 7.7.7 sends PostHog telemetry (`us.i.posthog.com`) from every process unless
+    // `KILO_TELEMETRY_LEVEL` is set to anything but `all`.
+    quiet: &[("KILO_TELEMETRY_LEVEL", "off")],
 };
 
 pub const OPENCODE_RUN: Opencode = OPENCODE;
@@ -240,6 +247,9 @@ impl Launcher for Opencode {
         ] {
             cmd.env(&format!("{}{k}", self.env_prefix), "1");
         }
+        for (k, v) in self.quiet {
+            cmd.env(k, *v);
+        }
         Ok(())
     }
 
@@ -386,10 +396,15 @@ fn drive_serve(
         &printed,
     );
     trace::mark(&s.name, "message call returned");
-    if driven.is_ok() {
-        // The main session's last events (its session.idle, a dismissed question's error)
-        // trail the message reply a little.
-        thread::sleep(Duration::from_millis(1500));
+    if let Ok((_, sid)) = &driven {
+        // The main session's last events (a dismissed question's error, its `session.idle`)
+        // trail the message reply a little: the recording goes on until the stream shows the
+        // session idle, or for `IDLE_GRACE` at most (the fixed wait this replaced).
+        let until = Instant::now() + IDLE_GRACE;
+        while !shows_idle(&printed.bytes(), sid) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(50));
+        }
+        trace::mark(&s.name, "session idle");
     }
     let _ = stop.send(());
     let left = deadline
@@ -397,7 +412,7 @@ fn drive_serve(
         .max(Duration::from_secs(5));
     let recording = recorded.recv_timeout(left.min(Duration::from_secs(20)));
     trace::mark(&s.name, "event stream recorded");
-    let driven = driven?;
+    let (driven, _) = driven?;
     match recording {
         Ok(r) => {
             r.with_context(|| format!("failed to record the {who} event stream"))?;
@@ -439,8 +454,21 @@ fn get_json(http: &ureq::Agent, url: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// How long the recording waits, after the message call returned, for the main session's
+/// `session.idle` event.
+const IDLE_GRACE: Duration = Duration::from_millis(1500);
+
+/// Whether the recorded `/event` stream holds the `session.idle` event of session `sid`.
+fn shows_idle(stream: &[u8], sid: &str) -> bool {
+    let of = format!("\"sessionID\":\"{sid}\"");
+    stream.split(|b| *b == b'\n').any(|line| {
+        memchr::memmem::find(line, br#""type":"session.idle""#).is_some()
+            && memchr::memmem::find(line, of.as_bytes()).is_some()
+    })
+}
+
 /// Create the session, post the prompt, and answer the questions the agent asks until the message
-/// call returns.
+/// call returns; what the user did, and the session's id.
 fn converse(
     http: &ureq::Agent,
     base: &str,
@@ -449,7 +477,7 @@ fn converse(
     deadline: Instant,
     scratch: &Path,
     printed: &Captured,
-) -> anyhow::Result<Driven> {
+) -> anyhow::Result<(Driven, String)> {
     let session = post_json(http, &format!("{base}/session"), "{}")
         .context("failed to create the opencode session")?;
     let session: Value =
@@ -501,10 +529,13 @@ fn converse(
         answers.answer_pending(http, base)?;
         answers.dismiss_suggestions(http, base)?;
     }
-    Ok(Driven {
-        problems: answers.user.problems(),
-        dismissed: answers.user.any_declined() || answers.dismissed_suggestion,
-    })
+    Ok((
+        Driven {
+            problems: answers.user.problems(),
+            dismissed: answers.user.any_declined() || answers.dismissed_suggestion,
+        },
+        sid,
+    ))
 }
 
 /// The scripted user of `opencode serve`: answers each pending question request (`GET
@@ -627,6 +658,24 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
+
+    /// The recording stops at the main session's `session.idle` as `serve` writes it (a `data:`
+    /// line of the SSE stream), not at a child session's or another event of the main one.
+    #[test]
+    fn the_main_sessions_idle_event_is_found() {
+        let child =
+            br#"data: {"id":"evt_1","type":"session.idle","properties":{"sessionID":"ses_child"}}"#;
+        let busy = br#"data: {"id":"evt_2","type":"session.status","properties":{"sessionID":"ses_main","status":{"type":"busy"}}}"#;
+        let idle =
+            br#"data: {"id":"evt_3","type":"session.idle","properties":{"sessionID":"ses_main"}}"#;
+        let mut stream = [&child[..], b"\n\n", &busy[..], b"\n\n"].concat();
+        assert!(!shows_idle(&stream, "ses_main"));
+        assert!(shows_idle(&stream, "ses_child"));
+        stream.extend_from_slice(idle);
+        stream.extend_from_slice(b"\n\n");
+        assert!(shows_idle(&stream, "ses_main"));
+        assert!(!shows_idle(b"", "ses_main"));
+    }
 
     /// The config folder says the plugin is installed as OpenCode 1.18.33's `Npm.install`
     /// checks it: a `node_modules`, and a lock whose root depends on the package it would add.
