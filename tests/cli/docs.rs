@@ -296,24 +296,87 @@ fn every_block_is_run_checked_or_marked_with_a_reason() {
     assert!(counts.get("usage").copied().unwrap_or(0) >= 5, "{counts:?}");
 }
 
-/// A sandbox for the `sh` blocks: what the guide's commands expect to find in a repository that
-/// toolnorm checks (the scenarios only for a block that runs them: copying a thousand files is
-/// most of a block's time), and a HOME with one Claude Code session file.
-fn sandbox(code: &str) -> tempfile::TempDir {
-    let dir = tempdir();
-    let root = root();
-    let scenarios = code.contains("scenario");
-    for d in ["corpus", "expected", "scenarios"] {
-        if d == "scenarios" && !scenarios {
-            continue;
-        }
+/// Copy the repository's `dirs` into `to`.
+fn copy_dirs(dirs: &[&str], to: &Path) {
+    for d in dirs {
         let o = Command::new("cp")
             .arg("-R")
-            .arg(root.join(d))
-            .arg(dir.path())
+            .arg(root().join(d))
+            .arg(to)
             .output()
             .unwrap();
         assert!(o.status.success(), "cp -R {d}: {}", stderr(&o));
+    }
+}
+
+/// Whether a block's commands may write into the corpus or the expected outputs (accepting,
+/// formatting, importing, recording, starting a project, reviewing, running scenarios). Told
+/// from the words, erring on writing: a block that wrote where it was thought only to read is
+/// caught once all have run (`Roots::unchanged`).
+fn writes_roots(code: &str) -> bool {
+    code.lines().any(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words.iter().any(|w| {
+            [
+                "accept", "--accept", "import", "record", "init", "review", "scenario", "redact",
+                "--update",
+            ]
+            .contains(w)
+        }) || (words.contains(&"fmt") && !words.contains(&"--check"))
+    })
+}
+
+/// One copy of the corpus and the expected outputs for every block that only reads them (linked
+/// into its sandbox): copying a thousand files for each block was most of the blocks' time.
+struct Roots {
+    dir: tempfile::TempDir,
+    files: Vec<(PathBuf, u64, std::time::SystemTime)>,
+}
+
+impl Roots {
+    fn new() -> Roots {
+        let dir = tempdir();
+        copy_dirs(&["corpus", "expected"], dir.path());
+        let files = Roots::list(dir.path());
+        Roots { dir, files }
+    }
+
+    fn list(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+        let mut files: Vec<_> = walkdir::WalkDir::new(dir)
+            .into_iter()
+            .map(|e| {
+                let e = e.unwrap();
+                let m = e.metadata().unwrap();
+                (e.into_path(), m.len(), m.modified().unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The shared copy is as it was made: no block wrote into it.
+    fn unchanged(&self) -> bool {
+        Roots::list(self.dir.path()) == self.files
+    }
+}
+
+/// A sandbox for the `sh` blocks: what the guide's commands expect to find in a repository that
+/// toolnorm checks (the corpus and expected outputs linked to `shared` for a block that only
+/// reads them, the scenarios only for a block that runs them), and a HOME with one Claude Code
+/// session file.
+fn sandbox(code: &str, shared: Option<&Roots>) -> tempfile::TempDir {
+    let dir = tempdir();
+    let root = root();
+    match shared {
+        Some(shared) if !writes_roots(code) => {
+            for d in ["corpus", "expected"] {
+                std::os::unix::fs::symlink(shared.dir.path().join(d), dir.path().join(d)).unwrap();
+            }
+        }
+        _ => copy_dirs(&["corpus", "expected"], dir.path()),
+    }
+    if code.contains("scenario") {
+        copy_dirs(&["scenarios"], dir.path());
     }
     fs::copy(
         root.join("expectations.toml"),
@@ -339,8 +402,8 @@ fn sandbox(code: &str) -> tempfile::TempDir {
 }
 
 /// Run one `sh` block in a fresh sandbox, returned with the output.
-fn run_sh(block: &Block) -> (Output, tempfile::TempDir) {
-    let dir = sandbox(&block.code);
+fn run_sh(block: &Block, shared: &Roots) -> (Output, tempfile::TempDir) {
+    let dir = sandbox(&block.code, Some(shared));
     let o = Command::new("sh")
         .args(["-e", "-c", &block.code])
         .current_dir(dir.path())
@@ -366,6 +429,7 @@ fn every_sh_block_runs() {
     // The sandboxes are removed once all blocks have run: on ext4, making files among as many
     // just deleted ones (the last block's sandbox) is slow enough to double the copies' time.
     let sandboxes = std::sync::Mutex::new(Vec::new());
+    let shared = Roots::new();
     let failure = |b: &Block| -> Option<String> {
         if !b.code.split_whitespace().any(|w| w == "toolnorm") {
             return Some(format!(
@@ -373,7 +437,7 @@ fn every_sh_block_runs() {
                 b.at()
             ));
         }
-        let (o, dir) = run_sh(b);
+        let (o, dir) = run_sh(b, &shared);
         sandboxes.lock().unwrap().push(dir);
         (!o.status.success()).then(|| {
             format!(
@@ -408,6 +472,10 @@ fn every_sh_block_runs() {
     failures.sort();
     let failures: Vec<String> = failures.into_iter().map(|(_, f)| f).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        shared.unchanged(),
+        "a block run on the shared corpus and expected outputs wrote into them: `writes_roots` should have given it a copy"
+    );
 }
 
 /// The last lines of a long output.
@@ -587,7 +655,7 @@ fn every_toml_block_parses_as_what_it_shows() {
         };
         if value.get("known").is_some() {
             // Known failures: the gate reads them (exit 2 is a bad expectations file).
-            let dir = sandbox(&b.code);
+            let dir = sandbox(&b.code, None);
             fs::write(dir.path().join("expectations.toml"), &b.code).unwrap();
             let o = toolnorm()
                 .args(["verify", "--expectations", "expectations.toml"])
