@@ -3,6 +3,7 @@
 mod cdp;
 mod consumers;
 mod docs;
+mod docs_sh;
 mod empty_gate;
 mod fmt;
 mod follow;
