@@ -89,10 +89,14 @@ impl Captured {
             .clone()
     }
 
+    /// `look` at what was written so far, in place (not copied): for a wait that polls it.
+    pub fn read<R>(&self, look: impl FnOnce(&[u8]) -> R) -> R {
+        look(&self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
     /// Whether what was written so far holds `needle` (searched in place, not copied).
     pub fn contains(&self, needle: &[u8]) -> bool {
-        let bytes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        memchr::memmem::find(&bytes, needle).is_some()
+        self.read(|bytes| memchr::memmem::find(bytes, needle).is_some())
     }
 }
 

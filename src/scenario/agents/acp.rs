@@ -67,6 +67,24 @@ pub static CODEX_ACP_CLI: Cli = Cli {
 /// ACP's protocol version the client speaks.
 const PROTOCOL_VERSION: u64 = 1;
 
+impl Acp {
+    /// An agent whose own ACP launcher both configures it and gives its command line (its ACP
+    /// mode's flags and the MCP server are in what that launcher builds).
+    pub const fn own(
+        launcher: &'static dyn Launcher,
+        who: &'static str,
+        mcp_in_session: bool,
+    ) -> Acp {
+        Acp {
+            configure_as: launcher,
+            command_as: Some(launcher),
+            args: &[],
+            who,
+            mcp_in_session,
+        }
+    }
+}
+
 impl Launcher for Acp {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
         self.configure_as.configure(setup, cmd)

@@ -331,13 +331,7 @@ pub static AGENTS: &[AgentEntry] = &[
         tools: copilot::TOOLS,
         takes: TAKES,
         // `copilot --acp`, offline on the custom provider, the MCP server in its flags.
-        launcher: &acp::Acp {
-            configure_as: &copilot::ACP,
-            command_as: Some(&copilot::ACP),
-            args: &[],
-            who: "copilot --acp",
-            mcp_in_session: false,
-        },
+        launcher: &acp::Acp::own(&copilot::ACP, "copilot --acp", false),
     },
     AgentEntry {
         name: "gemini",
@@ -417,13 +411,7 @@ pub static AGENTS: &[AgentEntry] = &[
         tools: cline::TOOLS,
         takes: TAKES,
         // `cline --acp`, on the provider and MCP settings `cline` has.
-        launcher: &acp::Acp {
-            configure_as: &cline::ACP,
-            command_as: Some(&cline::ACP),
-            args: &[],
-            who: "cline --acp",
-            mcp_in_session: false,
-        },
+        launcher: &acp::Acp::own(&cline::ACP, "cline --acp", false),
     },
     AgentEntry {
         name: "openhands",
@@ -454,13 +442,7 @@ pub static AGENTS: &[AgentEntry] = &[
         tools: openhands::TOOLS,
         takes: TAKES,
         // `openhands acp`, its model in the saved agent settings, the MCP server in `session/new`.
-        launcher: &acp::Acp {
-            configure_as: &openhands::ACP,
-            command_as: Some(&openhands::ACP),
-            args: &[],
-            who: "openhands acp",
-            mcp_in_session: true,
-        },
+        launcher: &acp::Acp::own(&openhands::ACP, "openhands acp", true),
     },
     AgentEntry {
         name: "kimi-acp",
@@ -473,13 +455,7 @@ pub static AGENTS: &[AgentEntry] = &[
             ..TAKES
         },
         // `kimi acp`, the MCP server in `session/new`.
-        launcher: &acp::Acp {
-            configure_as: &kimi::ACP,
-            command_as: Some(&kimi::ACP),
-            args: &[],
-            who: "kimi acp",
-            mcp_in_session: true,
-        },
+        launcher: &acp::Acp::own(&kimi::ACP, "kimi acp", true),
     },
     AgentEntry {
         name: "vibe",
@@ -516,13 +492,7 @@ pub static AGENTS: &[AgentEntry] = &[
             ..TAKES
         },
         // `vibe-acp`, the MCP server in its configuration.
-        launcher: &acp::Acp {
-            configure_as: &vibe::ACP,
-            command_as: Some(&vibe::ACP),
-            args: &[],
-            who: "vibe-acp",
-            mcp_in_session: false,
-        },
+        launcher: &acp::Acp::own(&vibe::ACP, "vibe-acp", false),
     },
 ];
 

@@ -401,7 +401,7 @@ fn drive_serve(
         // trail the message reply a little: the recording goes on until the stream shows the
         // session idle, or for `IDLE_GRACE` at most (the fixed wait this replaced).
         let until = Instant::now() + IDLE_GRACE;
-        while !shows_idle(&printed.bytes(), sid) && Instant::now() < until {
+        while !printed.read(|b| shows_idle(b, sid)) && Instant::now() < until {
             thread::sleep(Duration::from_millis(50));
         }
         trace::mark(&s.name, "session idle");
@@ -461,9 +461,11 @@ const IDLE_GRACE: Duration = Duration::from_millis(1500);
 /// Whether the recorded `/event` stream holds the `session.idle` event of session `sid`.
 fn shows_idle(stream: &[u8], sid: &str) -> bool {
     let of = format!("\"sessionID\":\"{sid}\"");
-    stream.split(|b| *b == b'\n').any(|line| {
-        memchr::memmem::find(line, br#""type":"session.idle""#).is_some()
-            && memchr::memmem::find(line, of.as_bytes()).is_some()
+    // Only the lines of idle events are looked at, not every line of the stream.
+    memchr::memmem::find_iter(stream, br#""type":"session.idle""#).any(|at| {
+        let start = memchr::memrchr(b'\n', &stream[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &stream[at..]).map_or(stream.len(), |i| at + i);
+        memchr::memmem::find(&stream[start..end], of.as_bytes()).is_some()
     })
 }
 
