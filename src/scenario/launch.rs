@@ -51,7 +51,13 @@ pub struct Scratch {
 
 impl Scratch {
     pub(super) fn create(name: &str) -> anyhow::Result<Scratch> {
-        let claim = sandbox::claim(Path::new(sandbox::ROOT), name)?;
+        Scratch::create_in(Path::new(sandbox::ROOT), name)
+    }
+
+    /// The scratch folders of `name` under `base`: tests use a temporary folder, so they never
+    /// wait for a live run's scratch folder nor empty one a run kept.
+    pub(super) fn create_in(base: &Path, name: &str) -> anyhow::Result<Scratch> {
+        let claim = sandbox::claim(base, name)?;
         // Canonical paths: the CLIs print resolved paths, and redaction must match them.
         let root = claim
             .root

@@ -288,6 +288,7 @@ mod tests {
             args: vec![mcp_server::SUBCOMMAND.to_owned()],
         };
         let mut checked = std::collections::BTreeSet::new();
+        let base = tempfile::tempdir().unwrap();
         for s in agents::load_dir(&root.join("scenarios")).unwrap() {
             let s = s.unwrap();
             let agent = agents::of(&s).unwrap();
@@ -304,7 +305,7 @@ mod tests {
             {
                 continue;
             }
-            let scratch = Scratch::create(&s.name).unwrap();
+            let scratch = Scratch::create_in(base.path(), &s.name).unwrap();
             let setup = Setup {
                 scenario: &s,
                 scratch: &scratch,
@@ -315,7 +316,6 @@ mod tests {
             agent.launcher.configure(&setup, &mut cmd).unwrap();
             agent.launcher.command(&setup, &mut cmd);
             let args: Vec<String> = cmd.args.iter().map(|a| scratch.redact_paths(a)).collect();
-            let _ = fs::remove_dir_all(&scratch.root);
             assert_eq!(args, header.command[1..], "{}", s.name);
             checked.insert(agent.name);
         }

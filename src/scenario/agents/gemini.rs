@@ -280,7 +280,8 @@ mod tests {
 
     /// The settings file a scenario's launcher writes, read back.
     fn written(s: &Scenario) -> Value {
-        let scratch = Scratch::create(&s.name).unwrap();
+        let base = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create_in(base.path(), &s.name).unwrap();
         let mcp = ServerCommand {
             program: "/bin/toolnorm".to_owned(),
             args: Vec::new(),
@@ -296,7 +297,6 @@ mod tests {
         configure(&setup, &mut cmd, qwen).unwrap();
         let path = scratch.home.join(settings_dir(qwen)).join("settings.json");
         let text = std::fs::read_to_string(path).unwrap();
-        let _ = std::fs::remove_dir_all(&scratch.root);
         serde_json::from_str(&text).unwrap()
     }
 
