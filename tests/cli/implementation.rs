@@ -67,6 +67,13 @@ fn verify(args: &[&str], env: &[(&str, &str)]) -> (Output, Value) {
     (out, report)
 }
 
+/// The built-in normalizer's verify of the shipped corpus, which the implementations' verdicts
+/// are held to: run once for the tests that compare with it.
+fn builtin() -> &'static (Output, Value) {
+    static BUILTIN: std::sync::OnceLock<(Output, Value)> = std::sync::OnceLock::new();
+    BUILTIN.get_or_init(|| verify(&["--jobs", "2"], &[]))
+}
+
 /// A tool the test cannot do without: a missing one fails the test with what to install, never
 /// passes it unseen.
 fn require(tool: &'static str, why: &str) -> &'static str {
@@ -141,7 +148,7 @@ fn verdicts(report: &Value) -> Vec<Value> {
 
 #[test]
 fn built_in_through_the_protocol_gives_the_built_in_verdicts() {
-    let (builtin_out, builtin) = verify(&[], &[]);
+    let (builtin_out, builtin) = builtin();
     let exe = Path::new(env!("CARGO_BIN_EXE_toolnorm"))
         .display()
         .to_string();
@@ -163,10 +170,10 @@ fn built_in_through_the_protocol_gives_the_built_in_verdicts() {
         stdout(&proto_out)
     );
     assert!(
-        fixtures(&builtin).len() > 50,
+        fixtures(builtin).len() > 50,
         "the shipped corpus is checked"
     );
-    assert_eq!(verdicts(&builtin), verdicts(&proto));
+    assert_eq!(verdicts(builtin), verdicts(&proto));
     assert_eq!(builtin["matrix"], proto["matrix"]);
     assert_eq!(builtin["implementation"]["command"], Value::Null);
     assert_eq!(proto["implementation"]["name"], "toolnorm");
@@ -420,7 +427,7 @@ const WIRES: [&str; 3] = ["acp", "ai-sdk", "ag-ui"];
 #[test]
 fn a_correct_wire_implementation_passes_the_whole_corpus_in_each_wire() {
     let exe = env!("CARGO_BIN_EXE_toolnorm");
-    let (builtin_out, builtin) = verify(&["--jobs", "2"], &[]);
+    let (builtin_out, builtin) = builtin();
     // docs/ui-wires.md shows one command for each wire: these.
     let documented = documented_impls(
         "docs/ui-wires.md",
@@ -446,7 +453,7 @@ fn a_correct_wire_implementation_passes_the_whole_corpus_in_each_wire() {
             stdout(&out)
         );
         assert!(fixtures(&report).len() > 50, "{wire}: the corpus is judged");
-        assert_eq!(statuses(&report), statuses(&builtin), "{wire}");
+        assert_eq!(statuses(&report), statuses(builtin), "{wire}");
         assert_eq!(report["implementation"]["wires"], serde_json::json!([wire]));
         for f in fixtures(&report) {
             if f["status"] != "unsupported" {

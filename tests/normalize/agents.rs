@@ -178,8 +178,8 @@ fn calls(doc: &NormalizedDocument) -> BTreeMap<String, ToolState> {
 
 #[test]
 fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
-    let samples: Vec<Sample> = load_all()
-        .into_iter()
+    let samples: Vec<&Sample> = load_all()
+        .iter()
         .filter(|s| {
             matches!(
                 s.provider.as_str(),

@@ -237,8 +237,8 @@ fn partial_messages_change_no_part() {
         "claude/live-claude-2.1.197-coding",
         "claude/live-claude-2.1.197-coding-partial",
     )] {
-        let full = by_name(&samples, full).normalize();
-        let partial = by_name(&samples, partial).normalize();
+        let full = by_name(samples, full).normalize();
+        let partial = by_name(samples, partial).normalize();
         assert!(!full.parts.is_empty());
         let a: Vec<_> = full.parts.iter().map(shown).collect();
         let b: Vec<_> = partial.parts.iter().map(shown).collect();

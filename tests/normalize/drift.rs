@@ -298,7 +298,7 @@ fn every_re_recording_of_every_live_fixture_compares_the_same() {
     let samples = load_all();
     let v = Volatile::new();
     let (mut redrawn, mut reordered) = (0, 0);
-    for s in live(&samples) {
+    for s in live(samples) {
         let expected = expected_of(s);
         let original = canonical_json(&serde_json::to_value(s.normalize()).unwrap());
         for round in 0..ROUNDS {
@@ -316,7 +316,7 @@ fn every_re_recording_of_every_live_fixture_compares_the_same() {
         }
     }
     // The draws did change the outputs: the property is not held vacuously.
-    let live = live(&samples).len() * ROUNDS as usize;
+    let live = live(samples).len() * ROUNDS as usize;
     assert!(redrawn * 10 >= live * 9, "{redrawn} of {live} re-drawn");
     assert!(reordered >= 20, "only {reordered} re-recordings reordered");
 }
@@ -356,7 +356,7 @@ fn plant(doc: &mut Value, rng: &mut Rng, kind: u64) -> String {
 fn a_change_planted_in_any_re_recording_is_found_and_named() {
     let samples = load_all();
     let v = Volatile::new();
-    for s in live(&samples) {
+    for s in live(samples) {
         let expected = expected_of(s);
         for round in 0..ROUNDS {
             let mut rng = Rng(round * 104_729 + 3 * s.name.len() as u64);
@@ -414,7 +414,7 @@ fn every_drift_report_says_the_same_green_or_red() {
     let (corpus, expected) = (dir.path().join("corpus"), dir.path().join("expected"));
     let mut rng = Rng(42);
     for name in chosen {
-        let s = by_name(&samples, name);
+        let s = by_name(samples, name);
         write_recording(&corpus, s, &redraw_lines(s, &v, &mut rng));
         let to = expected.join(format!("{name}.json"));
         fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -469,7 +469,7 @@ fn every_drift_report_says_the_same_green_or_red() {
     assert!(!html.contains("live-codex-exec-parallel.jsonl.zst</code> <span class=\"fail"));
 
     // One command's output changed in the new release.
-    let s = by_name(&samples, "codex/live-codex-exec-parallel");
+    let s = by_name(samples, "codex/live-codex-exec-parallel");
     let lines: Vec<(Direction, String)> = redraw_lines(s, &v, &mut rng)
         .into_iter()
         .map(|(d, t)| (d, t.replace("v20.20.2", "v22.1.0")))

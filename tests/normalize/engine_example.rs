@@ -32,7 +32,7 @@ fn the_engine_example_gives_the_batch_document_on_every_fixture() {
     let bin = build_example();
     let samples = load_all();
     assert!(!samples.is_empty());
-    for s in &samples {
+    for s in samples {
         let fixture = read_fixture(&corpus_root().join(format!("{}.jsonl.zst", s.name)))
             .unwrap_or_else(|e| panic!("{}: {e}", s.name));
         let mut records = String::new();

@@ -131,8 +131,8 @@ fn whole_document(s: &Sample, text: &str) -> bool {
 
 #[test]
 fn damage_never_panics_and_spares_the_calls_it_does_not_touch() {
-    let samples: Vec<Sample> = load_all()
-        .into_iter()
+    let samples: Vec<&Sample> = load_all()
+        .iter()
         .filter(|s| matches!(s.dialect.provider().as_str(), "gemini" | "qwen"))
         .collect();
     assert!(samples.len() >= 20, "{} fixtures", samples.len());

@@ -51,7 +51,7 @@ fn reading_further_never_loses_a_part_nor_moves_it_back() {
     for s in load_all() {
         let mut before = s.normalize_prefix(0);
         assert!(before.parts.is_empty(), "{}: parts from nothing", s.name);
-        for cut in line_cuts(&s) {
+        for cut in line_cuts(s) {
             let after = s.normalize_prefix(cut);
             if let Some(why) = regression(&before, &after) {
                 panic!("{}: after {cut} of {} bytes: {why}", s.name, s.len());

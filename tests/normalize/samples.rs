@@ -24,10 +24,17 @@ pub fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
 
-/// Every fixture of the corpus. Panics when the corpus is missing, when a provider has no fixture,
-/// or when a fixture cannot be read or names no dialect: a property over an empty or partial
-/// corpus would pass without checking anything.
-pub fn load_all() -> Vec<Sample> {
+/// Every fixture of the corpus, read once for all the tests of this binary (26 of them read it;
+/// reading and decoding it is a third of a second of an unoptimised build each time). Panics when
+/// the corpus is missing, when a provider has no fixture, or when a fixture cannot be read or
+/// names no dialect: a property over an empty or partial corpus would pass without checking
+/// anything.
+pub fn load_all() -> &'static [Sample] {
+    static ALL: std::sync::OnceLock<Vec<Sample>> = std::sync::OnceLock::new();
+    ALL.get_or_init(read_all)
+}
+
+fn read_all() -> Vec<Sample> {
     let root = corpus_root();
     let entries = list_fixtures(&root);
     let samples: Vec<Sample> = entries

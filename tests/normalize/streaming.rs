@@ -28,7 +28,7 @@ fn streamed(s: &Sample, opts: NormalizeOptions<'_>) -> (NormalizedDocument, Vec<
 #[test]
 fn every_fixture_streams_to_the_batch_document() {
     let samples = load_all();
-    for s in &samples {
+    for s in samples {
         let batch = s.normalize();
         let (doc, updates) = streamed(s, s.options());
         assert_eq!(doc, batch, "{}: streamed document differs", s.name);
