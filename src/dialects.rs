@@ -183,6 +183,16 @@ pub static DIALECTS: &[DialectEntry] = &[
         #[cfg(feature = "cli")]
         scan: raw::vibe::json,
     },
+    // Vibe's session journal: recovery-journal records (a version, sequence, hash and payload at
+    // the top), which no other dialect's line has.
+    DialectEntry {
+        dialect: Dialect::VibeJournal,
+        sniff: vibe::journal::sniff,
+        sniff_document: None,
+        new: vibe::journal::new,
+        #[cfg(feature = "cli")]
+        scan: raw::vibe::journal,
+    },
     DialectEntry {
         dialect: Dialect::GeminiStreamJson,
         sniff: gemini::stream_json::sniff,

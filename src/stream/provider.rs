@@ -217,6 +217,10 @@ dialects! {
     VibeStreaming => (Vibe, "streaming"),
     /// `vibe -p PROMPT --output json`: the same entries in one JSON array, at the end.
     VibeJson => (Vibe, "json"),
+    /// `~/.vibe/logs/session/unified/<session id>/journal/<sequence>.jsonl` (and the copy
+    /// `--output-dir DIR` makes in `DIR/session/`): the harness's recovery-journal records, the
+    /// history entries inside those that advance the session's projection.
+    VibeJournal => (Vibe, "journal"),
     /// An AI SDK UI message stream (`ai` 7.x chunks), as JSON Lines or SSE `data:` lines.
     AiSdk => (AiSdk, "ai-sdk"),
     /// AG-UI 1.0 events, as JSON Lines or SSE `data:` lines.

@@ -17,7 +17,19 @@
 //!   approval) for a call the run left unfinished.
 //!
 //! Other entry types (`callback`, hook notices) hold no call and are skipped.
+//!
+//! The session journal (`journal.rs`) holds the same entries as the harness writes them, before
+//! Vibe projects them for headless mode (`vibe/app_server/_unified_tool_projection.py`): the
+//! model's own arguments (`path`, an `offset` counted from 0) where the output has Vibe's
+//! (`filePath`, counted from 1), `detail.kind: "tool"` where the output names the kind (`shell`,
+//! `file_read`), and the tool's result envelope `{type: "success" | "failure", content,
+//! structured_content, error}` as `state.output`, a command's exit code (`returncode`) in it.
+//! Headless mode prints a tool Vibe does not project (`self.wait`, `search_tool_functions`) so
+//! too. An effect of kind `tool` is read as the harness wrote it, whichever file it is in: the
+//! same name, kind and title, the arguments as the model gave them, the structured result as the
+//! output, and a command that exited non-zero an error whose code is its exit code.
 
+pub(crate) mod journal;
 pub(crate) mod json;
 pub(crate) mod streaming;
 
@@ -133,6 +145,67 @@ fn ended(name: &str, state: &Value) -> Result<Result<Value, ToolError>, ToolStat
     }
 }
 
+/// The arguments Vibe's tool table reads for a call as the harness wrote it: a read's `offset` counted from 1,
+/// as Vibe shows it (`_display_offset`: an offset of 0 is none); the rest as the model gave them.
+fn shown_input(name: &str, input: &Value) -> Value {
+    let mut shown = input.clone();
+    if name == "read_file"
+        && let Some(args) = shown.as_object_mut()
+    {
+        match args.get("offset").and_then(Value::as_i64) {
+            Some(0) => {
+                args.remove("offset");
+            }
+            Some(n) if n > 0 => {
+                args.insert("offset".to_owned(), Value::from(n + 1));
+            }
+            _ => {}
+        }
+    }
+    shown
+}
+
+/// The state of a call as the harness wrote it, in the shape [`ended`] reads, with a command's exit code: the result
+/// envelope's `structured_content` as the output (the envelope itself when it has none), a
+/// `failure` envelope of a completed call as `failed` with its error, and a command whose
+/// `returncode` is not 0 as unsuccessful.
+fn harness_state(name: &str, state: &Value) -> (Value, Option<i64>) {
+    let mut state = state.clone();
+    let Some(envelope) = state.get("output").filter(|o| o.is_object()).cloned() else {
+        return (state, None);
+    };
+    let completed = state.get("status").and_then(Value::as_str) == Some("completed");
+    if completed
+        && envelope.get("type").and_then(Value::as_str) == Some("failure")
+        && let Some(obj) = state.as_object_mut()
+    {
+        obj.insert("status".to_owned(), Value::from("failed"));
+        if !obj.contains_key("error") {
+            let error = envelope.get("error").cloned().unwrap_or_default();
+            obj.insert("error".to_owned(), error);
+        }
+        obj.remove("output");
+        return (state, None);
+    }
+    let Some(result) = envelope
+        .get("structured_content")
+        .filter(|r| r.is_object())
+        .cloned()
+    else {
+        return (state, None);
+    };
+    let exit = (name == "bash")
+        .then(|| result.get("returncode").and_then(Value::as_i64))
+        .flatten();
+    if let Some(obj) = state.as_object_mut() {
+        if completed && exit.is_some_and(|c| c != 0) {
+            obj.insert("display".to_owned(), serde_json::json!({"success": false}));
+        }
+        obj.insert("output".to_owned(), result);
+    }
+    (state, exit)
+}
+
 /// The part of one `effect` entry; `Err` says why the entry gives none.
 fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
     let id = titles::nonblank(v, "id").ok_or("an effect without an id")?;
@@ -147,7 +220,14 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
         _ => Value::Object(Default::default()),
     };
     let detail_kind = detail.and_then(|d| titles::nonblank(d, "kind"));
-    let (kind, title) = describe(name, &input, cwd).unwrap_or_else(|| {
+    // As the harness wrote it: Vibe names the kind of every call it projects.
+    let raw = matches!(detail_kind, None | Some("tool"));
+    let shown = if raw {
+        shown_input(name, &input)
+    } else {
+        input.clone()
+    };
+    let (kind, title) = describe(name, &shown, cwd).unwrap_or_else(|| {
         let summary = detail
             .and_then(|d| d.get("display"))
             .and_then(|d| titles::nonblank(d, "summary"))
@@ -158,6 +238,11 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
         )
     });
     let state = v.get("state").cloned().unwrap_or_default();
+    let (state, exit_code) = if raw {
+        harness_state(name, &state)
+    } else {
+        (state, None)
+    };
     let mut extra = serde_json::Map::new();
     if let Some(k) = detail_kind {
         extra.insert("vibeKind".to_owned(), Value::String(k.to_owned()));
@@ -165,12 +250,29 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
     if name != tool {
         extra.insert("vibeTool".to_owned(), Value::String(tool.to_owned()));
     }
-    let truncated = state
-        .get("output")
+    // A command's output cut short: `truncated` as headless mode prints it, `was_truncated` as
+    // the harness writes it.
+    let output = state.get("output");
+    let truncated = output
         .and_then(|o| o.get("truncated"))
+        .or_else(|| {
+            (raw && name == "bash")
+                .then(|| output.and_then(|o| o.get("was_truncated")))
+                .flatten()
+        })
         .and_then(Value::as_bool)
         .filter(|t| *t);
     let mut u = match ended(name, &state) {
+        Ok(Err(mut error)) if exit_code.is_some_and(|c| c != 0) => {
+            let timed_out =
+                state.pointer("/output/timed_out").and_then(Value::as_bool) == Some(true);
+            error.code = Some(if timed_out {
+                "timeout".to_owned()
+            } else {
+                exit_code.unwrap_or_default().to_string()
+            });
+            PartUpdate::ended(id, Err(error))
+        }
         Ok(result) => PartUpdate::ended(id, result),
         Err(open) => PartUpdate {
             state: Some(open),
@@ -194,6 +296,7 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
     u.metadata = Some(ToolMetadata {
         provider_type: Some("effect".to_owned()),
         truncated,
+        exit_code,
         extra,
         ..ToolMetadata::default()
     });

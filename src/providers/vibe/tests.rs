@@ -256,3 +256,299 @@ fn harness_names_are_the_models() {
         );
     }
 }
+
+/// One recovery-journal record around `payload`.
+fn record(sequence: usize, ty: &str, payload: Value) -> String {
+    json!({"payload": payload, "previous_record_sha256": null, "record_sha256": "ab",
+        "recovery_journal_record_version": 1, "sequence": sequence, "type": ty})
+    .to_string()
+}
+
+/// A journal of the same session as [`entries`]: the turn's command, the first model request
+/// (its system prompt names the working directory), then each entry appended, an effect first as
+/// it runs and then replaced as it ends, with the envelope ops the harness writes beside them.
+fn journal() -> String {
+    let mut lines = vec![
+        record(
+            1,
+            "command_reserved",
+            json!({"method": "turn/start", "params": {"message": [{"type": "text", "text": "Go."}]}}),
+        ),
+        record(
+            2,
+            "action_intent",
+            json!({"action_id": "c1", "kind": "completion", "request": {"model_input": {"messages":
+                {"messages": [{"role": "system", "content": [{"type": "text",
+                "text": "You help users.\n\nAbsolute path: /w\n\ngitContext: none"}]}]}}}}),
+        ),
+    ];
+    for e in entries() {
+        let n = lines.len() + 1;
+        let id = e["id"].clone();
+        if e["type"] == "effect" && e["state"]["status"] != "running" {
+            let mut open = e.clone();
+            open["state"] = json!({"status": "running", "outputText": ""});
+            open["generationStatus"] = json!("in_progress");
+            lines.push(record(
+                n,
+                "projection_delta",
+                json!({"watermark": n, "delta": [{"op": "append_entry", "entry": open},
+                    {"op": "set_envelope", "state": {"history": {"entries": []}}}]}),
+            ));
+            lines.push(record(
+                n + 1,
+                "projection_delta",
+                json!({"watermark": n + 1, "delta": [{"op": "replace_entry", "id": id, "entry": e}]}),
+            ));
+        } else {
+            lines.push(record(
+                n,
+                "projection_delta",
+                json!({"watermark": n, "delta": [{"op": "append_entry", "entry": e}]}),
+            ));
+        }
+    }
+    lines.push(record(
+        lines.len() + 1,
+        "receipt_succeeded",
+        json!({"client_command_id": "t", "response": {}}),
+    ));
+    lines.join("\n") + "\n"
+}
+
+fn normalize_without_cwd(text: &str, dialect: Option<Dialect>) -> crate::model::NormalizedDocument {
+    let opts = NormalizeOptions {
+        dialect,
+        ..NormalizeOptions::default()
+    };
+    crate::normalizer::normalize(&Input::from_bytes(text.as_bytes()), opts).unwrap()
+}
+
+#[test]
+fn the_journal_is_sniffed_and_gives_the_same_parts_as_the_output() {
+    let doc = normalize_without_cwd(&journal(), None);
+    assert_eq!(doc.dialect, "journal");
+    // The same parts as `--output streaming`, titled from the cwd the system prompt names.
+    check(&doc);
+    // A call is seen as it starts and again as it ends: two events, on the lines that say so.
+    let e1: Vec<(u32, ToolState)> = doc
+        .events
+        .iter()
+        .filter(|e| e.part_id == "e1")
+        .map(|e| (e.line, e.state))
+        .collect();
+    assert_eq!(e1, [(4, ToolState::Running), (5, ToolState::Complete)]);
+    let timing = doc.parts[0].timing.as_ref().unwrap();
+    assert_eq!(
+        (timing.started_at.clone(), timing.completed_at.clone()),
+        (
+            Some(crate::model::TimeValue::Millis(1000)),
+            Some(crate::model::TimeValue::Millis(1200))
+        )
+    );
+    // A header's cwd wins over the journal's.
+    let given = normalize(
+        &journal().replace("Absolute path: /w", "Absolute path: /x"),
+        None,
+    );
+    check(&given);
+}
+
+#[test]
+fn the_journal_s_snapshots_and_whole_lists_hold_entries_too() {
+    let all = entries();
+    let text = [
+        record(
+            1,
+            "projection_advanced",
+            json!({"watermark": 1, "snapshot": {"history": {"entries": all[..3]}}}),
+        ),
+        record(
+            2,
+            "session_relocated",
+            json!({"watermark": 2, "delta": [{"op": "set_history_entries", "entries": all[3..6]}]}),
+        ),
+        record(
+            3,
+            "projection_delta",
+            json!({"watermark": 3, "delta": [{"op": "remove_entry", "id": "e5"},
+                {"op": "append_entry", "entry": all[6]}, {"op": "append_entry", "entry": all[7]},
+                {"op": "append_entry", "entry": all[8]}]}),
+        ),
+    ]
+    .join("\n");
+    check(&normalize(&text, None));
+}
+
+#[test]
+fn the_journal_is_not_taken_for_the_output_nor_the_output_for_it() {
+    use crate::providers::Probe;
+    let first = record(1, "command_reserved", json!({"method": "turn/start"}));
+    let p = Probe::parse(&first).unwrap();
+    assert!(super::journal::sniff(&p));
+    assert!(!super::streaming::sniff(&p));
+    for e in entries() {
+        let line = e.to_string();
+        let p = Probe::parse(&line).unwrap();
+        assert!(!super::journal::sniff(&p), "{line}");
+    }
+    // A journal whose records hold no entry yet is still the journal.
+    assert_eq!(normalize(&(first + "\n"), None).dialect, "journal");
+}
+
+#[test]
+fn bad_journal_input_is_reported_not_a_panic() {
+    let e1 = &entries()[1];
+    let lines = [
+        "not json".to_owned(),
+        "[1, 2]".to_owned(),
+        json!({"recovery_journal_record_version": 1, "payload": {}}).to_string(),
+        record(4, "projection_delta", json!({"delta": "many"})),
+        record(5, "projection_delta", json!({"delta": [{"entry": e1}]})),
+        record(6, "projection_delta", json!({"delta": [{"op": "append_entry"}]})),
+        record(7, "projection_delta", json!({"delta": [{"op": "set_history_entries", "entries": 3}]})),
+        record(8, "projection_advanced", json!({"snapshot": {"history": {"entries": {}}}})),
+        record(9, "projection_delta", json!({"delta": [{"op": "append_entry", "entry": 5},
+            {"op": "append_entry", "entry": {"type": "effect", "detail": {"toolName": "file_system.bash"}}}]})),
+        record(10, "action_intent", json!({"kind": "completion", "request": {"model_input": 1}})),
+        record(11, "projection_delta", json!({"delta": [{"op": "replace_entry", "id": "e1", "entry": e1}]})),
+        r#"{"recovery_journal_record_version":1,"sequence":12,"record_sha256":"ab","type":"projection_delta","payload":{"delta":[{"op":"append_"#.to_owned(),
+    ];
+    let doc = normalize(&lines.join("\n"), Some(Dialect::VibeJournal));
+    assert_eq!(doc.parts.len(), 1);
+    assert_eq!(doc.parts[0].state, ToolState::Complete);
+    assert_eq!(doc.parts[0].title, "Running sh greet.sh");
+    let at: Vec<u32> = doc.diagnostics.iter().map(|d| d.line).collect();
+    assert_eq!(
+        at,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 12],
+        "{:?}",
+        doc.diagnostics
+    );
+    for text in ["", "\n\n", "{}", "null"] {
+        let doc = normalize(text, Some(Dialect::VibeJournal));
+        assert!(doc.parts.is_empty(), "{text}");
+    }
+}
+
+/// An effect as the harness writes it (the journal's, and headless mode's for a tool Vibe does not
+/// project): `detail.kind` `tool`, the model's arguments, the result envelope.
+fn harness_effect(id: &str, tool: &str, input: Value, status: &str, output: Value) -> Value {
+    json!({"id": id, "sessionId": "s", "turnId": "t", "inputEntryId": "u", "createdAt": 1000,
+        "updatedAt": 1200, "generationStatus": "completed", "relatedEntryId": null,
+        "type": "effect", "title": tool,
+        "detail": {"toolName": tool, "kind": "tool", "input": input,
+            "display": {"summary": tool, "message": tool}},
+        "state": {"status": status, "display": {"message": tool, "success": true},
+            "outputText": "", "output": output}})
+}
+
+#[test]
+fn calls_as_the_harness_wrote_them() {
+    let envelope =
+        |result: Value| json!({"type": "success", "content": [], "structured_content": result});
+    let entries = [
+        harness_effect(
+            "r1",
+            "file_system.bash",
+            json!({"command": "exit 3"}),
+            "completed",
+            envelope(
+                json!({"command": "exit 3", "returncode": 3, "stderr": "check failed\n",
+                "stdout": "", "timed_out": false, "was_truncated": false}),
+            ),
+        ),
+        harness_effect(
+            "r2",
+            "file_system.read_file",
+            json!({"path": "app.log", "offset": 1, "limit": 2}),
+            "completed",
+            envelope(json!({"content": "b\nc\n", "path": "/w/app.log", "offset": 1})),
+        ),
+        harness_effect(
+            "r3",
+            "file_system.read_file",
+            json!({"path": "app.log", "offset": 0}),
+            "completed",
+            json!({"type": "failure", "content": [],
+                "error": {"code": "tool_failed", "message": "File not found at: /w/app.log"}}),
+        ),
+        harness_effect(
+            "r4",
+            "file_system.bash",
+            json!({"command": "sleep 9"}),
+            "completed",
+            envelope(json!({"returncode": -9, "stderr": "", "timed_out": true})),
+        ),
+        harness_effect(
+            "r5",
+            "self.wait",
+            json!({"timeout_ms": 1000}),
+            "completed",
+            envelope(json!({"reason": "timeout"})),
+        ),
+    ];
+    let text: String = entries.iter().map(|e| e.to_string() + "\n").collect();
+    for doc in [
+        normalize(&text, None),
+        normalize(
+            &(entries
+                .iter()
+                .enumerate()
+                .map(|(n, e)| {
+                    record(
+                        n + 1,
+                        "projection_delta",
+                        json!({"delta": [{"op": "append_entry", "entry": e}]}),
+                    ) + "\n"
+                })
+                .collect::<String>()),
+            None,
+        ),
+    ] {
+        let got: Vec<(&str, ToolState, &str)> = doc
+            .parts
+            .iter()
+            .map(|p| (p.name.as_str(), p.state, p.title.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("bash", ToolState::Error, "Running exit 3"),
+                // The model's offset counts from 0; the title's line from 1, as Vibe shows it.
+                (
+                    "read_file",
+                    ToolState::Complete,
+                    "Reading app.log (lines 2–3)"
+                ),
+                ("read_file", ToolState::Error, "Reading app.log"),
+                ("bash", ToolState::Error, "Running sleep 9"),
+                (
+                    "wait",
+                    ToolState::Complete,
+                    "Waiting for input (1000 ms at most)"
+                ),
+            ],
+            "{}",
+            doc.dialect
+        );
+        let error = |i: usize| doc.parts[i].error.as_ref().unwrap();
+        assert_eq!(
+            (error(0).message.as_str(), error(0).code.as_deref()),
+            ("check failed", Some("3"))
+        );
+        assert_eq!(doc.parts[0].metadata.as_ref().unwrap().exit_code, Some(3));
+        assert_eq!(
+            (error(2).message.as_str(), error(2).code.as_deref()),
+            ("File not found at: /w/app.log", Some("tool_failed"))
+        );
+        assert_eq!(error(3).code.as_deref(), Some("timeout"));
+        // The input is the model's; the output the structured result.
+        assert_eq!(
+            doc.parts[1].input,
+            json!({"path": "app.log", "offset": 1, "limit": 2})
+        );
+        assert_eq!(doc.parts[4].output, Some(json!({"reason": "timeout"})));
+        assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+    }
+}

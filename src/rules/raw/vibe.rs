@@ -1,7 +1,12 @@
 //! The rules' scan of Mistral Vibe's headless output: `--output streaming` (one history entry a
-//! line) and `--output json` (the same entries in one array). A call is an `effect` entry (its
+//! line) and `--output json` (the same entries in one array), and of its session journal (the
+//! same entries inside the records that advance the session's projection: a `projection_delta`'s
+//! or `session_relocated`'s `payload.delta` ops, `entry` or `entries`, a `projection_advanced`'s
+//! `payload.snapshot.history.entries`). A call is an `effect` entry (its
 //! `id`, the arguments in `detail.input`); it failed when its `state.status` is `failed`,
-//! `cancelled` or `skipped`, or a completed one says `display.success: false`. The harness names
+//! `cancelled` or `skipped`, or a completed one says `display.success: false` or, written as the
+//! harness writes it (`detail.kind` `tool`), its result envelope is a `failure` or holds a
+//! non-zero `returncode`. The harness names
 //! its tools otherwise than the model (`file_system.bash` for `bash`), so the scan states no
 //! name; nothing in the output says where a turn ends.
 
@@ -30,8 +35,22 @@ fn entry(s: &mut RawScan, line: u32, v: &Node<'_>) {
         .and_then(|d| d.get("success"))
         .and_then(Node::as_bool)
         == Some(false);
+    // A call as the harness wrote it (`detail.kind` `tool`, as the journal keeps every call):
+    // its result envelope says a failure, or a command's exit code.
+    let raw = matches!(
+        v.get("detail").and_then(|d| str_of(d, "kind")),
+        None | Some("tool")
+    );
+    let envelope = state.and_then(|st| st.get("output"));
+    let harness_failed = raw
+        && (envelope.and_then(|o| str_of(o, "type")) == Some("failure")
+            || envelope
+                .and_then(|o| o.get("structured_content"))
+                .and_then(|r| r.get("returncode"))
+                .and_then(Node::as_i64)
+                .is_some_and(|c| c != 0));
     if matches!(status, Some("failed" | "cancelled" | "skipped"))
-        || (status == Some("completed") && unsuccessful)
+        || (status == Some("completed") && (unsuccessful || harness_failed))
     {
         s.fail_known(id, line);
     }
@@ -54,6 +73,36 @@ pub(crate) fn json(input: &Input<'_>) -> RawScan {
         let line = str_of(v, "id").map_or(1, |id| line_holding(input, id));
         entry(&mut s, line, v);
     }
+    s
+}
+
+/// The session journal: one record a line, its entries in the payload.
+pub(crate) fn journal(input: &Input<'_>) -> RawScan {
+    let mut s = RawScan::default();
+    for_marked_lines(input, &MARKERS, |line, v| {
+        let Some(payload) = v.get("payload") else {
+            return;
+        };
+        if str_of(&v, "type") == Some("projection_advanced") {
+            let all = payload
+                .get("snapshot")
+                .and_then(|p| p.get("history"))
+                .and_then(|h| h.get("entries"))
+                .and_then(Node::as_array);
+            for e in all.unwrap_or(&[]) {
+                entry(&mut s, line, e);
+            }
+            return;
+        }
+        for op in payload.get("delta").and_then(Node::as_array).unwrap_or(&[]) {
+            if let Some(e) = op.get("entry") {
+                entry(&mut s, line, e);
+            }
+            for e in op.get("entries").and_then(Node::as_array).unwrap_or(&[]) {
+                entry(&mut s, line, e);
+            }
+        }
+    });
     s
 }
 
@@ -84,5 +133,40 @@ mod tests {
         check(&streaming(&Input::from_bytes(lines.as_bytes())), 2, 4);
         let doc = format!("[\n{}\n]\n", ENTRIES.join(",\n"));
         check(&json(&Input::from_bytes(doc.as_bytes())), 3, 5);
+    }
+
+    #[test]
+    fn effects_in_the_journal_s_projection_records() {
+        let record = |ty: &str, payload: String| {
+            format!(
+                r#"{{"recovery_journal_record_version":1,"sequence":1,"previous_record_sha256":null,"record_sha256":"00","type":"{ty}","payload":{payload}}}"#
+            )
+        };
+        let lines = [
+            record("command_reserved", r#"{"method":"turn/start"}"#.to_owned()),
+            record(
+                "projection_delta",
+                format!(
+                    r#"{{"watermark":1,"delta":[{{"op":"append_entry","entry":{}}},{{"op":"set_envelope","state":{{}}}}]}}"#,
+                    ENTRIES[0]
+                ),
+            ),
+            record(
+                "projection_delta",
+                format!(
+                    r#"{{"watermark":2,"delta":[{{"op":"replace_entry","id":"e1","entry":{}}},{{"op":"set_history_entries","entries":[{}]}}]}}"#,
+                    ENTRIES[1], ENTRIES[2]
+                ),
+            ),
+            record(
+                "projection_advanced",
+                format!(
+                    r#"{{"watermark":3,"snapshot":{{"history":{{"entries":[{}]}}}}}}"#,
+                    ENTRIES[3]
+                ),
+            ),
+        ];
+        let text = lines.join("\n") + "\n";
+        check(&journal(&Input::from_bytes(text.as_bytes())), 3, 4);
     }
 }

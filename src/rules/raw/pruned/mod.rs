@@ -178,8 +178,10 @@ fn keep(key: &str) -> Keep {
         // Copilot CLI and droid.
         "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution" | "toolId"
         | "toolRequests" => Keep::Pruned,
-        // Mistral Vibe (an effect's `detail` and `state.display.success`).
-        "detail" | "display" => Keep::Pruned,
+        // Mistral Vibe (an effect's `detail` and `state.display.success`; the journal's
+        // projection ops and snapshots).
+        "detail" | "display" | "delta" | "entry" | "entries" | "snapshot" | "history"
+        | "structured_content" | "returncode" => Keep::Pruned,
         "_meta" | "arguments" | "args" | "changes" | "input" | "invocation" | "parameters"
         | "rawInput" => Keep::Whole,
         k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
