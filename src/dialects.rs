@@ -147,6 +147,16 @@ pub static DIALECTS: &[DialectEntry] = &[
         #[cfg(feature = "cli")]
         scan: raw::openhands::events,
     },
+    // Vibe 2.x's saved messages: the chat shape Kimi's are in, with the `injected` flag Vibe writes
+    // on every message (above Kimi's rows, whose sniffers take any such message).
+    DialectEntry {
+        dialect: Dialect::VibeSession,
+        sniff: vibe::session::sniff,
+        sniff_document: None,
+        new: vibe::session::new,
+        #[cfg(feature = "cli")]
+        scan: raw::vibe::session,
+    },
     // Kimi's messages (a top-level `role`, no `type`): print mode's output above the saved
     // context, which also holds the user's messages and Kimi's records.
     DialectEntry {

@@ -31,6 +31,7 @@
 
 pub(crate) mod journal;
 pub(crate) mod json;
+pub(crate) mod session;
 pub(crate) mod streaming;
 
 use serde_json::Value;

@@ -552,3 +552,96 @@ fn calls_as_the_harness_wrote_them() {
         assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
     }
 }
+
+/// Vibe 2.x's saved messages (`messages.jsonl`), as 2.25.8 writes them.
+const SESSION: [&str; 8] = [
+    r#"{"role": "user", "content": "Go.", "injected": false, "message_id": "m1"}"#,
+    r#"{"role": "assistant", "content": "Running.", "injected": false, "tool_calls": [{"id": "c1", "index": 0, "function": {"name": "bash", "arguments": "{\"command\":\"sh greet.sh\"}"}, "type": "function", "presentation": {"kind": "shell", "display": {"summary": "bash: sh greet.sh"}}}, {"id": "c2", "index": 1, "function": {"name": "bash", "arguments": "{\"command\":\"exit 3\"}"}, "type": "function"}], "message_id": "m2"}"#,
+    r#"{"role": "tool", "content": "command: sh greet.sh\nreturncode: 0", "injected": false, "name": "bash", "tool_call_id": "c1", "tool_result": {"output": {"command": "sh greet.sh", "stdout": "hi\n", "stderr": "", "returncode": 0}, "duration": 0.25, "cancelled": false, "presentation": {"kind": "shell", "display": {"success": true}}}}"#,
+    r#"{"role": "tool", "content": "<tool_error>bash failed: Command failed: \"exit 3\"\nReturn code: 3\nStderr: check failed\n</tool_error>", "injected": false, "name": "bash", "tool_call_id": "c2"}"#,
+    r#"{"role": "assistant", "content": "", "injected": false, "tool_calls": [{"id": "c3", "function": {"name": "read_file", "arguments": "{\"path\":\"/w/a.txt\"}"}, "type": "function"}, {"id": "c4", "function": {"name": "future_tool", "arguments": "{}"}, "type": "function", "presentation": {"kind": "web_fetch", "display": {"summary": "Fetching a page"}}}]}"#,
+    r#"{"role": "tool", "content": "<user_cancellation>Tool execution interrupted by user.</user_cancellation>", "injected": false, "name": "read_file", "tool_call_id": "c3"}"#,
+    r#"{"role": "tool", "content": "page", "injected": false, "name": "future_tool", "tool_call_id": "c4", "tool_result": {"output": {"page": "x"}, "presentation": {"display": {"success": false}}}}"#,
+    r#"{"role": "assistant", "content": "Done.", "injected": false}"#,
+];
+
+#[test]
+fn the_saved_messages_of_vibe_2_are_vibe_s_not_kimi_s() {
+    let doc = normalize(&(SESSION.join("\n") + "\n"), None);
+    assert_eq!(
+        (doc.provider.as_str(), doc.dialect.as_str()),
+        ("vibe", "session")
+    );
+    let got: Vec<(&str, ToolKind, ToolState, &str)> = doc
+        .parts
+        .iter()
+        .map(|p| (p.name.as_str(), p.kind, p.state, p.title.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "bash",
+                ToolKind::Bash,
+                ToolState::Complete,
+                "Running sh greet.sh"
+            ),
+            ("bash", ToolKind::Bash, ToolState::Error, "Running exit 3"),
+            (
+                "read_file",
+                ToolKind::FileRead,
+                ToolState::Error,
+                "Reading a.txt"
+            ),
+            (
+                "future_tool",
+                ToolKind::Browser,
+                ToolState::Error,
+                "Fetching a page"
+            ),
+        ]
+    );
+    let error = |i: usize| doc.parts[i].error.as_ref().unwrap();
+    assert_eq!(
+        (error(1).message.as_str(), error(1).code.as_deref()),
+        ("bash failed: Command failed: \"exit 3\"", Some("3"))
+    );
+    assert_eq!(doc.parts[1].metadata.as_ref().unwrap().exit_code, Some(3));
+    assert_eq!(error(2).code.as_deref(), Some("interrupted"));
+    assert_eq!(
+        doc.parts[0].output,
+        Some(json!({"command": "sh greet.sh", "stdout": "hi\n", "stderr": "", "returncode": 0}))
+    );
+    assert_eq!(
+        doc.parts[0].timing.as_ref().and_then(|t| t.elapsed_ms),
+        Some(250)
+    );
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+}
+
+#[test]
+fn bad_saved_messages_are_reported_not_a_panic() {
+    let lines = [
+        "not json",
+        "[1]",
+        r#"{"content": "x", "injected": false}"#,
+        r#"{"role": "assistant", "injected": false, "tool_calls": 5}"#,
+        r#"{"role": "assistant", "injected": false, "tool_calls": [{"function": {"name": "bash"}}, {"id": "a"}, {"id": "b", "function": {"name": "bash", "arguments": "[1"}}, 7]}"#,
+        r#"{"role": "tool", "injected": false, "content": "x"}"#,
+        r#"{"role": "tool", "injected": false, "tool_call_id": "zz", "content": "x"}"#,
+        r#"{"role": "assistant", "injected": false, "tool_calls": [{"id": "c", "function": {"name": "bash", "arguments": ""}}]}"#,
+        r#"{"role": "tool", "injected": false, "tool_call_id": "c", "content": null, "tool_result": {"output": null, "duration": -1}}"#,
+        r#"{"role": "tool", "injected": false, "tool_call_id": "c", "content": "<tool_error>"#,
+    ];
+    let doc = normalize(&lines.join("\n"), Some(Dialect::VibeSession));
+    assert_eq!(doc.parts.len(), 1);
+    assert_eq!(doc.parts[0].state, ToolState::Complete);
+    assert_eq!(doc.parts[0].title, "Running a shell command");
+    let at: Vec<u32> = doc.diagnostics.iter().map(|d| d.line).collect();
+    assert_eq!(
+        at,
+        [1, 2, 3, 4, 5, 5, 5, 5, 6, 7, 10],
+        "{:?}",
+        doc.diagnostics
+    );
+}

@@ -10,7 +10,11 @@
 //! its tools otherwise than the model (`file_system.bash` for `bash`), so the scan states no
 //! name; nothing in the output says where a turn ends.
 
-use super::{Markers, Node, RawScan, for_marked_lines, line_holding, merge_args, str_of};
+use memchr::memmem;
+
+use super::{
+    Markers, Node, RawScan, TurnEnd, for_marked_lines, line_holding, merge_args, pruned, str_of,
+};
 use crate::stream::Input;
 
 static MARKERS: Markers = Markers::new(&["\"effect\""]);
@@ -103,6 +107,86 @@ pub(crate) fn journal(input: &Input<'_>) -> RawScan {
             }
         }
     });
+    s
+}
+
+static ROLES: Markers = Markers::new(&["\"role\""]);
+
+/// Whether a line holds a JSON string that opens with one of Vibe's failure tags (inside another
+/// string its quote would be escaped).
+fn tagged_failure(line: &[u8]) -> bool {
+    [&b"\"<tool_error>"[..], b"\"<user_cancellation>"]
+        .iter()
+        .any(|tag| memmem::find_iter(line, tag).any(|at| at == 0 || line[at - 1] != b'\\'))
+}
+
+/// Vibe 2.x's saved messages (`messages.jsonl`): calls from an assistant message's `tool_calls`
+/// (`id`, `function.name`, the model's arguments in `function.arguments`, a JSON text), failures
+/// from a `tool` message whose content opens with `<tool_error>` or `<user_cancellation>` (found
+/// in the line's bytes: the shared parse drops texts) or whose `tool_result` was cancelled, says
+/// `presentation.display.success: false` or holds a non-zero `returncode`. A turn ends at an
+/// assistant message with no `tool_calls`.
+pub(crate) fn session(input: &Input<'_>) -> RawScan {
+    let mut s = RawScan::default();
+    for raw in input.lines.iter() {
+        if !ROLES.in_line(raw.bytes) {
+            continue;
+        }
+        let Some(v) = pruned::parse_line(raw, false) else {
+            continue;
+        };
+        let line = raw.number;
+        match str_of(&v, "role") {
+            Some("assistant") => {
+                let calls = v.get("tool_calls").and_then(Node::as_array).unwrap_or(&[]);
+                if calls.is_empty() {
+                    s.turn_ends.push(TurnEnd { line, scope: None });
+                }
+                for call in calls {
+                    let Some(id) = str_of(call, "id").filter(|i| !i.is_empty()) else {
+                        continue;
+                    };
+                    let function = call.get("function");
+                    let c = s.call(id, line);
+                    c.item_type.get_or_insert_with(|| "function".to_owned());
+                    if let Some(name) = function.and_then(|f| str_of(f, "name")) {
+                        c.name.get_or_insert_with(|| name.to_owned());
+                    }
+                    let args = function
+                        .and_then(|f| str_of(f, "arguments"))
+                        .and_then(pruned::parse_whole);
+                    if let Some(args) = args {
+                        merge_args(&mut c.args, &args);
+                    }
+                }
+            }
+            Some("tool") => {
+                let Some(id) = str_of(&v, "tool_call_id") else {
+                    continue;
+                };
+                let result = v.get("tool_result");
+                let cancelled = result
+                    .and_then(|r| r.get("cancelled"))
+                    .and_then(Node::as_bool)
+                    == Some(true);
+                let unsuccessful = result
+                    .and_then(|r| r.get("presentation"))
+                    .and_then(|p| p.get("display"))
+                    .and_then(|d| d.get("success"))
+                    .and_then(Node::as_bool)
+                    == Some(false);
+                let exited = result
+                    .and_then(|r| r.get("output"))
+                    .and_then(|o| o.get("returncode"))
+                    .and_then(Node::as_i64)
+                    .is_some_and(|c| c != 0);
+                if tagged_failure(raw.bytes) || cancelled || unsuccessful || exited {
+                    s.fail_known(id, line);
+                }
+            }
+            _ => {}
+        }
+    }
     s
 }
 

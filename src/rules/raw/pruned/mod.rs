@@ -181,7 +181,9 @@ fn keep(key: &str) -> Keep {
         // Mistral Vibe (an effect's `detail` and `state.display.success`; the journal's
         // projection ops and snapshots).
         "detail" | "display" | "delta" | "entry" | "entries" | "snapshot" | "history"
-        | "structured_content" | "returncode" => Keep::Pruned,
+        | "structured_content" | "returncode" | "tool_result" | "cancelled" | "presentation" => {
+            Keep::Pruned
+        }
         "_meta" | "arguments" | "args" | "changes" | "input" | "invocation" | "parameters"
         | "rawInput" => Keep::Whole,
         k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
