@@ -1,7 +1,9 @@
-//! Mistral Vibe's headless mode (`vibe -p PROMPT`, 3.0's Rust harness `vibe-rs`): the session's
-//! history entries, as `--output streaming` prints each one when it is done (`streaming`, one
-//! compact entry a line) and `--output json` prints them all when the run ends (`json`, one
-//! pretty-printed array). The two hold the same entries, `{id, sessionId, turnId, inputEntryId,
+//! Mistral Vibe's native formats. Headless mode (`vibe -p PROMPT`, 3.0's Rust harness `vibe-rs`)
+//! prints the session's history entries, each as it is done (`--output streaming`, dialect
+//! `streaming`, one compact entry a line) or all when the run ends (`--output json`, dialect
+//! `json`, one pretty-printed array); the session journal every 3.0 session leaves holds the same
+//! entries inside its records (`journal.rs`); 2.x saved its sessions as chat messages
+//! (`session.rs`, a shape of its own). The entries are `{id, sessionId, turnId, inputEntryId,
 //! createdAt, updatedAt, generationStatus, relatedEntryId, type, …}`:
 //!
 //! - `type: "message"` (`role`, `content` blocks): the user's prompt and the assistant's text;
