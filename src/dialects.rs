@@ -408,6 +408,15 @@ pub static FORKS: &[(Dialect, Dialect)] = &[
     (Dialect::KiloExport, Dialect::OpencodeExport),
 ];
 
+/// Pairs of dialects whose lines the second's sniffer takes too, where the first's sniffer looks
+/// for a mark the second's lines never have: a line the first accepts is not the second's.
+/// Mistral Vibe 2.x's saved messages are the OpenAI chat shape Kimi CLI's are in, and carry the
+/// `injected` flag every Vibe message has.
+pub static SHADOWS: &[(Dialect, Dialect)] = &[
+    (Dialect::VibeSession, Dialect::KimiSession),
+    (Dialect::VibeSession, Dialect::KimiStreamJson),
+];
+
 /// Whether `e` is a fork's dialect ([`FORKS`]) that only its own provider may detect.
 fn fork_hidden(e: &DialectEntry, provider: Option<Provider>) -> bool {
     provider != Some(e.dialect.provider()) && FORKS.iter().any(|(fork, _)| *fork == e.dialect)
@@ -640,9 +649,16 @@ impl Sniffer {
         let text = line.text();
         if let Some(probe) = Probe::parse(&text) {
             let provider = self.provider;
-            let mut accepted = DIALECTS
+            let all: Vec<&DialectEntry> = DIALECTS
                 .iter()
-                .filter(|e| Self::allows(provider, e) && sniffs(e, provider, &probe));
+                .filter(|e| Self::allows(provider, e) && sniffs(e, provider, &probe))
+                .collect();
+            // A line a dialect takes over another ([`SHADOWS`]) is not the other's.
+            let shadowed = |e: &DialectEntry| {
+                all.iter()
+                    .any(|a| SHADOWS.contains(&(a.dialect, e.dialect)))
+            };
+            let mut accepted = all.iter().copied().filter(|e| !shadowed(e));
             if let Some(first) = accepted.next() {
                 let others: Vec<&DialectEntry> = accepted.collect();
                 match self.votes.iter_mut().find(|(x, _)| *x == first.dialect) {
