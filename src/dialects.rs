@@ -147,7 +147,7 @@ pub static DIALECTS: &[DialectEntry] = &[
         #[cfg(feature = "cli")]
         scan: raw::openhands::events,
     },
-    // Vibe 2.x's saved messages: the chat shape Kimi's are in, with the `injected` flag Vibe writes
+    // Vibe's older saved messages: the chat shape Kimi's are in, with the `injected` flag Vibe writes
     // on every message (above Kimi's rows, whose sniffers take any such message).
     DialectEntry {
         dialect: Dialect::VibeSession,
@@ -410,7 +410,7 @@ pub static FORKS: &[(Dialect, Dialect)] = &[
 
 /// Pairs of dialects whose lines the second's sniffer takes too, where the first's sniffer looks
 /// for a mark the second's lines never have: a line the first accepts is not the second's.
-/// Mistral Vibe 2.x's saved messages are the OpenAI chat shape Kimi CLI's are in, and carry the
+/// Mistral Vibe's older saved messages are the OpenAI chat shape Kimi CLI's are in, and carry the
 /// `injected` flag every Vibe message has.
 pub static SHADOWS: &[(Dialect, Dialect)] = &[
     (Dialect::VibeSession, Dialect::KimiSession),

@@ -221,7 +221,7 @@ dialects! {
     /// `--output-dir DIR` makes in `DIR/session/`): the harness's recovery-journal records, the
     /// history entries inside those that advance the session's projection.
     VibeJournal => (Vibe, "journal"),
-    /// `~/.vibe/logs/session/session_<date>_<time>_<id>/messages.jsonl` (2.x, before the
+    /// `~/.vibe/logs/session/session_<date>_<time>_<id>/messages.jsonl` (the older loop, before the
     /// unified harness): the session's messages in the OpenAI chat shape, one a line.
     VibeSession => (Vibe, "session"),
     /// An AI SDK UI message stream (`ai` 7.x chunks), as JSON Lines or SSE `data:` lines.

@@ -2,7 +2,7 @@
 //! prints the session's history entries, each as it is done (`--output streaming`, dialect
 //! `streaming`, one compact entry a line) or all when the run ends (`--output json`, dialect
 //! `json`, one pretty-printed array); the session journal every 3.0 session leaves holds the same
-//! entries inside its records (`journal.rs`); 2.x saved its sessions as chat messages
+//! entries inside its records (`journal.rs`); the older loop (2.25.8) saved sessions as chat messages
 //! (`session.rs`, a shape of its own). The entries are `{id, sessionId, turnId, inputEntryId,
 //! createdAt, updatedAt, generationStatus, relatedEntryId, type, …}`:
 //!

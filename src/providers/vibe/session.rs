@@ -1,4 +1,4 @@
-//! Mistral Vibe's saved session log before the unified harness (2.x, its `AgentLoop`):
+//! Mistral Vibe's saved session log from before the unified harness (its `AgentLoop`; 2.25.8):
 //! `~/.vibe/logs/session/session_<date>_<time>_<id>/messages.jsonl` beside a `meta.json`, every
 //! message of the session as the model saw it, one a line (Vibe's `LLMMessage`): `{role, content,
 //! injected, message_id, …}`, an assistant message's `tool_calls` (`{id, index, type: "function",

@@ -553,7 +553,7 @@ fn calls_as_the_harness_wrote_them() {
     }
 }
 
-/// Vibe 2.x's saved messages (`messages.jsonl`), as 2.25.8 writes them.
+/// The older loop's saved messages (`messages.jsonl`), as 2.25.8 writes them.
 const SESSION: [&str; 8] = [
     r#"{"role": "user", "content": "Go.", "injected": false, "message_id": "m1"}"#,
     r#"{"role": "assistant", "content": "Running.", "injected": false, "tool_calls": [{"id": "c1", "index": 0, "function": {"name": "bash", "arguments": "{\"command\":\"sh greet.sh\"}"}, "type": "function", "presentation": {"kind": "shell", "display": {"summary": "bash: sh greet.sh"}}}, {"id": "c2", "index": 1, "function": {"name": "bash", "arguments": "{\"command\":\"exit 3\"}"}, "type": "function"}], "message_id": "m2"}"#,

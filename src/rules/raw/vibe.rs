@@ -120,7 +120,7 @@ fn tagged_failure(line: &[u8]) -> bool {
         .any(|tag| memmem::find_iter(line, tag).any(|at| at == 0 || line[at - 1] != b'\\'))
 }
 
-/// Vibe 2.x's saved messages (`messages.jsonl`): calls from an assistant message's `tool_calls`
+/// Vibe's older loop's saved messages (`messages.jsonl`): calls from an assistant message's `tool_calls`
 /// (`id`, `function.name`, the model's arguments in `function.arguments`, a JSON text), failures
 /// from a `tool` message whose content opens with `<tool_error>` or `<user_cancellation>` (found
 /// in the line's bytes: the shared parse drops texts) or whose `tool_result` was cancelled, says
