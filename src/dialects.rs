@@ -147,8 +147,6 @@ pub static DIALECTS: &[DialectEntry] = &[
         #[cfg(feature = "cli")]
         scan: raw::openhands::events,
     },
-    // Vibe's older saved messages: the chat shape Kimi's are in, with the `injected` flag Vibe writes
-    // on every message (above Kimi's rows, whose sniffers take any such message).
     DialectEntry {
         dialect: Dialect::VibeSession,
         sniff: vibe::session::sniff,
@@ -176,7 +174,7 @@ pub static DIALECTS: &[DialectEntry] = &[
         scan: raw::kimi::messages,
     },
     // Vibe's history entries (a `sessionId`, `turnId`, `generationStatus` and a `type` of
-    // `message` or `effect`), and the whole array of them.
+    // `message` or `effect`), the whole array of them, and its journal's records.
     DialectEntry {
         dialect: Dialect::VibeStreaming,
         sniff: vibe::streaming::sniff,
@@ -193,8 +191,6 @@ pub static DIALECTS: &[DialectEntry] = &[
         #[cfg(feature = "cli")]
         scan: raw::vibe::json,
     },
-    // Vibe's session journal: recovery-journal records (a version, sequence, hash and payload at
-    // the top), which no other dialect's line has.
     DialectEntry {
         dialect: Dialect::VibeJournal,
         sniff: vibe::journal::sniff,
@@ -408,10 +404,8 @@ pub static FORKS: &[(Dialect, Dialect)] = &[
     (Dialect::KiloExport, Dialect::OpencodeExport),
 ];
 
-/// Pairs of dialects whose lines the second's sniffer takes too, where the first's sniffer looks
-/// for a mark the second's lines never have: a line the first accepts is not the second's.
-/// Mistral Vibe's older saved messages are the OpenAI chat shape Kimi CLI's are in, and carry the
-/// `injected` flag every Vibe message has.
+/// A line the first dialect accepts is not the second's, whose sniffer takes it too: Vibe's older
+/// saved messages are Kimi CLI's chat shape with the `injected` flag every Vibe message has.
 pub static SHADOWS: &[(Dialect, Dialect)] = &[
     (Dialect::VibeSession, Dialect::KimiSession),
     (Dialect::VibeSession, Dialect::KimiStreamJson),
@@ -653,12 +647,10 @@ impl Sniffer {
                 .iter()
                 .filter(|e| Self::allows(provider, e) && sniffs(e, provider, &probe))
                 .collect();
-            // A line a dialect takes over another ([`SHADOWS`]) is not the other's.
-            let shadowed = |e: &DialectEntry| {
-                all.iter()
+            let mut accepted = all.iter().copied().filter(|e| {
+                !all.iter()
                     .any(|a| SHADOWS.contains(&(a.dialect, e.dialect)))
-            };
-            let mut accepted = all.iter().copied().filter(|e| !shadowed(e));
+            });
             if let Some(first) = accepted.next() {
                 let others: Vec<&DialectEntry> = accepted.collect();
                 match self.votes.iter_mut().find(|(x, _)| *x == first.dialect) {
