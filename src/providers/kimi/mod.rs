@@ -12,6 +12,7 @@ mod messages;
 pub(crate) mod session;
 pub(crate) mod stream_json;
 pub(crate) mod tools;
+pub(crate) mod wire;
 
 use crate::providers::Probe;
 
@@ -31,3 +32,5 @@ fn is_message(p: &Probe<'_>) -> bool {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_tests;
