@@ -4,7 +4,7 @@
 //! starts with Kimi's `<system>ERROR: …</system>` note (found in the line's bytes: the parse the
 //! scans share drops texts). A turn ends at an assistant message with
 //! no `tool_calls` (the answer). Kimi names an MCP tool by the tool alone, so the scan states no
-//! MCP identity.
+//! MCP identity. Kimi's wire (`wire.jsonl`, `kimi --wire`) has a scan of its own, [`wire`].
 
 use memchr::memmem;
 
