@@ -173,6 +173,16 @@ pub static DIALECTS: &[DialectEntry] = &[
         #[cfg(feature = "cli")]
         scan: raw::kimi::messages,
     },
+    // Kimi's wire: `wire.jsonl`'s records (`timestamp`, `message`) and its header, `kimi --wire`'s
+    // JSON-RPC `event`s and `request`s (their `params` a `{type, payload}` envelope).
+    DialectEntry {
+        dialect: Dialect::KimiWire,
+        sniff: kimi::wire::sniff,
+        sniff_document: None,
+        new: kimi::wire::new,
+        #[cfg(feature = "cli")]
+        scan: raw::kimi::wire,
+    },
     // Vibe's history entries (a `sessionId`, `turnId`, `generationStatus` and a `type` of
     // `message` or `effect`), the whole array of them, and its journal's records.
     DialectEntry {

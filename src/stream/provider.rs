@@ -212,6 +212,9 @@ dialects! {
     /// `~/.kimi/sessions/<work dir hash>/<session id>/context.jsonl` saved sessions: the same
     /// messages with the user's, and Kimi's own `_`-roled records.
     KimiSession => (Kimi, "session"),
+    /// Kimi's wire: a session folder's `wire.jsonl` (every event with its time) and `kimi --wire`
+    /// (the same events as JSON-RPC).
+    KimiWire => (Kimi, "wire"),
     /// `vibe -p PROMPT --output streaming` (Mistral Vibe's headless mode): the session's history
     /// entries, one a line as each is done.
     VibeStreaming => (Vibe, "streaming"),

@@ -42,10 +42,14 @@ const OPENHANDS_SAVED_ACTION: &str = r#"{"id":"a1","timestamp":"2026-01-01T00:00
 const OPENHANDS_SAVED_OBSERVATION: &str = r#"{"id":"o1","timestamp":"2026-01-01T00:00:01.000000","source":"environment","tool_name":"file_editor","tool_call_id":"c1","observation":{"content":[{"cache_prompt":false,"type":"text","text":"1\ta"}],"is_error":false,"command":"view","path":"/w/a.md","kind":"FileEditorObservation"},"action_id":"a1","kind":"ObservationEvent"}"#;
 const KIMI_CALL: &str = r#"{"role":"assistant","content":[],"tool_calls":[{"type":"function","id":"c1","function":{"name":"ReadFile","arguments":"{\"path\":\"/w/a.md\"}"}}]}"#;
 const KIMI_RESULT: &str = r#"{"role":"tool","content":[{"type":"text","text":"<system>1 lines read from file starting from line 1.</system>"},{"type":"text","text":"     1\ta\n"}],"tool_call_id":"c1"}"#;
+const KIMI_WIRE_CALL: &str = r#"{"timestamp": 1796665698.490787, "message": {"type": "ToolCall", "payload": {"type": "function", "id": "c1", "function": {"name": "ReadFile", "arguments": "{\"path\":\"/w/a.md\"}"}, "extras": null}}}"#;
+const KIMI_WIRE_RESULT: &str = r#"{"timestamp": 1796665698.4950516, "message": {"type": "ToolResult", "payload": {"tool_call_id": "c1", "return_value": {"is_error": false, "output": "     1\ta\n", "message": "1 lines read from file starting from line 1.", "display": [], "extras": null}}}}"#;
+const KIMI_RPC_CALL: &str = r#"{"jsonrpc":"2.0","method":"event","params":{"type":"ToolCall","payload":{"type":"function","id":"c1","function":{"name":"ReadFile","arguments":"{\"path\":\"/w/a.md\"}"},"extras":null}}}"#;
+const KIMI_RPC_RESULT: &str = r#"{"jsonrpc":"2.0","method":"event","params":{"type":"ToolResult","payload":{"tool_call_id":"c1","return_value":{"is_error":false,"output":"     1\ta\n","message":"1 lines read from file starting from line 1.","display":[],"extras":null}}}}"#;
 const COPILOT_DONE: &str = r#"{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":true,"result":{"content":"./a.md"}},"id":"e2","timestamp":"2026-01-01T00:00:01.000Z","parentId":"e1"}"#;
 
 /// A call and its end in each dialect that reads lines one by one.
-fn pairs() -> [(Dialect, &'static str, &'static str); 11] {
+fn pairs() -> [(Dialect, &'static str, &'static str); 13] {
     [
         (Dialect::KiloRun, KILO_RUNNING, KILO_DONE),
         (Dialect::DroidStreamJson, DROID_CALL, DROID_RESULT),
@@ -70,6 +74,8 @@ fn pairs() -> [(Dialect, &'static str, &'static str); 11] {
         ),
         (Dialect::KimiStreamJson, KIMI_CALL, KIMI_RESULT),
         (Dialect::KimiSession, KIMI_CALL, KIMI_RESULT),
+        (Dialect::KimiWire, KIMI_WIRE_CALL, KIMI_WIRE_RESULT),
+        (Dialect::KimiWire, KIMI_RPC_CALL, KIMI_RPC_RESULT),
     ]
 }
 

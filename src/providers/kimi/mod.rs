@@ -5,13 +5,16 @@
 //! assistant message's `tool_calls`, a `tool` message per result); the saved context also holds
 //! the user's messages and Kimi's own records (`_system_prompt`, `_checkpoint`, `_usage`), which
 //! is what tells the two apart (a piece of a saved context
-//! without any of them reads as print mode's output: the same messages). `kimi acp` speaks ACP, read by the `acp` provider (which asks
-//! `tools` here, `acp/kimi.rs`).
+//! without any of them reads as print mode's output: the same messages). The session folder's
+//! `wire.jsonl` and `kimi --wire` are Kimi's wire events (`wire`: `{type, payload}` envelopes, in
+//! a timed record or a JSON-RPC message). `kimi acp` speaks ACP, read by the `acp` provider (which
+//! asks `tools` here, `acp/kimi.rs`).
 
 mod messages;
 pub(crate) mod session;
 pub(crate) mod stream_json;
 pub(crate) mod tools;
+pub(crate) mod wire;
 
 use crate::providers::Probe;
 
@@ -31,3 +34,5 @@ fn is_message(p: &Probe<'_>) -> bool {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_tests;

@@ -238,32 +238,39 @@ pub(crate) fn outcome(texts: &[&str]) -> Result<Value, ToolError> {
         .copied()
         .collect();
     if let Some(message) = notes.iter().find_map(|n| n.strip_prefix("ERROR: ")) {
-        // An MCP tool's failure: Kimi's note says only that it failed, its output why.
-        let message = if message.starts_with("Tool returned an error.") {
-            output
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or(message)
-        } else {
-            message
-        };
-        let first = message.lines().next().unwrap_or("").trim();
-        let message = if first.is_empty() {
-            "the tool call failed"
-        } else {
-            first
-        };
-        return Err(ToolError {
-            code: code_of(message),
-            message: message.to_owned(),
-            details: (!output.is_empty()).then_some(Value::String(output)),
-        });
+        return Err(failure(message, &output));
     }
     if output.is_empty() {
         return Ok(Value::String(notes.join("\n")));
     }
     Ok(Value::String(output))
+}
+
+/// A failed call's error from Kimi's message for it (`message` of its return value, what follows
+/// `ERROR: ` in the note the model gets) and the tool's output: the message's first line, the
+/// output its `details`. An MCP tool's failure says only "Tool returned an error…": its output's
+/// first line is the message then.
+pub(crate) fn failure(message: &str, output: &str) -> ToolError {
+    let message = if message.starts_with("Tool returned an error.") {
+        output
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or(message)
+    } else {
+        message
+    };
+    let first = message.lines().next().unwrap_or("").trim();
+    let message = if first.is_empty() {
+        "the tool call failed"
+    } else {
+        first
+    };
+    ToolError {
+        code: code_of(message),
+        message: message.to_owned(),
+        details: (!output.is_empty()).then(|| Value::String(output.to_owned())),
+    }
 }
 
 /// An error's code from Kimi's message: a command's exit code (`Command failed with exit code:

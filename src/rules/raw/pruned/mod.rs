@@ -175,6 +175,12 @@ fn keep(key: &str) -> Keep {
         "observation" | "source" | "tool_call" | "tool_call_id" => Keep::Pruned,
         // Kimi CLI.
         "role" | "tool_calls" | "function" => Keep::Pruned,
+        // Kimi CLI's wire.
+        "return_value"
+        | "agent_id"
+        | "parent_tool_call_id"
+        | "task_tool_call_id"
+        | "arguments_part" => Keep::Pruned,
         // Copilot CLI and droid.
         "agentId" | "mcpServerName" | "mcpToolName" | "shellExecution" | "toolId"
         | "toolRequests" => Keep::Pruned,
