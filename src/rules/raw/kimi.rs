@@ -8,7 +8,7 @@
 
 use memchr::memmem;
 
-use super::{Markers, Node, RawScan, TurnEnd, merge_args, pruned, str_of};
+use super::{Markers, Node, RawScan, TurnEnd, assistant_calls, merge_args, pruned, str_of};
 use crate::stream::Input;
 
 static MARKERS: Markers = Markers::new(&["\"role\""]);
@@ -37,29 +37,7 @@ pub(crate) fn messages(input: &Input<'_>) -> RawScan {
 /// One message read from raw line `line`.
 fn message(s: &mut RawScan, line: u32, v: &Node<'_>, bytes: &[u8]) {
     match str_of(v, "role") {
-        Some("assistant") => {
-            let calls = v.get("tool_calls").and_then(Node::as_array).unwrap_or(&[]);
-            if calls.is_empty() {
-                s.turn_ends.push(TurnEnd { line, scope: None });
-            }
-            for call in calls {
-                let Some(id) = str_of(call, "id").filter(|i| !i.is_empty()) else {
-                    continue;
-                };
-                let function = call.get("function");
-                let c = s.call(id, line);
-                c.item_type.get_or_insert_with(|| "function".to_owned());
-                if let Some(name) = function.and_then(|f| str_of(f, "name")) {
-                    c.name.get_or_insert_with(|| name.to_owned());
-                }
-                let args = function
-                    .and_then(|f| str_of(f, "arguments"))
-                    .and_then(pruned::parse_whole);
-                if let Some(args) = args {
-                    merge_args(&mut c.args, &args);
-                }
-            }
-        }
+        Some("assistant") => assistant_calls(s, line, v),
         Some("tool") => {
             if let Some(id) = str_of(v, "tool_call_id")
                 && failed(bytes)

@@ -232,6 +232,33 @@ pub(super) fn line_holding(input: &Input<'_>, needle: &str) -> u32 {
         .map_or(1, |l| l.number)
 }
 
+/// The calls of a chat-shaped assistant message, as Kimi CLI and Vibe's older loop save them:
+/// `tool_calls[]` of `{id, function: {name, arguments}}`, the arguments the model's JSON text. An
+/// assistant message with no `tool_calls` (the answer) ends the turn.
+fn assistant_calls(s: &mut RawScan, line: u32, v: &Node<'_>) {
+    let calls = v.get("tool_calls").and_then(Node::as_array).unwrap_or(&[]);
+    if calls.is_empty() {
+        s.turn_ends.push(TurnEnd { line, scope: None });
+    }
+    for call in calls {
+        let Some(id) = str_of(call, "id").filter(|i| !i.is_empty()) else {
+            continue;
+        };
+        let function = call.get("function");
+        let c = s.call(id, line);
+        c.item_type.get_or_insert_with(|| "function".to_owned());
+        if let Some(name) = function.and_then(|f| str_of(f, "name")) {
+            c.name.get_or_insert_with(|| name.to_owned());
+        }
+        let args = function
+            .and_then(|f| str_of(f, "arguments"))
+            .and_then(pruned::parse_whole);
+        if let Some(args) = args {
+            merge_args(&mut c.args, &args);
+        }
+    }
+}
+
 fn str_of<'v>(v: &'v Node<'_>, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Node::as_str)
 }

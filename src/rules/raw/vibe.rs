@@ -13,7 +13,8 @@
 use memchr::memmem;
 
 use super::{
-    Markers, Node, RawScan, TurnEnd, for_marked_lines, line_holding, merge_args, pruned, str_of,
+    Markers, Node, RawScan, assistant_calls, for_marked_lines, line_holding, merge_args, pruned,
+    str_of,
 };
 use crate::stream::Input;
 
@@ -137,29 +138,7 @@ pub(crate) fn session(input: &Input<'_>) -> RawScan {
         };
         let line = raw.number;
         match str_of(&v, "role") {
-            Some("assistant") => {
-                let calls = v.get("tool_calls").and_then(Node::as_array).unwrap_or(&[]);
-                if calls.is_empty() {
-                    s.turn_ends.push(TurnEnd { line, scope: None });
-                }
-                for call in calls {
-                    let Some(id) = str_of(call, "id").filter(|i| !i.is_empty()) else {
-                        continue;
-                    };
-                    let function = call.get("function");
-                    let c = s.call(id, line);
-                    c.item_type.get_or_insert_with(|| "function".to_owned());
-                    if let Some(name) = function.and_then(|f| str_of(f, "name")) {
-                        c.name.get_or_insert_with(|| name.to_owned());
-                    }
-                    let args = function
-                        .and_then(|f| str_of(f, "arguments"))
-                        .and_then(pruned::parse_whole);
-                    if let Some(args) = args {
-                        merge_args(&mut c.args, &args);
-                    }
-                }
-            }
+            Some("assistant") => assistant_calls(&mut s, line, &v),
             Some("tool") => {
                 let Some(id) = str_of(&v, "tool_call_id") else {
                     continue;
