@@ -22,7 +22,7 @@ use crate::stream::Input;
 use crate::stream::{Dialect, Provider};
 
 mod detect;
-pub use detect::{FORKS, SHADOWS, detect, detector};
+pub use detect::{FORKS, detect, detector};
 pub(crate) use detect::{HeldLine, Sniffer};
 
 /// One dialect: how it is recognised, normalized and scanned.

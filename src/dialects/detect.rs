@@ -1,6 +1,6 @@
 //! Detection from content, a line at a time: the [`Sniffer`] the streaming normalizer feeds, the
-//! batch [`detect`] over it, and the tables that rule which rows may claim a line ([`FORKS`],
-//! [`SHADOWS`]). It reads the registry's sniffers ([`DIALECTS`]); the registry re-exports it.
+//! batch [`detect`] over it, and the table of forks whose rows only their own provider may claim
+//! ([`FORKS`]). It reads the registry's sniffers ([`DIALECTS`]); the registry re-exports it.
 
 use super::{DIALECTS, DialectEntry, NormalizeError};
 use crate::providers::Probe;
@@ -15,13 +15,6 @@ pub static FORKS: &[(Dialect, Dialect)] = &[
     (Dialect::KiloEvents, Dialect::OpencodeEvents),
     (Dialect::KiloRun, Dialect::OpencodeRun),
     (Dialect::KiloExport, Dialect::OpencodeExport),
-];
-
-/// A line the first dialect accepts is not the second's, whose sniffer takes it too: Vibe's older
-/// saved messages are Kimi CLI's chat shape with the `injected` flag every Vibe message has.
-pub static SHADOWS: &[(Dialect, Dialect)] = &[
-    (Dialect::VibeSession, Dialect::KimiSession),
-    (Dialect::VibeSession, Dialect::KimiStreamJson),
 ];
 
 /// Whether `e` is a fork's dialect ([`FORKS`]) that only its own provider may detect.
@@ -256,14 +249,9 @@ impl Sniffer {
         let text = line.text();
         if let Some(probe) = Probe::parse(&text) {
             let provider = self.provider;
-            let all: Vec<&DialectEntry> = DIALECTS
+            let mut accepted = DIALECTS
                 .iter()
-                .filter(|e| Self::allows(provider, e) && sniffs(e, provider, &probe))
-                .collect();
-            let mut accepted = all.iter().copied().filter(|e| {
-                !all.iter()
-                    .any(|a| SHADOWS.contains(&(a.dialect, e.dialect)))
-            });
+                .filter(|e| Self::allows(provider, e) && sniffs(e, provider, &probe));
             if let Some(first) = accepted.next() {
                 let others: Vec<&DialectEntry> = accepted.collect();
                 match self.votes.iter_mut().find(|(x, _)| *x == first.dialect) {
@@ -377,17 +365,22 @@ pub fn detector(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect
 mod tests {
     use super::*;
 
+    /// Line `number` of an agent's stream.
+    fn raw(number: usize, text: &str) -> RawLine<'_> {
+        RawLine {
+            number: number as u32,
+            bytes: text.as_bytes(),
+            direction: Direction::Agent,
+            unterminated: false,
+            text: Some(text),
+        }
+    }
+
     /// Push `lines` (numbered from 1) into a sniffer; the verdict and the line that gave it.
     fn sniff(provider: Option<Provider>, lines: &[&str]) -> Option<(u32, Dialect)> {
         let mut s = Sniffer::new(provider);
         for (i, text) in lines.iter().enumerate() {
-            let line = RawLine {
-                number: i as u32 + 1,
-                bytes: text.as_bytes(),
-                direction: Direction::Agent,
-                unterminated: false,
-                text: Some(text),
-            };
+            let line = raw(i + 1, text);
             if let Some(verdict) = s.push(&line) {
                 return Some((line.number, verdict.unwrap()));
             }
@@ -457,14 +450,7 @@ mod tests {
         assert_eq!(sniff(None, &[ACP_UPDATE, claude]), None);
         let mut s = Sniffer::new(None);
         for (i, text) in [ACP_UPDATE, claude].iter().enumerate() {
-            let line = RawLine {
-                number: i as u32 + 1,
-                bytes: text.as_bytes(),
-                direction: Direction::Agent,
-                unterminated: false,
-                text: Some(text),
-            };
-            assert!(s.push(&line).is_none());
+            assert!(s.push(&raw(i + 1, text)).is_none());
         }
         assert_eq!(
             s.finish(),

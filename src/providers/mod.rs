@@ -127,6 +127,16 @@ pub(crate) fn parse_json<'t, T: serde::Deserialize<'t>>(
     }
 }
 
+/// A call's arguments as a chat-shaped message holds them, the model's JSON text
+/// (`function.arguments`): blank text is no arguments, `{}`.
+pub(crate) fn model_arguments(text: &str) -> serde_json::Result<Value> {
+    if text.trim().is_empty() {
+        Ok(Value::Object(Default::default()))
+    } else {
+        serde_json::from_str(text)
+    }
+}
+
 /// A raw JSON value parsed into a `Value`; `Null` when it does not parse.
 pub(crate) fn raw_to_value(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).unwrap_or(Value::Null)

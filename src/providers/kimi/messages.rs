@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::tools;
 use crate::hash::HashMap;
-use crate::providers::{LineNormalizer, PartStore, line_text, report_bad_json};
+use crate::providers::{LineNormalizer, PartStore, line_text, model_arguments, report_bad_json};
 use crate::stream::RawLine;
 
 #[derive(Deserialize)]
@@ -76,18 +76,14 @@ impl Normalizer {
                 .and_then(|f| f.get("arguments"))
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            let input = if arguments.trim().is_empty() {
-                Value::Object(Default::default())
-            } else {
-                match serde_json::from_str::<Value>(arguments) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        store.warn(
-                            line,
-                            format!("the arguments of {id} ({name}) are not JSON: {e}"),
-                        );
-                        Value::Object(Default::default())
-                    }
+            let input = match model_arguments(arguments) {
+                Ok(v) => v,
+                Err(e) => {
+                    store.warn(
+                        line,
+                        format!("the arguments of {id} ({name}) are not JSON: {e}"),
+                    );
+                    Value::Object(Default::default())
                 }
             };
             store.upsert(

@@ -25,9 +25,11 @@ const ROLES: &[&str] = &["assistant", "tool", "user", "system"];
 const RECORDS: &[&str] = &["_system_prompt", "_checkpoint", "_usage"];
 
 /// A message: a `role` of [`ROLES`] and what that role carries (`content`, `tool_calls`,
-/// `tool_call_id`), nothing of another format's envelope (`type`).
+/// `tool_call_id`), nothing of another format's envelope (`type`), nor the `injected` flag every
+/// message of Vibe's older saved sessions has (the same chat shape, the `vibe session` dialect).
 fn is_message(p: &Probe<'_>) -> bool {
     !p.has("type")
+        && !p.has("injected")
         && p.str("role").is_some_and(|r| ROLES.contains(&r.as_ref()))
         && (p.has("content") || p.has("tool_calls") || p.has("tool_call_id"))
 }

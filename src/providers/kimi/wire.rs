@@ -43,7 +43,8 @@ use super::tools;
 use crate::hash::{HashMap, HashSet};
 use crate::model::{TimeValue, Timing, ToolState};
 use crate::providers::{
-    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, line_text, parse_json,
+    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, line_text, model_arguments,
+    parse_json,
 };
 use crate::stream::RawLine;
 
@@ -400,11 +401,7 @@ impl Normalizer {
         }
         let id = scope.id(&c.id);
         let arguments = c.function.arguments.as_deref().unwrap_or("");
-        let input = if arguments.trim().is_empty() {
-            Some(Value::Object(Default::default()))
-        } else {
-            serde_json::from_str::<Value>(arguments).ok()
-        };
+        let input = model_arguments(arguments).ok();
         let complete = input.is_some();
         let mut u = self.opened(&id, name, input.unwrap_or_default(), scope);
         u.state = Some(ToolState::Running);
@@ -461,18 +458,14 @@ impl Normalizer {
         if !s.grown {
             return;
         }
-        let input = if s.arguments.trim().is_empty() {
-            Value::Object(Default::default())
-        } else {
-            match serde_json::from_str::<Value>(&s.arguments) {
-                Ok(v) => v,
-                Err(e) => {
-                    store.warn(
-                        s.line,
-                        format!("the arguments of {} ({}) are not JSON: {e}", s.id, s.name),
-                    );
-                    return;
-                }
+        let input = match model_arguments(&s.arguments) {
+            Ok(v) => v,
+            Err(e) => {
+                store.warn(
+                    s.line,
+                    format!("the arguments of {} ({}) are not JSON: {e}", s.id, s.name),
+                );
+                return;
             }
         };
         let u = self.opened(&s.id, &s.name, input, &s.scope);

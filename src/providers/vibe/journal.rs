@@ -49,15 +49,14 @@ const CWD_MARK: &str = "Absolute path: ";
 
 /// The normalizer of one journal segment.
 struct Normalizer {
+    /// The working directory: the stream's header's (or the caller's), else the one the first
+    /// model request names.
     cwd: Option<String>,
-    /// The cwd came from the stream's header (or the caller), not the journal.
-    cwd_given: bool,
 }
 
 pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer {
         cwd: opts.cwd.map(str::to_owned),
-        cwd_given: opts.cwd.is_some(),
     })
 }
 
@@ -126,8 +125,7 @@ impl Normalizer {
         };
         let payload = v.get("payload").unwrap_or(&Value::Null);
         if ty == "action_intent" {
-            if !self.cwd_given
-                && self.cwd.is_none()
+            if self.cwd.is_none()
                 && payload.get("kind").and_then(Value::as_str) == Some("completion")
             {
                 self.cwd = payload.get("request").and_then(cwd_of);
@@ -145,13 +143,7 @@ impl Normalizer {
             }
         };
         for e in found {
-            match entry(e, self.cwd.as_deref()) {
-                Ok(Some(u)) => {
-                    store.upsert(line, u);
-                }
-                Ok(None) => {}
-                Err(why) => store.warn(line, why),
-            }
+            entry(store, line, e, self.cwd.as_deref());
         }
     }
 }
@@ -170,7 +162,7 @@ impl LineNormalizer for Normalizer {
             Some(p) => {
                 let ty = p.ty();
                 WITH_ENTRIES.contains(&ty.as_ref())
-                    || (ty == "action_intent" && !self.cwd_given && self.cwd.is_none())
+                    || (ty == "action_intent" && self.cwd.is_none())
                     || !p.has("type")
             }
             None => true,

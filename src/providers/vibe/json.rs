@@ -66,13 +66,7 @@ impl LineNormalizer for Normalizer {
                 Some(id) => finder.line_of(id),
                 None => 1,
             };
-            match entry(v, self.cwd.as_deref()) {
-                Ok(Some(u)) => {
-                    store.upsert(line, u);
-                }
-                Ok(None) => {}
-                Err(why) => store.warn(line, why),
-            }
+            entry(store, line, v, self.cwd.as_deref());
         }
     }
 }

@@ -40,7 +40,7 @@ use serde_json::Value;
 
 use crate::model::{TimeValue, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
 use crate::providers::acp::vibe::describe;
-use crate::providers::{PartUpdate, first_line, titles};
+use crate::providers::{PartStore, PartUpdate, first_line, titles};
 
 /// The keys every history entry has (the sniffers read them).
 const ENTRY_KEYS: &[&str] = &["sessionId", "turnId", "generationStatus", "type"];
@@ -306,15 +306,22 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
     Ok(u)
 }
 
-/// The part of one history entry: `Ok(None)` for an entry that holds no call.
-fn entry(v: &Value, cwd: Option<&str>) -> Result<Option<PartUpdate>, String> {
+/// Read one history entry, found at `line`, into `store`: an effect's part, nothing for an entry
+/// that holds no call, a warning for one that is not an entry.
+fn entry(store: &mut PartStore, line: u32, v: &Value, cwd: Option<&str>) {
     if !v.is_object() {
-        return Err("a history entry that is not an object".to_owned());
+        store.warn(line, "a history entry that is not an object");
+        return;
     }
     match v.get("type").and_then(Value::as_str) {
-        Some("effect") => effect(v, cwd).map(Some),
-        Some(_) => Ok(None),
-        None => Err("a history entry without a type".to_owned()),
+        Some("effect") => match effect(v, cwd) {
+            Ok(u) => {
+                store.upsert(line, u);
+            }
+            Err(why) => store.warn(line, why),
+        },
+        Some(_) => {}
+        None => store.warn(line, "a history entry without a type"),
     }
 }
 

@@ -19,7 +19,7 @@ use crate::model::{Timing, ToolError, ToolMetadata, ToolState};
 use crate::providers::acp::vibe::describe;
 use crate::providers::{
     LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, first_line, line_text,
-    report_bad_json, titles,
+    model_arguments, report_bad_json, titles,
 };
 use crate::stream::RawLine;
 
@@ -69,16 +69,12 @@ fn opened(call: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
         .and_then(|f| f.get("arguments"))
         .and_then(Value::as_str)
         .unwrap_or("");
-    let input = if arguments.trim().is_empty() {
-        Value::Object(Default::default())
-    } else {
-        match serde_json::from_str::<Value>(arguments) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => {
-                return Err(format!(
-                    "the arguments of {id} ({name}) are not a JSON object"
-                ));
-            }
+    let input = match model_arguments(arguments) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            return Err(format!(
+                "the arguments of {id} ({name}) are not a JSON object"
+            ));
         }
     };
     let presentation = call.get("presentation");

@@ -34,19 +34,9 @@ impl LineNormalizer for Normalizer {
         if text.trim().is_empty() {
             return;
         }
-        let v: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                report_bad_json(line, &e, store);
-                return;
-            }
-        };
-        match entry(&v, self.cwd.as_deref()) {
-            Ok(Some(u)) => {
-                store.upsert(line.number, u);
-            }
-            Ok(None) => {}
-            Err(why) => store.warn(line.number, why),
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) => entry(store, line.number, &v, self.cwd.as_deref()),
+            Err(e) => report_bad_json(line, &e, store),
         }
     }
 

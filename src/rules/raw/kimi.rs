@@ -6,9 +6,9 @@
 //! no `tool_calls` (the answer). Kimi names an MCP tool by the tool alone, so the scan states no
 //! MCP identity. Kimi's wire (`wire.jsonl`, `kimi --wire`) has a scan of its own, [`wire`].
 
-use memchr::memmem;
-
-use super::{Markers, Node, RawScan, TurnEnd, assistant_calls, merge_args, pruned, str_of};
+use super::{
+    Markers, Node, RawScan, TurnEnd, assistant_calls, merge_args, opens_string, pruned, str_of,
+};
 use crate::stream::Input;
 
 static MARKERS: Markers = Markers::new(&["\"role\""]);
@@ -16,7 +16,7 @@ static MARKERS: Markers = Markers::new(&["\"role\""]);
 /// Whether a line holds a JSON string that opens with Kimi's error note (inside another string
 /// its quote would be escaped).
 fn failed(line: &[u8]) -> bool {
-    memmem::find_iter(line, b"\"<system>ERROR: ").any(|at| at == 0 || line[at - 1] != b'\\')
+    opens_string(line, b"\"<system>ERROR: ")
 }
 
 /// Kimi's messages, one a line.

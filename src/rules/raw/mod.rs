@@ -259,6 +259,13 @@ fn assistant_calls(s: &mut RawScan, line: u32, v: &Node<'_>) {
     }
 }
 
+/// Whether a raw line holds a JSON string that opens with `prefix` (given with its opening
+/// quote), found in the bytes: the texts the shared parse drops. Inside another string that
+/// quote would be escaped.
+fn opens_string(line: &[u8], prefix: &[u8]) -> bool {
+    memmem::find_iter(line, prefix).any(|at| at == 0 || line[at - 1] != b'\\')
+}
+
 fn str_of<'v>(v: &'v Node<'_>, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Node::as_str)
 }

@@ -10,11 +10,9 @@
 //! its tools otherwise than the model (`file_system.bash` for `bash`), so the scan states no
 //! name; nothing in the output says where a turn ends.
 
-use memchr::memmem;
-
 use super::{
-    Markers, Node, RawScan, assistant_calls, for_marked_lines, line_holding, merge_args, pruned,
-    str_of,
+    Markers, Node, RawScan, assistant_calls, for_marked_lines, line_holding, merge_args,
+    opens_string, pruned, str_of,
 };
 use crate::stream::Input;
 
@@ -116,9 +114,7 @@ static ROLES: Markers = Markers::new(&["\"role\""]);
 /// Whether a line holds a JSON string that opens with one of Vibe's failure tags (inside another
 /// string its quote would be escaped).
 fn tagged_failure(line: &[u8]) -> bool {
-    [&b"\"<tool_error>"[..], b"\"<user_cancellation>"]
-        .iter()
-        .any(|tag| memmem::find_iter(line, tag).any(|at| at == 0 || line[at - 1] != b'\\'))
+    opens_string(line, b"\"<tool_error>") || opens_string(line, b"\"<user_cancellation>")
 }
 
 /// Vibe's older loop's saved messages (`messages.jsonl`): calls from an assistant message's `tool_calls`
