@@ -21,7 +21,7 @@ use toolnorm::Dialect;
 use toolnorm::corpus::{list_fixtures, load_stream};
 use toolnorm::protocol::Normalize;
 
-use crate::util::{assert_ok as ok, root, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{assert_ok as ok, root, stderr, stdout, tempdir, toolnorm};
 
 /// The consumers, installed once per test run.
 fn consumers() -> PathBuf {
@@ -334,7 +334,7 @@ fn a_planted_bad_chunk_or_event_fails_the_consumers_naming_fixture_and_frame() {
 #[test]
 #[ignore = "needs node, npm, Chromium and the WebAssembly toolchain: scripts/install-test-deps.sh"]
 fn the_javascript_package_writes_what_the_command_line_does_and_its_streams_pass_the_consumers() {
-    crate::wasm::package();
+    crate::cli::wasm::package();
     consumers();
     let dir = tempdir();
     let lines = corpus_batch();

@@ -28,7 +28,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::util::{root, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{root, stderr, stdout, tempdir, toolnorm};
 
 /// The most lines README.md may have: a front page, with the rest in the guide.
 const README_MAX_LINES: usize = 250;
@@ -466,7 +466,7 @@ fn every_toml_block_parses_as_what_it_shows() {
         };
         if value.get("known").is_some() {
             // Known failures: the gate reads them (exit 2 is a bad expectations file).
-            let dir = crate::docs_sh::sandbox(&b.code, None);
+            let dir = crate::cli::docs_sh::sandbox(&b.code, None);
             fs::write(dir.path().join("expectations.toml"), &b.code).unwrap();
             let o = toolnorm()
                 .args(["verify", "--expectations", "expectations.toml"])
@@ -760,7 +760,8 @@ fn the_guides_rust_programs_run() {
         stderr(&o)
     );
     let dir = tempdir();
-    let stream = crate::util::cat(&root(), "corpus/claude/live-claude-bash.jsonl.zst", &[]).stdout;
+    let stream =
+        crate::cli::util::cat(&root(), "corpus/claude/live-claude-bash.jsonl.zst", &[]).stdout;
     let expected: serde_json::Value =
         serde_json::from_str(&read_page("expected/claude/live-claude-bash.json")).unwrap();
     let first = &expected["parts"][0];

@@ -6,8 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::docs::{Block, all_blocks};
-use crate::util::{root, stderr, stdout, tempdir};
+use crate::cli::docs::{Block, all_blocks};
+use crate::cli::util::{root, stderr, stdout, tempdir};
 
 /// Copy the repository's `dirs` into `to`.
 fn copy_dirs(dirs: &[&str], to: &Path) {
@@ -105,7 +105,7 @@ pub(crate) fn sandbox(code: &str, shared: Option<&Roots>) -> tempfile::TempDir {
         ("corpus/claude/live-claude-bash.jsonl.zst", "session.jsonl"),
         ("corpus/claude/spotter_short.jsonl.zst", home_session),
     ] {
-        let o = crate::util::cat(dir.path(), fixture, &[]);
+        let o = crate::cli::util::cat(dir.path(), fixture, &[]);
         assert!(o.status.success(), "{fixture}: {}", stderr(&o));
         let to = dir.path().join(to);
         fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -120,7 +120,7 @@ fn run_sh(block: &Block, shared: &Roots) -> (Output, tempfile::TempDir) {
     let o = Command::new("sh")
         .args(["-e", "-c", &block.code])
         .current_dir(dir.path())
-        .env("PATH", crate::util::path_with_toolnorm())
+        .env("PATH", crate::cli::util::path_with_toolnorm())
         .env("HOME", dir.path().join("home"))
         .env("NO_COLOR", "1")
         .env_remove("CI")

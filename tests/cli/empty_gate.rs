@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::util::{stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{stderr, stdout, tempdir, toolnorm};
 
 const CLAUDE: &str = r#"{"type":"system","subtype":"init","session_id":"s1","tools":["Bash"],"model":"m"}
 {"type":"result","subtype":"success","is_error":false,"session_id":"s1","result":"done"}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{root, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{root, stderr, stdout, tempdir, toolnorm};
 
 /// Copy the folder `from` into `to`, recursively (regular files only).
 pub fn copy_tree(from: &Path, to: &Path) {

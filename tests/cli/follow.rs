@@ -10,7 +10,7 @@ use toolnorm::corpus::read_fixture;
 use toolnorm::stream::Direction;
 use toolnorm::{Input, NormalizeOptions, NormalizedDocument};
 
-use crate::util::{root, toolnorm};
+use crate::cli::util::{root, toolnorm};
 
 /// A real `claude -p --output-format stream-json` recording with partial messages.
 const FIXTURE: &str = "corpus/claude/live-claude-partial.jsonl.zst";

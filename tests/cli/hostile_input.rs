@@ -12,7 +12,7 @@ use toolnorm::corpus::writer::FixtureWriter;
 use toolnorm::corpus::{FORMAT_VERSION, Trailer};
 use toolnorm::stream::Direction;
 
-use crate::util::{run_in, stderr, stdout, tempdir};
+use crate::cli::util::{run_in, stderr, stdout, tempdir};
 
 const VALID: &str = r#"{"type":"thread.started","thread_id":"t1"}"#;
 

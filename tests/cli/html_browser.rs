@@ -365,7 +365,7 @@ fn drawn_cards(dom: &str) -> usize {
 
 /// A `toolnorm view` page of `fixture` (the binary, as a user runs it) at `page`.
 fn view_page(fixture: &Path, page: &Path) {
-    let o = crate::util::toolnorm()
+    let o = crate::cli::util::toolnorm()
         .arg("view")
         .arg(fixture)
         .arg("--out")
@@ -478,7 +478,7 @@ fn view_and_preview_screenshots_light_and_dark() {
     std::fs::create_dir_all(&dir).expect("mkdir");
     let view = dir.join("view.html");
     view_page(
-        &crate::util::root().join("corpus/claude/live-claude-2.1.123-write-edit.jsonl.zst"),
+        &crate::cli::util::root().join("corpus/claude/live-claude-2.1.123-write-edit.jsonl.zst"),
         &view,
     );
     for (page, name, size) in [(&view, "view", "1200,1000")] {
@@ -540,7 +540,7 @@ const ACTIVE: &str = r#"(() => { const t = document.activeElement; const c = t.c
 /// raw link, raw lines and input are reached, each with its focus visible; then that Enter and
 /// Space open and close what a summary holds, that Enter on a raw link opens the raw lines, and
 /// that j / k and the arrows move between cards, Enter on a card opening its sections.
-fn keyboard_walk(tab: &mut crate::cdp::Tab<'_>, url: &str, cards_to_reach: usize, max: usize) {
+fn keyboard_walk(tab: &mut crate::cli::cdp::Tab<'_>, url: &str, cards_to_reach: usize, max: usize) {
     tab.navigate(url);
     tab.wait_for(
         "document.documentElement.classList.contains('js') || document.querySelector('article.tc')",
@@ -588,7 +588,7 @@ fn keyboard_walk(tab: &mut crate::cdp::Tab<'_>, url: &str, cards_to_reach: usize
         "document.querySelector('#{first} details.s-input > summary, #{first} details.tc-raw > summary').focus()"
     ));
     let open =
-        |tab: &mut crate::cdp::Tab<'_>| tab.eval("document.activeElement.parentElement.open");
+        |tab: &mut crate::cli::cdp::Tab<'_>| tab.eval("document.activeElement.parentElement.open");
     assert_eq!(open(tab), false);
     tab.key("Enter", false);
     tab.wait_for("document.activeElement.parentElement.open");
@@ -649,7 +649,7 @@ fn view_page_and_report_preview_work_from_the_keyboard() {
     let bin = chromium();
     let dir = out_dir().join("keyboard");
     std::fs::create_dir_all(&dir).expect("mkdir");
-    let mut browser = crate::cdp::Browser::launch(&bin, 1280, 900);
+    let mut browser = crate::cli::cdp::Browser::launch(&bin, 1280, 900);
 
     // A view page with cards drawn later too: j past the first ones draws them.
     let view = dir.join("view.html");
@@ -672,7 +672,7 @@ fn view_page_and_report_preview_work_from_the_keyboard() {
 
     // A report whose failing fixtures show previews (a changed card, two new fixtures).
     let work = tempfile::tempdir().expect("tempdir");
-    crate::review_serve::verified_corpus(work.path());
+    crate::cli::review_serve::verified_corpus(work.path());
     let report = work.path().join("reports/index.html");
     {
         let mut tab = browser.tab();
@@ -702,9 +702,9 @@ fn review_page_accepts_a_fixture_with_a_click() {
     let bin = chromium();
     let work = tempfile::tempdir().expect("tempdir");
     let d = work.path();
-    crate::review_serve::verified_corpus(d);
-    let mut served = crate::review_serve::serve(d, &[]);
-    let mut browser = crate::cdp::Browser::launch(&bin, 1280, 900);
+    crate::cli::review_serve::verified_corpus(d);
+    let mut served = crate::cli::review_serve::serve(d, &[]);
+    let mut browser = crate::cli::cdp::Browser::launch(&bin, 1280, 900);
     let mut tab = browser.tab();
     tab.navigate(&served.url());
     assert_eq!(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::util::{root, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{root, stderr, stdout, tempdir, toolnorm};
 
 /// The `--impl` commands of the `toolnorm verify --impl 'toolnorm serve-protocol …'` lines of a
 /// page's section (`toolnorm` as the binary under test). The docs test leaves those blocks of
@@ -18,7 +18,7 @@ use crate::util::{root, stderr, stdout, tempdir, toolnorm};
 fn documented_impls(page: &str, heading: &str) -> Vec<String> {
     let exe = env!("CARGO_BIN_EXE_toolnorm");
     let mut found = Vec::new();
-    for (info, code) in crate::docs::section_blocks(page, heading) {
+    for (info, code) in crate::cli::docs::section_blocks(page, heading) {
         if info != "sh" || !code.contains("serve-protocol") {
             continue;
         }
@@ -153,9 +153,14 @@ fn built_in_through_the_protocol_gives_the_built_in_verdicts() {
         .display()
         .to_string();
     let cmd = format!("{exe} serve-protocol");
-    // docs/protocol.md shows this command and the same answering in a wire (run below).
+    // docs/protocol.md shows this command and the same answering in a wire (run below);
+    // docs/embedding.md shows it alone.
     let documented = documented_impls("docs/protocol.md", "Running it");
     assert_eq!(documented[0], cmd);
+    assert_eq!(
+        documented_impls("docs/embedding.md", "The protocol"),
+        [cmd.as_str()]
+    );
     for other in &documented[1..] {
         let wire = other
             .strip_prefix(&format!("{cmd} --wire "))

@@ -6,7 +6,7 @@ use toolnorm::corpus::format::new_header;
 use toolnorm::corpus::writer::FixtureWriter;
 use toolnorm::stream::Direction;
 
-use crate::util::{root, run_in, stderr, stdout, tempdir};
+use crate::cli::util::{root, run_in, stderr, stdout, tempdir};
 
 /// The plain text of some corpus fixtures (as `toolnorm cat` prints it), imported into a new
 /// corpus: `cat` of the import gives the text back byte for byte, and the header names the dialect.

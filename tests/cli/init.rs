@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::util::{root, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{root, stderr, stdout, tempdir, toolnorm};
 
 fn run(dir: &Path, args: &[&str]) -> Output {
     toolnorm()

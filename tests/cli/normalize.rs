@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use crate::util::{run_in, stderr, stdout, tempdir};
+use crate::cli::util::{run_in, stderr, stdout, tempdir};
 
 const CLAUDE_STREAM: &str = concat!(
     r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":["Bash"]}"#,
@@ -179,7 +179,7 @@ fn a_closed_stdout_is_not_an_error() {
     }
     fs::write(dir.path().join("big.jsonl"), raw).unwrap();
     for extra in [&[][..], &["--compact"][..]] {
-        let mut child = crate::util::toolnorm()
+        let mut child = crate::cli::util::toolnorm()
             .args(["normalize", "big.jsonl"])
             .args(extra)
             .current_dir(dir.path())

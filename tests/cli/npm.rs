@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::util::{root, stderr, stdout, tempdir};
+use crate::cli::util::{root, stderr, stdout, tempdir};
 
 fn sh(dir: &Path, program: &str, args: &[&str]) -> Output {
     Command::new(program)
@@ -165,7 +165,7 @@ fn the_launcher_forwards_signals_and_dies_of_the_binarys_signal() {
         assert!(Instant::now() < deadline, "the fake binary never started");
         std::thread::sleep(Duration::from_millis(20));
     }
-    crate::util::unsafe_kill(child.id(), 15);
+    crate::cli::util::unsafe_kill(child.id(), 15);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(7), "{status:?}");
     assert_eq!(

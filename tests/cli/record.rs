@@ -10,7 +10,7 @@ use std::time::Duration;
 use toolnorm::corpus::read_fixture;
 use toolnorm::stream::Direction;
 
-use crate::util::{cat, run_in, stderr, stdout, tempdir, toolnorm, unsafe_kill};
+use crate::cli::util::{cat, run_in, stderr, stdout, tempdir, toolnorm, unsafe_kill};
 
 /// Run `toolnorm args` feeding `input` on stdin; returns (exit code, stdout, stderr).
 fn run_with_input(dir: &Path, args: &[&str], input: Vec<u8>) -> (Option<i32>, Vec<u8>, String) {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use toolnorm::corpus::read_fixture;
 use toolnorm::stream::Direction;
 
-use crate::util::{cat, run_in, stderr, stdout, tempdir, toolnorm, unsafe_kill};
+use crate::cli::util::{cat, run_in, stderr, stdout, tempdir, toolnorm, unsafe_kill};
 
 /// A one-shot SSE server on 127.0.0.1: `body`, then an open connection if `hold`, else a close.
 /// The request line and headers a client sent, byte by byte up to the blank line.

@@ -1,7 +1,7 @@
 //! Every release in use: `scenario matrix` (its arguments, and a run whose CLI cannot be
 //! installed, which fills the table with `failed`) and the script that drifts new releases.
 
-use crate::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
 
 #[test]
 fn matrix_arguments_are_checked_before_anything_runs() {

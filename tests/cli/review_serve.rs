@@ -11,7 +11,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Stdio};
 
-use crate::util::{root, run_in, stderr, tempdir, toolnorm};
+use crate::cli::util::{root, run_in, stderr, tempdir, toolnorm};
 
 /// A served review: the child (killed if the test fails first), its port and the page's path.
 pub struct Served {
@@ -340,7 +340,7 @@ fn review_serve_stops_on_ctrl_c_and_needs_a_report() {
 
     verified_corpus(d);
     let mut s = serve(d, &[]);
-    crate::util::unsafe_kill(s.child.id(), 2);
+    crate::cli::util::unsafe_kill(s.child.id(), 2);
     let status = s.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     let mut rest = String::new();

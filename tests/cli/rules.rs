@@ -1,6 +1,6 @@
 //! `toolnorm rules`: the listing, `--explain`, `--json`, and an unknown code.
 
-use crate::util::{root, run_in, stderr, stdout};
+use crate::cli::util::{root, run_in, stderr, stdout};
 
 #[test]
 fn lists_every_rule_in_an_aligned_table() {

@@ -9,7 +9,7 @@ use toolnorm::scenario::agents;
 use toolnorm::scenario::model_server::{ModelServer, Script};
 use toolnorm::scenario::spec::{CallKind, Subagent, ToolCall, Turn};
 
-use crate::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
 
 fn call(name: &str, input: Value) -> ToolCall {
     ToolCall {

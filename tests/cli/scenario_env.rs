@@ -15,14 +15,14 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::util::{root, stderr, tempdir};
+use crate::cli::util::{root, stderr, tempdir};
 
 /// The toolnorm under test: this build's, or the one `TOOLNORM_SANDBOX_TEST_BIN` names (to see
 /// what another build's sandbox does, e.g. one from before the sandbox was pinned).
 fn toolnorm() -> Command {
     match std::env::var_os("TOOLNORM_SANDBOX_TEST_BIN") {
         Some(bin) => Command::new(bin),
-        None => crate::util::toolnorm(),
+        None => crate::cli::util::toolnorm(),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{run_in, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{run_in, stderr, stdout, tempdir, toolnorm};
 
 const CLAUDE: &str = r#"{"type":"system","subtype":"init","session_id":"s1","tools":["Bash"],"model":"m"}
 {"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls","description":"List files"}}]},"session_id":"s1","parent_tool_use_id":null}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
+use crate::cli::util::{root, run_in, stderr, stdout, tempdir, toolnorm};
 
 /// Undo the report's escaping (`html_escape::encode_safe`) of a value.
 fn unescape(s: &str) -> String {
@@ -303,7 +303,7 @@ fn a_verify_report_previews_new_and_changed_fixtures_and_accepts_exactly_one() {
     let dir = tempdir();
     let d = dir.path();
     // The first has a changed title and state in its expected file; the others have none (new).
-    crate::review_serve::verified_corpus_titled(d, "Writing <b>elsewhere</b>");
+    crate::cli::review_serve::verified_corpus_titled(d, "Writing <b>elsewhere</b>");
     let html = std::fs::read_to_string(d.join("reports/index.html")).unwrap();
     // The changed fixture: its changed card on both sides, the field named.
     assert!(
@@ -368,7 +368,7 @@ fn a_verify_report_previews_new_and_changed_fixtures_and_accepts_exactly_one() {
 
 /// The page-weight budget of the view page and of the report: the fixed part (the inline
 /// stylesheet and script, sent with every page) and the bytes per card (everything else on the
-/// page, over the cards it draws). Measured when set (`cargo test --test cli page_weight --
+/// page, over the cards it draws). Measured when set (`cargo test --test integration page_weight --
 /// --nocapture` prints the figures): view shell 26,488 B, report shell 34,365 B; view pages of
 /// one session per agent 4,191 B a card over all 73 cards, the heaviest page 7,781 B a card; the
 /// report of three failing fixtures 5,774 B a card over 9 cards. The budgets leave about a fifth
@@ -420,7 +420,7 @@ fn page_weight_stays_in_its_budget() {
     }
     let per_card = rest / cards;
     let work = tempdir();
-    crate::review_serve::verified_corpus(work.path());
+    crate::cli::review_serve::verified_corpus(work.path());
     let report = std::fs::read_to_string(work.path().join("reports/index.html")).unwrap();
     let (rshell, rrest, rcards) = weigh(&report);
     println!(

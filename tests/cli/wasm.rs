@@ -17,7 +17,7 @@ use toolnorm::corpus::{list_fixtures, load_stream};
 use toolnorm::protocol::Normalize;
 use toolnorm::{Dialect, NormalizedDocument, Provider};
 
-use crate::util::{assert_ok as ok, root, stdout, tempdir, toolnorm};
+use crate::cli::util::{assert_ok as ok, root, stdout, tempdir, toolnorm};
 
 fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
     Command::new(program)
@@ -256,7 +256,7 @@ fn the_webassembly_normalizer_passes_every_fixture_through_the_protocol() {
 /// The fenced code blocks of a `## heading` section of the guide's docs/embedding.md, with its
 /// subsections: (info string, code).
 fn embedding_blocks(heading: &str) -> Vec<(String, String)> {
-    crate::docs::section_blocks("docs/embedding.md", heading)
+    crate::cli::docs::section_blocks("docs/embedding.md", heading)
 }
 
 /// Run `program args` in `dir` with `input` on stdin.
@@ -313,7 +313,7 @@ fn the_embedding_pages_javascript_snippets_run() {
     }
 
     // The protocol: the engine the block names goes under the gate with the command shown.
-    let (file, engine, command) = crate::docs::protocol_snippet();
+    let (file, engine, command) = crate::cli::docs::protocol_snippet();
     fs::write(project.join(&file), engine).unwrap();
     for f in [
         "corpus/claude/live-claude-bash.jsonl.zst",
@@ -328,7 +328,7 @@ fn the_embedding_pages_javascript_snippets_run() {
     let o = Command::new("sh")
         .args(["-c", &command])
         .current_dir(&project)
-        .env("PATH", crate::util::path_with_toolnorm())
+        .env("PATH", crate::cli::util::path_with_toolnorm())
         .env_remove("CI")
         .output()
         .unwrap();

@@ -16,13 +16,13 @@ use serde_json::{Value, json};
 use toolnorm::NormalizedDocument;
 use toolnorm::model::wire::ai_sdk::ui_state;
 
-use crate::util::{assert_ok as ok, root, stdout};
+use crate::cli::util::{assert_ok as ok, root, stdout};
 
 /// An example's directory with its dependencies installed (`npm ci`: the lock file's `ai` or
 /// `@ag-ui/client`, and @toolnorm/core from packages/core, built first), once per test run: the
 /// tests of one example share its `node_modules`, which `npm ci` would remove under them.
 fn example(name: &str) -> PathBuf {
-    crate::wasm::package();
+    crate::cli::wasm::package();
     static INSTALLED: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let mut installed = INSTALLED.lock().unwrap_or_else(PoisonError::into_inner);
     let dir = root().join("examples").join(name);
@@ -219,7 +219,7 @@ await import(client);
 #[test]
 #[ignore = "needs node, npm and the WebAssembly toolchain: scripts/install-test-deps.sh"]
 fn the_docs_route_snippets_serve_a_replayed_agent() {
-    let blocks = crate::docs::section_blocks(
+    let blocks = crate::cli::docs::section_blocks(
         "docs/ui-wires-examples.md",
         "From JavaScript: `@toolnorm/core`",
     );

@@ -9,8 +9,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 use toolnorm::model::acp::{AcpUpdateFrame, document_frames, fold_frames};
 
-use crate::samples::load_all;
-use crate::schema_check::Validator;
+use crate::normalize::samples::load_all;
+use crate::normalize::schema_check::Validator;
 
 fn acp_schema() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/acp/schema.json");

@@ -15,7 +15,7 @@ use toolnorm::stream::Direction;
 use toolnorm::verify::expectations::{Expectations, FixtureKey};
 use toolnorm::{Input, NormalizedDocument, ToolKind, ToolState, normalize};
 
-use crate::samples::{Sample, by_name, corpus_root, load_all};
+use crate::normalize::samples::{Sample, by_name, corpus_root, load_all};
 
 #[test]
 fn detection_agrees_with_the_recorded_dialect() {

@@ -24,7 +24,7 @@ use toolnorm::report::terminal::summary_line;
 use toolnorm::scenario::drift::{Judge, judge};
 use toolnorm::stream::{Direction, RawLine};
 
-use crate::samples::{Sample, by_name, load_all};
+use crate::normalize::samples::{Sample, by_name, load_all};
 
 /// Re-recordings drawn per fixture (each draws every volatile value afresh, and the corpus has
 /// some 250 live fixtures: two rounds already re-draw every kind of value hundreds of times).

@@ -10,7 +10,7 @@ use toolnorm::NormalizedDocument;
 use toolnorm::corpus::read_fixture;
 use toolnorm::stream::Direction;
 
-use crate::samples::{corpus_root, load_all};
+use crate::normalize::samples::{corpus_root, load_all};
 
 /// Build the example with cargo; the path of its binary.
 fn build_example() -> std::path::PathBuf {

@@ -12,7 +12,7 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 use toolnorm::model::DiagnosticLevel;
 use toolnorm::{Dialect, Input, NormalizeOptions, NormalizedDocument, ToolState, normalize};
 
-use crate::samples::{Sample, load_all};
+use crate::normalize::samples::{Sample, load_all};
 
 fn run(dialect: Dialect, text: &str) -> NormalizedDocument {
     normalize(

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 use toolnorm::{NormalizedDocument, ToolState};
 
-use crate::samples::{Sample, load_all};
+use crate::normalize::samples::{Sample, load_all};
 
 /// At most this many line-boundary cuts per fixture, spread over its length.
 const CUTS_PER_FIXTURE: usize = 48;

@@ -6,7 +6,7 @@ use toolnorm::{
     DocumentBuilder, NormalizeOptions, NormalizedDocument, Normalizer, Update, normalize,
 };
 
-use crate::samples::{Sample, load_all};
+use crate::normalize::samples::{Sample, load_all};
 
 /// Feed every line of the fixture (numbered and directed as recorded) and fold the updates.
 fn streamed(s: &Sample, opts: NormalizeOptions<'_>) -> (NormalizedDocument, Vec<Update>) {

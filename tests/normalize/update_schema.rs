@@ -6,8 +6,8 @@
 
 use toolnorm::{Dialect, NormalizeOptions, NormalizedDocument, Normalizer, Update};
 
-use crate::samples::load_all;
-use crate::schema_check::Validator;
+use crate::normalize::samples::load_all;
+use crate::normalize::schema_check::Validator;
 
 fn validator(schema: schemars::schema::RootSchema) -> Validator {
     Validator::new(&serde_json::to_value(schema).unwrap())

@@ -7,7 +7,7 @@ use serde_json::Value;
 use toolnorm::model::wire::{Wire, ag_ui, ai_sdk, document_frames};
 use toolnorm::{NormalizedToolPart, ToolState};
 
-use crate::samples::load_all;
+use crate::normalize::samples::load_all;
 
 /// The frames of a document on `wire`, as JSON values.
 fn frames(wire: Wire, doc: &toolnorm::NormalizedDocument) -> Vec<Value> {

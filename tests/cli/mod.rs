@@ -1,4 +1,5 @@
-//! End-to-end tests of the `toolnorm` binary: one integration binary, one module per area.
+//! End-to-end tests of the `toolnorm` binary, one module per area (in the integration test
+//! binary, `tests/integration.rs`).
 
 mod cdp;
 mod consumers;
