@@ -61,6 +61,17 @@ pub static DIALECTS: &[DialectEntry] = &[
         scan: raw::ag_ui::events,
     },
     // Above `app-server`, whose sniffer takes any method with a `/`.
+    // Above ACP's and Codex's app server's rows, which take any `session/…` or `…/…` method:
+    // Vibe's app server's notifications (an `eventId`, a `sessionId` and an `emittedAt` in their
+    // params) and the client's Vibe-only requests.
+    DialectEntry {
+        dialect: Dialect::VibeAppServer,
+        sniff: vibe::app_server::sniff,
+        sniff_document: None,
+        new: vibe::app_server::new,
+        #[cfg(feature = "cli")]
+        scan: raw::vibe::app_server,
+    },
     DialectEntry {
         dialect: Dialect::Acp,
         sniff: acp::stdio::sniff,

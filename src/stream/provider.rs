@@ -227,6 +227,10 @@ dialects! {
     /// `~/.vibe/logs/session/session_<date>_<time>_<id>/messages.jsonl` (the older loop, before the
     /// unified harness): the session's messages in the OpenAI chat shape, one a line.
     VibeSession => (Vibe, "session"),
+    /// `vibe-app-server` (Vibe's app protocol, JSON-RPC over stdio, both directions recorded):
+    /// the history entries its `history/entryAdded` notifications add, patched by
+    /// `history/entryUpdated`.
+    VibeAppServer => (Vibe, "app-server"),
     /// An AI SDK UI message stream (`ai` 7.x chunks), as JSON Lines or SSE `data:` lines.
     AiSdk => (AiSdk, "ai-sdk"),
     /// AG-UI 1.0 events, as JSON Lines or SSE `data:` lines.

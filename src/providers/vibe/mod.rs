@@ -31,8 +31,10 @@
 //! same name, kind and title, the arguments as the model gave them, the structured result as the
 //! output, and a command that exited non-zero an error whose code is its exit code.
 
+pub(crate) mod app_server;
 pub(crate) mod journal;
 pub(crate) mod json;
+mod patch;
 pub(crate) mod session;
 pub(crate) mod streaming;
 

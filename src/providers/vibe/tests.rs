@@ -645,3 +645,6 @@ fn bad_saved_messages_are_reported_not_a_panic() {
         doc.diagnostics
     );
 }
+
+#[path = "app_server_tests.rs"]
+mod app_server;

@@ -10,10 +10,13 @@
 //! its tools otherwise than the model (`file_system.bash` for `bash`), so the scan states no
 //! name; nothing in the output says where a turn ends.
 
+use serde_json::Value;
+
 use super::{
     Markers, Node, RawScan, assistant_calls, for_marked_lines, line_holding, merge_args,
     opens_string, pruned, str_of,
 };
+use crate::rules::support::HashMap;
 use crate::stream::Input;
 
 static MARKERS: Markers = Markers::new(&["\"effect\""]);
@@ -103,6 +106,110 @@ pub(crate) fn journal(input: &Input<'_>) -> RawScan {
             }
             for e in op.get("entries").and_then(Node::as_array).unwrap_or(&[]) {
                 entry(&mut s, line, e);
+            }
+        }
+    });
+    s
+}
+
+static APP_MARKERS: Markers = Markers::new(&[
+    "\"history/entryAdded\"",
+    "\"history/entryUpdated\"",
+    "\"history\"",
+]);
+
+/// Set (`add`, `replace`) or drop (`remove`) the value at a JSON Pointer under `doc`, as far as a
+/// scan needs: object keys and array indexes, no escapes beyond `~1` and `~0`. A path that names
+/// nothing changes nothing.
+fn patch_one(doc: &mut Value, op: &str, path: &str, value: Value) {
+    let tokens: Vec<String> = path
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let Some((last, parent)) = tokens.split_last() else {
+        return;
+    };
+    let mut cur = doc;
+    for t in parent {
+        let next = match cur {
+            Value::Object(m) => m.get_mut(t.as_str()),
+            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
+            _ => None,
+        };
+        let Some(next) = next else {
+            return;
+        };
+        cur = next;
+    }
+    match (cur, op) {
+        (Value::Object(m), "add" | "replace") => {
+            m.insert(last.clone(), value);
+        }
+        (Value::Object(m), "remove") => {
+            m.remove(last.as_str());
+        }
+        (Value::Array(a), "replace") => {
+            if let Some(slot) = last.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
+                *slot = value;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Read an entry of the app server's and keep it (pruned, by id) for the patches to come.
+fn kept_entry(s: &mut RawScan, kept: &mut HashMap<String, Value>, line: u32, e: &Node<'_>) {
+    if let Some(id) = str_of(e, "id") {
+        kept.insert(id.to_owned(), e.to_value());
+    }
+    entry(s, line, e);
+}
+
+/// `vibe-app-server`'s recorded JSON-RPC: the entries `history/entryAdded` adds, kept by id and
+/// read again after each `history/entryUpdated` patches them (an effect's end is a patch of its
+/// `state`), and the entries of a session's state (`history`) in a snapshot or an answer.
+pub(crate) fn app_server(input: &Input<'_>) -> RawScan {
+    let mut s = RawScan::default();
+    let mut kept: HashMap<String, Value> = HashMap::default();
+    for_marked_lines(input, &APP_MARKERS, |line, v| {
+        let params = v.get("params");
+        let method = str_of(&v, "method");
+        match method {
+            Some("history/entryAdded") => {
+                if let Some(e) = params.and_then(|p| p.get("entry")) {
+                    kept_entry(&mut s, &mut kept, line, e);
+                }
+            }
+            Some("history/entryUpdated") => {
+                let Some(id) = params.and_then(|p| str_of(p, "entryId")) else {
+                    return;
+                };
+                let Some(doc) = kept.get_mut(id) else {
+                    return;
+                };
+                let ops = params.and_then(|p| p.get("patch")).and_then(Node::as_array);
+                for op in ops.unwrap_or(&[]) {
+                    if let (Some(name), Some(path)) = (str_of(op, "op"), str_of(op, "path")) {
+                        let value = op.get("value").map(Node::to_value).unwrap_or_default();
+                        patch_one(doc, name, path, value);
+                    }
+                }
+                let text = doc.to_string();
+                if let Some(e) = pruned::parse_whole(&text) {
+                    entry(&mut s, line, &e);
+                }
+            }
+            _ => {
+                let state = match method {
+                    Some("session/snapshot") => params.and_then(|p| p.get("state")),
+                    Some(_) => None,
+                    None => v.get("result").and_then(|r| r.get("state")),
+                };
+                let history = state.and_then(|st| st.get("history"));
+                for e in history.and_then(Node::as_array).unwrap_or(&[]) {
+                    kept_entry(&mut s, &mut kept, line, e);
+                }
             }
         }
     });

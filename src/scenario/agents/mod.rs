@@ -24,6 +24,7 @@ mod kimi;
 mod opencode;
 mod openhands;
 mod vibe;
+mod vibe_app;
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -493,6 +494,20 @@ pub static AGENTS: &[AgentEntry] = &[
         },
         // `vibe-acp`, the MCP server in its configuration.
         launcher: &acp::Acp::own(&vibe::ACP, "vibe-acp", false),
+    },
+    AgentEntry {
+        name: "vibe-app",
+        cli: &vibe::CLI,
+        provider: Provider::Vibe,
+        api: Api::ChatCompletions,
+        tools: vibe::TOOLS,
+        takes: Takes {
+            config: true,
+            answers: false,
+            interrupt: false,
+            ..TAKES
+        },
+        launcher: &vibe_app::APP_SERVER,
     },
 ];
 

@@ -69,53 +69,60 @@ const KEY_VAR: &str = "SCRIPTED_API_KEY";
 /// The tools Mistral Vibe 3.0 can declare to the model: its provider's table of built-ins.
 pub const TOOLS: &[&str] = crate::providers::acp::vibe::BUILTINS;
 
+/// Vibe's configuration in the scratch home (`~/.vibe/config.toml`: the scripted provider and
+/// model, telemetry off, the fixture MCP server) and its environment; shared by every way of
+/// running it (`vibe_app.rs` too).
+pub(super) fn configure(setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
+    let home = setup.scratch.home.join(".vibe");
+    let mut config = format!(
+        "active_model = \"{MODEL}\"\n\
+         enable_telemetry = false\n\
+         enable_otel = false\n\
+         enable_connectors = false\n\
+         \n\
+         [[providers]]\n\
+         name = \"scripted\"\n\
+         api_base = \"{}/v1\"\n\
+         api_key_env_var = \"{KEY_VAR}\"\n\
+         api_style = \"openai\"\n\
+         backend = \"generic\"\n\
+         \n\
+         [[models]]\n\
+         name = \"{MODEL}\"\n\
+         provider = \"scripted\"\n\
+         alias = \"{MODEL}\"\n\
+         temperature = 0.0\n",
+        setup.model_url
+    );
+    if setup.scenario.mcp {
+        let args: Vec<String> = setup
+            .mcp
+            .args
+            .iter()
+            .map(|a| serde_json::to_string(a).unwrap_or_default())
+            .collect();
+        config.push_str(&format!(
+            "\n[[mcp_servers]]\nname = \"{SERVER_NAME}\"\ntransport = \"stdio\"\n\
+             command = {}\nargs = [{}]\n",
+            serde_json::to_string(&setup.mcp.program)?,
+            args.join(", ")
+        ));
+    }
+    write(
+        &home.join("config.toml"),
+        &merged_toml(&config, setup.scenario)?,
+    )?;
+    cmd.env("VIBE_HOME", home.display().to_string())
+        .env(KEY_VAR, API_KEY)
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("NO_PROXY", "127.0.0.1,localhost");
+    Ok(())
+}
+
 impl Launcher for Vibe {
     fn configure(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) -> anyhow::Result<()> {
-        let home = setup.scratch.home.join(".vibe");
-        let mut config = format!(
-            "active_model = \"{MODEL}\"\n\
-             enable_telemetry = false\n\
-             enable_otel = false\n\
-             enable_connectors = false\n\
-             \n\
-             [[providers]]\n\
-             name = \"scripted\"\n\
-             api_base = \"{}/v1\"\n\
-             api_key_env_var = \"{KEY_VAR}\"\n\
-             api_style = \"openai\"\n\
-             backend = \"generic\"\n\
-             \n\
-             [[models]]\n\
-             name = \"{MODEL}\"\n\
-             provider = \"scripted\"\n\
-             alias = \"{MODEL}\"\n\
-             temperature = 0.0\n",
-            setup.model_url
-        );
-        if setup.scenario.mcp {
-            let args: Vec<String> = setup
-                .mcp
-                .args
-                .iter()
-                .map(|a| serde_json::to_string(a).unwrap_or_default())
-                .collect();
-            config.push_str(&format!(
-                "\n[[mcp_servers]]\nname = \"{SERVER_NAME}\"\ntransport = \"stdio\"\n\
-                 command = {}\nargs = [{}]\n",
-                serde_json::to_string(&setup.mcp.program)?,
-                args.join(", ")
-            ));
-        }
-        write(
-            &home.join("config.toml"),
-            &merged_toml(&config, setup.scenario)?,
-        )?;
-        cmd.env("VIBE_HOME", home.display().to_string())
-            .env(KEY_VAR, API_KEY)
-            .env("HTTPS_PROXY", "http://127.0.0.1:9")
-            .env("HTTP_PROXY", "http://127.0.0.1:9")
-            .env("NO_PROXY", "127.0.0.1,localhost");
-        Ok(())
+        configure(setup, cmd)
     }
 
     fn command(&self, setup: &Setup<'_>, cmd: &mut AgentCommand) {

@@ -190,6 +190,8 @@ fn keep(key: &str) -> Keep {
         | "structured_content" | "returncode" | "tool_result" | "cancelled" | "presentation" => {
             Keep::Pruned
         }
+        // Vibe's app server: a history entry's patch (`op`, `path`, `value`).
+        "entryId" | "patch" | "op" => Keep::Pruned,
         "_meta" | "arguments" | "args" | "changes" | "input" | "invocation" | "parameters"
         | "rawInput" => Keep::Whole,
         k if MEANINGFUL_KEYS.contains(&k) => Keep::Pruned,
