@@ -335,4 +335,38 @@ mod tests {
         let text = lines.join("\n") + "\n";
         check(&journal(&Input::from_bytes(text.as_bytes())), 3, 4);
     }
+
+    #[test]
+    fn app_server_effects_end_in_their_patches() {
+        let added = |id: &str, cmd: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"history/entryAdded","params":{{"eventId":1,"sessionId":"s","emittedAt":1,"entry":{{"id":"{id}","type":"effect","detail":{{"toolName":"file_system.bash","kind":"shell","input":{{"command":"{cmd}"}}}},"state":{{"status":"running","outputText":""}}}}}}}}"#
+            )
+        };
+        let ended = |id: &str, success: bool| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"history/entryUpdated","params":{{"eventId":2,"sessionId":"s","emittedAt":2,"entryId":"{id}","patch":[{{"op":"add","path":"/state/display","value":{{"success":{success}}}}},{{"op":"append","path":"/state/outputText","value":"x"}},{{"op":"replace","path":"/state/status","value":"completed"}}]}}}}"#
+            )
+        };
+        let text = [
+            added("e1", "ls"),
+            added("e2", "exit 3"),
+            ended("e1", true),
+            ended("e2", false),
+            // A patch to an entry nobody added, and a session state with an entry that failed.
+            ended("nope", false),
+            r#"{"jsonrpc":"2.0","id":4,"result":{"state":{"history":[{"id":"e3","type":"effect","detail":{"toolName":"file_system.read_file","input":{"path":"a"}},"state":{"status":"failed","error":{"message":"no"}}}]}}}"#.to_owned(),
+        ]
+        .join("\n");
+        let s = app_server(&Input::from_bytes(text.as_bytes()));
+        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["e1", "e2", "e3"]);
+        assert_eq!(s.get("e1").unwrap().failed_line, None);
+        assert_eq!(s.get("e2").unwrap().failed_line, Some(4));
+        assert_eq!(s.get("e3").unwrap().failed_line, Some(6));
+        assert_eq!(
+            s.get("e2").unwrap().args.get("command"),
+            Some(&serde_json::json!("exit 3"))
+        );
+    }
 }
