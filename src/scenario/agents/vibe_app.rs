@@ -1,10 +1,10 @@
 //! Mistral Vibe's app server (`vibe-app-server`, beside `vibe` and `vibe-acp`) driven over its
 //! JSON-RPC through the recording proxy, as `codex app-server` is: `initialize` (and
-//! `initialized`), `session/start`
-//! with the workspace trusted and calls approved (`agentConfig.autoApprove`, the protocol's own
-//! setting), `turn/start` with the prompt, until the session's `turn/completed`. An approval the
-//! server asks anyway (a `callback` history entry of kind `approval`) is approved with
-//! `callback/result`, as a client would; a question is declined (an error result: the scenarios
+//! `initialized`), `session/start` with the workspace trusted and calls approved
+//! (`agentConfig.autoApprove`, the protocol's own setting; not with `permission_mode = "ask"`),
+//! `turn/start` with the prompt, until the session's `turn/completed`. An approval the server
+//! asks (a `callback/call` request, its `callback` a history entry of kind `approval`) is
+//! acknowledged and approved with `callback/result`, as a client would; a question is declined (an error result: the scenarios
 //! of this row script no answers). Vibe is configured as for its other modes (`vibe.rs`).
 
 use std::path::Path;
@@ -49,10 +49,10 @@ impl Launcher for VibeApp {
     }
 }
 
-/// The `callback/result` that answers a `callback` history entry the server added, if it is one
-/// still open, and what to report about it: an approval is approved (for this call), a question
+/// The `callback/result` that answers a `callback` history entry the server delivered, if it is
+/// one still open (of its own session), and what to report about it: an approval is approved (for this call), a question
 /// declined, any other kind answered with an error and reported.
-fn callback_answer(session: &str, entry: &Value, id: u64) -> (Option<Value>, Vec<String>) {
+fn callback_answer(entry: &Value, id: u64) -> (Option<Value>, Vec<String>) {
     if entry.get("type").and_then(Value::as_str) != Some("callback")
         || entry.pointer("/state/status").and_then(Value::as_str) != Some("open")
     {
@@ -82,9 +82,40 @@ fn callback_answer(session: &str, entry: &Value, id: u64) -> (Option<Value>, Vec
                 "error": {"message": format!("the toolnorm scenario driver does not handle `{other}` callbacks")}})
         }
     };
+    let session = entry.get("sessionId").cloned().unwrap_or(Value::Null);
     let request = json!({"jsonrpc": "2.0", "id": id, "method": "callback/result",
         "params": {"sessionId": session, "result": result}});
     (Some(request), problems)
+}
+
+/// What the client sends for a request of the server (`req`), and what to report about it: a
+/// `callback/call` (an approval or a question, `params.callback` a `callback` history entry) is
+/// acknowledged (`{callbackId, accepted: true}`) and then answered with a `callback/result`
+/// request of id `id` ([`callback_answer`]); any other request gets an error (none is expected:
+/// the client offers no tools of its own), so nothing waits on it.
+fn server_request_replies(req: &Value, id: u64) -> (Vec<Value>, Vec<String>) {
+    let req_id = req.get("id").cloned().unwrap_or(Value::Null);
+    let method = req.get("method").and_then(Value::as_str).unwrap_or("");
+    let callback = req
+        .pointer("/params/callback")
+        .filter(|_| method == "callback/call");
+    let Some(callback) = callback else {
+        return (
+            vec![
+                json!({"jsonrpc": "2.0", "id": req_id, "error": {"code": "method_not_found",
+                "message": format!("the toolnorm scenario driver does not handle `{method}`")}}),
+            ],
+            vec![format!(
+                "vibe-app-server sent the request `{method}`, which the driver does not handle; answered with an error"
+            )],
+        );
+    };
+    let callback_id = callback.get("callbackId").cloned().unwrap_or(Value::Null);
+    let mut out = vec![json!({"jsonrpc": "2.0", "id": req_id,
+        "result": {"callbackId": callback_id, "accepted": true}})];
+    let (answer, problems) = callback_answer(callback, id);
+    out.extend(answer);
+    (out, problems)
 }
 
 /// `vibe-app-server` over JSON-RPC: initialize, session/start, turn/start, answering the
@@ -92,39 +123,24 @@ fn callback_answer(session: &str, entry: &Value, id: u64) -> (Option<Value>, Vec
 fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyhow::Result<Driven> {
     let mut problems = Vec::new();
     let mut next_id = 10u64;
-    // The session, once started: its callbacks are answered.
-    let mut session: Option<String> = None;
     let mut wait_for = |channel: &mut LineChannel,
-                        session: &Option<String>,
                         pred: &dyn Fn(&Value) -> bool,
                         what: &str|
      -> anyhow::Result<Value> {
         loop {
             let v = channel.next(what)?;
             if v.get("id").is_some() && v.get("method").is_some() {
-                // A server→client request (none is expected without client tools): an error
-                // answer, so nothing waits on it.
-                let method = v.get("method").and_then(Value::as_str).unwrap_or("");
-                problems.push(format!(
-                    "vibe-app-server sent the request `{method}`, which the driver does not handle; answered with an error"
-                ));
-                channel.send(&json!({"jsonrpc": "2.0", "id": v["id"], "error": {"code": -32601,
-                    "message": format!("the toolnorm scenario driver does not handle `{method}`")}}))?;
+                // A server→client request: the turn waits until it is answered.
+                let (replies, p) = server_request_replies(&v, next_id);
+                next_id += 1;
+                problems.extend(p);
+                for reply in &replies {
+                    channel.send(reply)?;
+                }
                 continue;
             }
             if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
                 bail!("vibe-app-server answered {what} with an error: {e}");
-            }
-            if let (Some(session), Some("history/entryAdded")) =
-                (session, v.get("method").and_then(Value::as_str))
-                && let Some(entry) = v.pointer("/params/entry")
-            {
-                let (request, p) = callback_answer(session, entry, next_id);
-                problems.extend(p);
-                if let Some(request) = request {
-                    next_id += 1;
-                    channel.send(&request)?;
-                }
             }
             if pred(&v) {
                 return Ok(v);
@@ -139,19 +155,19 @@ fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyh
     )?;
     wait_for(
         channel,
-        &session,
         &|v| v.get("id") == Some(&json!(1)),
         "the initialize reply",
     )?;
     channel.send(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}))?;
     let cwd_s = cwd.display().to_string();
+    // `permission_mode = "ask"`: the server asks, and the driver approves each call.
+    let auto_approve = s.permission_mode.as_deref() != Some("ask");
     channel.send(
         &json!({"jsonrpc": "2.0", "id": 2, "method": "session/start", "params": {
-        "agentConfig": {"cwd": cwd_s, "autoApprove": true, "trustWorkspace": true}}}),
+        "agentConfig": {"cwd": cwd_s, "autoApprove": auto_approve, "trustWorkspace": true}}}),
     )?;
     let started = wait_for(
         channel,
-        &session,
         &|v| v.get("id") == Some(&json!(2)),
         "the session/start reply",
     )?;
@@ -160,7 +176,6 @@ fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyh
         .and_then(Value::as_str)
         .context("session/start returned no session id")?
         .to_owned();
-    session = Some(id.clone());
     channel.send(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "turn/start", "params": {
         "sessionId": id, "message": [{"type": "text", "text": s.prompt}]}}),
@@ -168,7 +183,6 @@ fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyh
     // A subagent runs a child session with turns of its own: wait for this session's.
     wait_for(
         channel,
-        &session,
         &|v| {
             v.get("method").and_then(Value::as_str) == Some("turn/completed")
                 && v.pointer("/params/sessionId").and_then(Value::as_str) == Some(&id)
@@ -186,13 +200,13 @@ mod tests {
     use super::*;
 
     fn callback(kind: &str, status: &str) -> Value {
-        json!({"id": "e1", "type": "callback", "callbackId": "cb1", "title": "bash",
+        json!({"id": "e1", "sessionId": "s1", "type": "callback", "callbackId": "cb1", "title": "bash",
             "detail": {"kind": kind}, "state": {"status": status}})
     }
 
     #[test]
     fn an_open_approval_is_approved() {
-        let (request, problems) = callback_answer("s1", &callback("approval", "open"), 10);
+        let (request, problems) = callback_answer(&callback("approval", "open"), 10);
         assert!(problems.is_empty());
         assert_eq!(
             request.unwrap(),
@@ -209,27 +223,54 @@ mod tests {
             json!({"id": "e2", "type": "effect", "state": {"status": "open"}}),
             json!("not an entry"),
         ] {
-            let (request, problems) = callback_answer("s1", &entry, 10);
+            let (request, problems) = callback_answer(&entry, 10);
             assert!(request.is_none() && problems.is_empty(), "{entry}");
         }
         // An open callback without its id is reported, not answered.
         let mut entry = callback("approval", "open");
         entry.as_object_mut().unwrap().remove("callbackId");
-        let (request, problems) = callback_answer("s1", &entry, 10);
+        let (request, problems) = callback_answer(&entry, 10);
         assert!(request.is_none());
         assert_eq!(problems.len(), 1);
     }
 
     #[test]
     fn questions_are_declined_and_other_kinds_reported() {
-        let (request, problems) = callback_answer("s", &callback("user_input", "open"), 12);
+        let (request, problems) = callback_answer(&callback("user_input", "open"), 12);
         assert_eq!(
             request.unwrap()["params"]["result"]["error"]["code"],
             "declined"
         );
         assert!(problems.is_empty());
-        let (request, problems) = callback_answer("s", &callback("connector_auth", "open"), 13);
+        let (request, problems) = callback_answer(&callback("connector_auth", "open"), 13);
         assert!(request.unwrap()["params"]["result"]["error"].is_object());
         assert_eq!(problems.len(), 1);
+    }
+
+    #[test]
+    fn a_callback_call_is_acknowledged_then_answered_and_other_requests_get_an_error() {
+        let req = json!({"jsonrpc": "2.0", "id": 0, "method": "callback/call",
+            "params": {"callback": callback("approval", "open")}});
+        let (replies, problems) = server_request_replies(&req, 11);
+        assert!(problems.is_empty());
+        assert_eq!(
+            replies[0],
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"callbackId": "cb1", "accepted": true}})
+        );
+        assert_eq!(replies[1]["method"], "callback/result");
+        assert_eq!(replies[1]["id"], 11);
+        assert_eq!(replies[1]["params"]["sessionId"], "s1");
+        assert_eq!(replies.len(), 2);
+        // Another request, or a callback/call without its callback: an error, reported.
+        for req in [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "session/spawn", "params": {}}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "callback/call", "params": 7}),
+        ] {
+            let (replies, problems) = server_request_replies(&req, 12);
+            assert_eq!(replies.len(), 1);
+            assert_eq!(replies[0]["id"], req["id"]);
+            assert_eq!(replies[0]["error"]["code"], "method_not_found");
+            assert_eq!(problems.len(), 1);
+        }
     }
 }
