@@ -4,8 +4,9 @@
 //! (`agentConfig.autoApprove`, the protocol's own setting; not with `permission_mode = "ask"`),
 //! `turn/start` with the prompt, until the session's `turn/completed`. An approval the server
 //! asks (a `callback/call` request, its `callback` a history entry of kind `approval`) is
-//! acknowledged and approved with `callback/result`, as a client would; a question is declined (an error result: the scenarios
-//! of this row script no answers). Vibe is configured as for its other modes (`vibe.rs`).
+//! acknowledged and approved with `callback/result`, as a client would; a question is declined
+//! (an error result: the scenarios of this row script no answers). Vibe is configured as for its
+//! other modes (`vibe.rs`).
 
 use std::path::Path;
 
@@ -50,8 +51,9 @@ impl Launcher for VibeApp {
 }
 
 /// The `callback/result` that answers a `callback` history entry the server delivered, if it is
-/// one still open (of its own session), and what to report about it: an approval is approved (for this call), a question
-/// declined, any other kind answered with an error and reported.
+/// one still open (sent for the entry's own session), and what to report about it: an approval
+/// is approved (for this call), a question declined, any other kind answered with an error and
+/// reported.
 fn callback_answer(entry: &Value, id: u64) -> (Option<Value>, Vec<String>) {
     if entry.get("type").and_then(Value::as_str) != Some("callback")
         || entry.pointer("/state/status").and_then(Value::as_str) != Some("open")
