@@ -6,9 +6,11 @@
 //! - `history/entryAdded` (`{eventId, sessionId, turnId, entry, emittedAt}`) adds an entry (an
 //!   effect as it starts);
 //! - `history/entryUpdated` (`{eventId, sessionId, turnId, entryId, patch, emittedAt}`) changes
-//!   one: JSON Patch operations on it (`patch.rs`), an effect's end among them. The entry is kept
-//!   by its id and read again once patched; a patch to an entry no message added, or one that
-//!   does not apply, is a warning naming its line and changes nothing;
+//!   one: JSON Patch operations on it (`patch.rs`), an effect's end among them. An effect (a
+//!   call) is kept by its id and read again once patched; of the other entries (the messages,
+//!   whose text grows by one `append` a token) only the id is kept, and their patches are passed
+//!   over, so memory follows the calls. A patch to an entry no message added, or one that does
+//!   not apply, is a warning naming its line and changes nothing;
 //! - the session's whole state (`PublicSessionState`, its `history` the entries so far) in the
 //!   `session/snapshot` notification and in the answers to `session/start`, `session/read`,
 //!   `session/resume` and the like (`result.state`): each entry read as if added.
@@ -16,7 +18,7 @@
 //! The other messages (the client's requests, the server's answers without a state,
 //! `session/updated`, `turn/started`, `turn/completed`, statistics) hold no call.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -29,14 +31,17 @@ use crate::stream::RawLine;
 /// The normalizer of one recording.
 struct Normalizer {
     cwd: Option<String>,
-    /// Every entry so far, by id, as last patched.
+    /// Every effect so far, by id, as last patched.
     entries: HashMap<String, Value>,
+    /// The ids of the other entries: their patches are not read.
+    others: HashSet<String>,
 }
 
 pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer {
         cwd: opts.cwd.map(str::to_owned),
         entries: HashMap::new(),
+        others: HashSet::new(),
     })
 }
 
@@ -63,10 +68,16 @@ pub(crate) fn sniff(p: &Probe<'_>) -> bool {
 }
 
 impl Normalizer {
-    /// Keep an entry (by its id) and read it.
+    /// Keep an entry (an effect whole, any other by its id) and read it.
     fn add(&mut self, store: &mut PartStore, line: u32, e: &Value) {
         if let Some(id) = e.get("id").and_then(Value::as_str) {
-            self.entries.insert(id.to_owned(), e.clone());
+            if e.get("type").and_then(Value::as_str) == Some("effect") {
+                self.others.remove(id);
+                self.entries.insert(id.to_owned(), e.clone());
+            } else {
+                self.entries.remove(id);
+                self.others.insert(id.to_owned());
+            }
         }
         entry(store, line, e, self.cwd.as_deref());
     }
@@ -90,6 +101,9 @@ impl Normalizer {
             );
             return;
         };
+        if self.others.contains(id) {
+            return;
+        }
         let Some(e) = self.entries.get_mut(id) else {
             store.warn(
                 line,

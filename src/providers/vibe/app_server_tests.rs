@@ -197,6 +197,32 @@ fn detection_tells_the_app_server_from_its_neighbours_at_the_first_lines() {
     }
 }
 
+/// Only the calls are kept whole: a message's entry is remembered by its id, and the patches
+/// that grow its text are passed over without a warning.
+#[test]
+fn a_message_s_patches_are_passed_over() {
+    let mut lines = opening();
+    let message = json!({"id": "m1", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": ""}]});
+    lines.push(notification(
+        "history/entryAdded",
+        1,
+        json!({"entry": message}),
+    ));
+    for (i, piece) in ["Look", "ing", " around."].iter().enumerate() {
+        lines.push(notification(
+            "history/entryUpdated",
+            2 + i as u64,
+            json!({"entryId": "m1", "patch": [
+                {"op": "append", "path": "/content/0/text", "value": piece}]}),
+        ));
+    }
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    let doc = normalize(&text.join("\n"), Some(Dialect::VibeAppServer));
+    assert!(doc.parts.is_empty());
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+}
+
 #[test]
 fn bad_input_is_a_warning_naming_its_line_never_a_panic() {
     let added = json!({"id": "e1", "sessionId": "s", "turnId": "t", "generationStatus": "in_progress",

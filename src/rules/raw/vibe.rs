@@ -161,14 +161,19 @@ fn patch_one(doc: &mut Value, op: &str, path: &str, value: Value) {
 /// Read an entry of the app server's and keep it (pruned, by id) for the patches to come.
 fn kept_entry(s: &mut RawScan, kept: &mut HashMap<String, Value>, line: u32, e: &Node<'_>) {
     if let Some(id) = str_of(e, "id") {
-        kept.insert(id.to_owned(), e.to_value());
+        if str_of(e, "type") == Some("effect") {
+            kept.insert(id.to_owned(), e.to_value());
+        } else {
+            kept.remove(id);
+        }
     }
     entry(s, line, e);
 }
 
-/// `vibe-app-server`'s recorded JSON-RPC: the entries `history/entryAdded` adds, kept by id and
-/// read again after each `history/entryUpdated` patches them (an effect's end is a patch of its
-/// `state`), and the entries of a session's state (`history`) in a snapshot or an answer.
+/// `vibe-app-server`'s recorded JSON-RPC: the effects (calls) `history/entryAdded` adds, kept by
+/// id and read again after each `history/entryUpdated` patches them (an effect's end is a patch
+/// of its `state`; the patches of other entries, a message's text growing, are passed over), and
+/// the entries of a session's state (`history`) in a snapshot or an answer.
 pub(crate) fn app_server(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
     let mut kept: HashMap<String, Value> = HashMap::default();
