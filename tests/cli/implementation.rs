@@ -88,10 +88,29 @@ fn require(tool: &'static str, why: &str) -> &'static str {
     tool
 }
 
-/// The wrong implementation in one of its modes (Python 3, which every supported machine has).
+/// Python 3 (which every supported machine has) as the wrong implementations run it: the
+/// interpreter's own path, asked for once. A `python3` on the PATH may be a version manager's shim
+/// (pyenv's is a shell script that runs a dozen more before Python), which every worker process of
+/// every `verify --impl` here would pay again.
+fn python3(why: &str) -> &'static str {
+    static PYTHON: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let o = Command::new("python3")
+                .args(["-c", "import sys; print(sys.executable)"])
+                .output()
+                .ok()?;
+            let path = String::from_utf8(o.stdout).ok()?.trim().to_owned();
+            (o.status.success() && !path.is_empty()).then_some(path)
+        })
+        .as_deref()
+        .unwrap_or_else(|| panic!("python3 is needed for {why}: run scripts/install-test-deps.sh"))
+}
+
+/// The wrong implementation in one of its modes.
 fn wrong(mode: &str) -> String {
     let script = root().join("examples/wrong-impl/wrong.py");
-    let python = require("python3", "the wrong implementation (examples/wrong-impl)");
+    let python = python3("the wrong implementation (examples/wrong-impl)");
     format!("{python} {} {mode}", script.display())
 }
 
@@ -416,10 +435,7 @@ fn merging_several_implementations_gives_the_compliance_matrix() {
 /// behind `examples/wrong-impl/wrong_wire.py`, which breaks its frames with `fault`.
 fn wire_impl(wire: &str, fault: &str) -> String {
     let script = root().join("examples/wrong-impl/wrong_wire.py");
-    let python = require(
-        "python3",
-        "the wrong wire implementation (examples/wrong-impl)",
-    );
+    let python = python3("the wrong wire implementation (examples/wrong-impl)");
     format!(
         "{python} {} {} {wire} {fault}",
         script.display(),
