@@ -101,6 +101,15 @@ pub(crate) fn line_text<'a>(line: &RawLine<'a>, store: &mut PartStore) -> Option
     Some(String::from_utf8_lossy(line.bytes))
 }
 
+/// [`line_text`], `None` also for a line blank only in Unicode's sense (a no-break space, say),
+/// which the readers of Kimi's and Vibe's logs pass over as blank.
+pub(crate) fn nonblank_line_text<'a>(
+    line: &RawLine<'a>,
+    store: &mut PartStore,
+) -> Option<Cow<'a, str>> {
+    line_text(line, store).filter(|text| !text.trim().is_empty())
+}
+
 /// Parse one line's text as the dialect's typed (borrowed) JSON; a line that does not parse is
 /// reported (see [`report_bad_json`]) and comes back as `None`, so the caller moves on.
 pub(crate) fn parse_json<'t, T: serde::Deserialize<'t>>(

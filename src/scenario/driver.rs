@@ -101,6 +101,33 @@ impl LineChannel {
         }
     }
 
+    /// The next JSON-RPC message `pred` accepts, for `what`. A request the agent sends on the way
+    /// (a message with an `id` and a `method`) is answered with the replies `answer` gives before
+    /// reading on, since the agent waits for them; an error answering one of the client's
+    /// requests ends the wait with an error.
+    pub fn next_rpc(
+        &mut self,
+        what: &str,
+        pred: &dyn Fn(&Value) -> bool,
+        answer: &mut dyn FnMut(&Value) -> Vec<Value>,
+    ) -> anyhow::Result<Value> {
+        loop {
+            let v = self.next(what)?;
+            if v.get("id").is_some() && v.get("method").is_some() {
+                for reply in answer(&v) {
+                    self.send(&reply)?;
+                }
+                continue;
+            }
+            if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
+                bail!("{} answered {what} with an error: {e}", self.who);
+            }
+            if pred(&v) {
+                return Ok(v);
+            }
+        }
+    }
+
     /// Close the agent's stdin (the end of the session for both protocols).
     pub fn close(&mut self) {
         self.stdin = None;

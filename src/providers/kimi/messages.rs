@@ -14,7 +14,9 @@ use serde_json::Value;
 
 use super::tools;
 use crate::hash::HashMap;
-use crate::providers::{LineNormalizer, PartStore, line_text, model_arguments, report_bad_json};
+use crate::providers::{
+    LineNormalizer, PartStore, model_arguments, nonblank_line_text, report_bad_json,
+};
 use crate::stream::RawLine;
 
 #[derive(Deserialize)]
@@ -151,12 +153,9 @@ fn texts(content: &Value) -> Vec<&str> {
 
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
-        let Some(text) = line_text(line, store) else {
+        let Some(text) = nonblank_line_text(line, store) else {
             return;
         };
-        if text.trim().is_empty() {
-            return;
-        }
         let m: Message = match serde_json::from_str(&text) {
             Ok(m) => m,
             Err(err) if err.is_data() => {

@@ -43,8 +43,8 @@ use super::tools;
 use crate::hash::{HashMap, HashSet};
 use crate::model::{TimeValue, Timing, ToolState};
 use crate::providers::{
-    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, line_text, model_arguments,
-    parse_json,
+    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, model_arguments,
+    nonblank_line_text, parse_json,
 };
 use crate::stream::RawLine;
 
@@ -553,12 +553,9 @@ impl Normalizer {
 
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
-        let Some(text) = line_text(line, store) else {
+        let Some(text) = nonblank_line_text(line, store) else {
             return;
         };
-        if text.trim().is_empty() {
-            return;
-        }
         let Some(l) = parse_json::<Line<'_>>(line, &text, store) else {
             return;
         };

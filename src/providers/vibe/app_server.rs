@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use super::{entry, patch};
 use crate::providers::{
-    LineNormalizer, NormalizeOptions, PartStore, Probe, line_text, report_bad_json,
+    LineNormalizer, NormalizeOptions, PartStore, Probe, nonblank_line_text, report_bad_json,
 };
 use crate::stream::RawLine;
 
@@ -131,12 +131,9 @@ impl Normalizer {
 
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
-        let Some(text) = line_text(line, store) else {
+        let Some(text) = nonblank_line_text(line, store) else {
             return;
         };
-        if text.trim().is_empty() {
-            return;
-        }
         let v = match serde_json::from_str::<Value>(&text) {
             Ok(v) => v,
             Err(e) => return report_bad_json(line, &e, store),

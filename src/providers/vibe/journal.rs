@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use super::entry;
 use crate::providers::{
-    LineNormalizer, NormalizeOptions, PartStore, Probe, line_text, report_bad_json,
+    LineNormalizer, NormalizeOptions, PartStore, Probe, nonblank_line_text, report_bad_json,
 };
 use crate::stream::RawLine;
 
@@ -150,12 +150,9 @@ impl Normalizer {
 
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
-        let Some(text) = line_text(line, store) else {
+        let Some(text) = nonblank_line_text(line, store) else {
             return;
         };
-        if text.trim().is_empty() {
-            return;
-        }
         // Most records (the model's requests, tens of kilobytes each) hold no entry: their type
         // is read first, and only the records that can hold one are parsed whole.
         let wanted = match Probe::parse(&text) {

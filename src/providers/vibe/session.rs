@@ -18,8 +18,8 @@ use serde_json::Value;
 use crate::model::{Timing, ToolError, ToolMetadata, ToolState};
 use crate::providers::acp::vibe::describe;
 use crate::providers::{
-    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, first_line, line_text,
-    model_arguments, report_bad_json, titles,
+    LineNormalizer, NormalizeOptions, PartStore, PartUpdate, Probe, first_line, model_arguments,
+    nonblank_line_text, report_bad_json, titles,
 };
 use crate::stream::RawLine;
 
@@ -237,12 +237,9 @@ impl Normalizer {
 
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
-        let Some(text) = line_text(line, store) else {
+        let Some(text) = nonblank_line_text(line, store) else {
             return;
         };
-        if text.trim().is_empty() {
-            return;
-        }
         match serde_json::from_str::<Value>(&text) {
             Ok(v) if v.is_object() => self.message(line.number, &v, store),
             Ok(_) => store.warn(line.number, "a message that is not an object"),

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{ENTRY_KEYS, entry};
 use crate::providers::{
-    LineNormalizer, NormalizeOptions, PartStore, Probe, line_text, report_bad_json,
+    LineNormalizer, NormalizeOptions, PartStore, Probe, nonblank_line_text, report_bad_json,
 };
 use crate::stream::RawLine;
 
@@ -28,12 +28,9 @@ pub(crate) fn sniff(p: &Probe<'_>) -> bool {
 
 impl LineNormalizer for Normalizer {
     fn line(&mut self, line: &RawLine<'_>, store: &mut PartStore) {
-        let Some(text) = line_text(line, store) else {
+        let Some(text) = nonblank_line_text(line, store) else {
             return;
         };
-        if text.trim().is_empty() {
-            return;
-        }
         match serde_json::from_str::<Value>(&text) {
             Ok(v) => entry(store, line.number, &v, self.cwd.as_deref()),
             Err(e) => report_bad_json(line, &e, store),

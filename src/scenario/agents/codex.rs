@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use serde_json::{Value, json};
 
 use super::{Driven, End, Launcher, proxied, wrapped};
@@ -195,22 +195,11 @@ fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyh
                         pred: &dyn Fn(&Value) -> bool,
                         what: &str|
      -> anyhow::Result<Value> {
-        loop {
-            let v = channel.next(what)?;
-            if v.get("id").is_some() && v.get("method").is_some() {
-                // A server→client request: the turn waits until it is answered.
-                let (reply, p) = server_request_reply(&v, &mut user);
-                problems.extend(p);
-                channel.send(&reply)?;
-                continue;
-            }
-            if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
-                bail!("codex app-server answered {what} with an error: {e}");
-            }
-            if pred(&v) {
-                return Ok(v);
-            }
-        }
+        channel.next_rpc(what, pred, &mut |req| {
+            let (reply, p) = server_request_reply(req, &mut user);
+            problems.extend(p);
+            vec![reply]
+        })
     };
     channel.send(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "toolnorm-scenario", "title": "toolnorm scenario", "version": env!("CARGO_PKG_VERSION")}}}),

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use serde_json::{Value, json};
 
 use super::{Driven, End, Launcher, proxied};
@@ -129,25 +129,12 @@ fn drive_app_server(channel: &mut LineChannel, s: &Scenario, cwd: &Path) -> anyh
                         pred: &dyn Fn(&Value) -> bool,
                         what: &str|
      -> anyhow::Result<Value> {
-        loop {
-            let v = channel.next(what)?;
-            if v.get("id").is_some() && v.get("method").is_some() {
-                // A server→client request: the turn waits until it is answered.
-                let (replies, p) = server_request_replies(&v, next_id);
-                next_id += 1;
-                problems.extend(p);
-                for reply in &replies {
-                    channel.send(reply)?;
-                }
-                continue;
-            }
-            if let Some(e) = v.get("error").filter(|_| v.get("id").is_some()) {
-                bail!("vibe-app-server answered {what} with an error: {e}");
-            }
-            if pred(&v) {
-                return Ok(v);
-            }
-        }
+        channel.next_rpc(what, pred, &mut |req| {
+            let (replies, p) = server_request_replies(req, next_id);
+            next_id += 1;
+            problems.extend(p);
+            replies
+        })
     };
     channel.send(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
