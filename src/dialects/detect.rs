@@ -367,13 +367,7 @@ mod tests {
 
     /// Line `number` of an agent's stream.
     fn raw(number: usize, text: &str) -> RawLine<'_> {
-        RawLine {
-            number: number as u32,
-            bytes: text.as_bytes(),
-            direction: Direction::Agent,
-            unterminated: false,
-            text: Some(text),
-        }
+        RawLine::agent(number, text)
     }
 
     /// Push `lines` (numbered from 1) into a sniffer; the verdict and the line that gave it.

@@ -40,6 +40,18 @@ pub struct RawLine<'a> {
 }
 
 impl<'a> RawLine<'a> {
+    /// Line `number` of an agent's stream, terminated, its text known (the tests' lines).
+    #[cfg(test)]
+    pub(crate) fn agent(number: usize, text: &'a str) -> RawLine<'a> {
+        RawLine {
+            number: number as u32,
+            bytes: text.as_bytes(),
+            direction: Direction::Agent,
+            unterminated: false,
+            text: Some(text),
+        }
+    }
+
     /// True for lines holding only white space.
     pub fn is_blank(&self) -> bool {
         self.bytes.iter().all(|b| b.is_ascii_whitespace())

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::{check, entries, normalize};
 use crate::dialects::Sniffer;
 use crate::model::ToolState;
-use crate::stream::{Dialect, Direction, RawLine};
+use crate::stream::{Dialect, RawLine};
 
 /// The client's opening: `initialize`, the server's answer, `initialized`, `session/start` and
 /// its answer (an empty history), `turn/start`.
@@ -130,21 +130,11 @@ fn a_session_s_state_holds_entries_too() {
     check(&doc);
 }
 
-fn raw(number: usize, text: &str) -> RawLine<'_> {
-    RawLine {
-        number: number as u32,
-        bytes: text.as_bytes(),
-        direction: Direction::Agent,
-        unterminated: false,
-        text: Some(text),
-    }
-}
-
 /// The dialect the sniffer decides on for `lines`, and at which line it did.
 fn sniffed(lines: &[String]) -> (Dialect, u32) {
     let mut s = Sniffer::new(None);
     for (i, text) in lines.iter().enumerate() {
-        if let Some(verdict) = s.push(&raw(i + 1, text)) {
+        if let Some(verdict) = s.push(&RawLine::agent(i + 1, text)) {
             return (verdict.unwrap(), i as u32 + 1);
         }
     }
