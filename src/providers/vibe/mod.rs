@@ -38,6 +38,8 @@ mod patch;
 pub(crate) mod session;
 pub(crate) mod streaming;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::model::{TimeValue, Timing, ToolError, ToolKind, ToolMetadata, ToolState};
@@ -152,62 +154,61 @@ fn ended(name: &str, state: &Value) -> Result<Result<Value, ToolError>, ToolStat
 
 /// The arguments Vibe's tool table reads for a call as the harness wrote it: a read's `offset` counted from 1,
 /// as Vibe shows it (`_display_offset`: an offset of 0 is none); the rest as the model gave them.
-fn shown_input(name: &str, input: &Value) -> Value {
+fn shown_input<'v>(name: &str, input: &'v Value) -> Cow<'v, Value> {
+    let offset = input.get("offset").and_then(Value::as_i64);
+    if name != "read_file" || offset.is_none_or(|n| n < 0) {
+        return Cow::Borrowed(input);
+    }
     let mut shown = input.clone();
-    if name == "read_file"
-        && let Some(args) = shown.as_object_mut()
-    {
-        match args.get("offset").and_then(Value::as_i64) {
-            Some(0) => {
-                args.remove("offset");
-            }
-            Some(n) if n > 0 => {
-                args.insert("offset".to_owned(), Value::from(n + 1));
-            }
-            _ => {}
+    if let (Some(args), Some(n)) = (shown.as_object_mut(), offset) {
+        if n == 0 {
+            args.remove("offset");
+        } else {
+            args.insert("offset".to_owned(), Value::from(n + 1));
         }
     }
-    shown
+    Cow::Owned(shown)
 }
 
 /// The state of a call as the harness wrote it, in the shape [`ended`] reads, with a command's exit code: the result
 /// envelope's `structured_content` as the output (the envelope itself when it has none), a
 /// `failure` envelope of a completed call as `failed` with its error, and a command whose
-/// `returncode` is not 0 as unsuccessful.
-fn harness_state(name: &str, state: &Value) -> (Value, Option<i64>) {
-    let mut state = state.clone();
-    let Some(envelope) = state.get("output").filter(|o| o.is_object()).cloned() else {
+/// `returncode` is not 0 as unsuccessful. The output is moved, not copied.
+fn harness_state(name: &str, mut state: Value) -> (Value, Option<i64>) {
+    let completed = state.get("status").and_then(Value::as_str) == Some("completed");
+    let Some(obj) = state.as_object_mut() else {
         return (state, None);
     };
-    let completed = state.get("status").and_then(Value::as_str) == Some("completed");
-    if completed
-        && envelope.get("type").and_then(Value::as_str) == Some("failure")
-        && let Some(obj) = state.as_object_mut()
-    {
+    let mut envelope = match obj.remove("output") {
+        Some(Value::Object(envelope)) => envelope,
+        other => {
+            obj.extend(other.map(|o| ("output".to_owned(), o)));
+            return (state, None);
+        }
+    };
+    if completed && envelope.get("type").and_then(Value::as_str) == Some("failure") {
         obj.insert("status".to_owned(), Value::from("failed"));
         if !obj.contains_key("error") {
-            let error = envelope.get("error").cloned().unwrap_or_default();
+            let error = envelope.remove("error").unwrap_or_default();
             obj.insert("error".to_owned(), error);
         }
-        obj.remove("output");
         return (state, None);
     }
-    let Some(result) = envelope
-        .get("structured_content")
-        .filter(|r| r.is_object())
-        .cloned()
-    else {
-        return (state, None);
+    let result = match envelope.remove("structured_content") {
+        Some(result @ Value::Object(_)) => result,
+        other => {
+            envelope.extend(other.map(|r| ("structured_content".to_owned(), r)));
+            obj.insert("output".to_owned(), Value::Object(envelope));
+            return (state, None);
+        }
     };
     let exit = (name == "bash")
         .then(|| result.get("returncode").and_then(Value::as_i64))
         .flatten();
-    if let Some(obj) = state.as_object_mut() {
-        if completed && exit.is_some_and(|c| c != 0) {
-            obj.insert("display".to_owned(), serde_json::json!({"success": false}));
-        }
-        obj.insert("output".to_owned(), result);
+    if completed && exit.is_some_and(|c| c != 0) {
+        obj.insert("display".to_owned(), serde_json::json!({"success": false}));
     }
+    obj.insert("output".to_owned(), result);
     (state, exit)
 }
 
@@ -230,7 +231,7 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
     let shown = if raw {
         shown_input(name, &input)
     } else {
-        input.clone()
+        Cow::Borrowed(&input)
     };
     let (kind, title) = describe(name, &shown, cwd).unwrap_or_else(|| {
         let summary = detail
@@ -244,7 +245,7 @@ fn effect(v: &Value, cwd: Option<&str>) -> Result<PartUpdate, String> {
     });
     let state = v.get("state").cloned().unwrap_or_default();
     let (state, exit_code) = if raw {
-        harness_state(name, &state)
+        harness_state(name, state)
     } else {
         (state, None)
     };

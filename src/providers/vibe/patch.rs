@@ -19,21 +19,6 @@ pub(crate) fn apply(doc: &mut Value, ops: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
-/// A JSON Pointer's reference tokens, unescaped (`~1` is `/`, `~0` is `~`); `""` is the whole
-/// document (no token).
-fn tokens(path: &str) -> Result<Vec<String>, String> {
-    if path.is_empty() {
-        return Ok(Vec::new());
-    }
-    let Some(rest) = path.strip_prefix('/') else {
-        return Err(format!("the path `{path}` does not start with `/`"));
-    };
-    Ok(rest
-        .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect())
-}
-
 /// An array index token: digits, no leading zero.
 fn index(token: &str) -> Option<usize> {
     let canonical = token == "0" || !token.starts_with('0');
@@ -42,18 +27,10 @@ fn index(token: &str) -> Option<usize> {
         .flatten()
 }
 
-/// The value at `tokens` under `doc`.
-fn at_mut<'a>(doc: &'a mut Value, tokens: &[String], path: &str) -> Result<&'a mut Value, String> {
-    let mut cur = doc;
-    for t in tokens {
-        cur = match cur {
-            Value::Object(map) => map.get_mut(t),
-            Value::Array(items) => index(t).and_then(|i| items.get_mut(i)),
-            _ => None,
-        }
-        .ok_or_else(|| format!("the path `{path}` names nothing"))?;
-    }
-    Ok(cur)
+/// The value the JSON Pointer `path` names under `doc` (serde_json reads the pointer).
+fn at_mut<'a>(doc: &'a mut Value, path: &str) -> Result<&'a mut Value, String> {
+    doc.pointer_mut(path)
+        .ok_or_else(|| format!("the path `{path}` names nothing"))
 }
 
 /// Apply one operation.
@@ -66,23 +43,25 @@ fn one(doc: &mut Value, op: &Value) -> Result<(), String> {
         .get("path")
         .and_then(Value::as_str)
         .ok_or_else(|| format!("`{name}` without a path"))?;
-    let tokens = tokens(path)?;
+    if !path.is_empty() && !path.starts_with('/') {
+        return Err(format!("the path `{path}` does not start with `/`"));
+    }
     // `value` may be left out (Vibe's model defaults it to null).
     let value = || op.get("value").cloned().unwrap_or(Value::Null);
     match name {
         "replace" => {
-            *at_mut(doc, &tokens, path)? = value();
+            *at_mut(doc, path)? = value();
             Ok(())
         }
         "test" => {
-            if *at_mut(doc, &tokens, path)? == value() {
+            if *at_mut(doc, path)? == value() {
                 Ok(())
             } else {
                 Err(format!("`test` of `{path}` failed"))
             }
         }
         "append" => {
-            let target = at_mut(doc, &tokens, path)?;
+            let target = at_mut(doc, path)?;
             match (target, op.get("value")) {
                 (Value::String(s), Some(Value::String(more))) => {
                     s.push_str(more);
@@ -92,7 +71,7 @@ fn one(doc: &mut Value, op: &Value) -> Result<(), String> {
             }
         }
         "add" | "remove" => {
-            let Some((last, parent)) = tokens.split_last() else {
+            let Some((parent, last)) = path.rsplit_once('/') else {
                 // The whole document.
                 return if name == "add" {
                     *doc = value();
@@ -101,27 +80,31 @@ fn one(doc: &mut Value, op: &Value) -> Result<(), String> {
                     Err("`remove` of the whole document".to_owned())
                 };
             };
-            match at_mut(doc, parent, path)? {
+            let last = last.replace("~1", "/").replace("~0", "~");
+            match doc
+                .pointer_mut(parent)
+                .ok_or_else(|| format!("the path `{path}` names nothing"))?
+            {
                 Value::Object(map) if name == "add" => {
-                    map.insert(last.clone(), value());
+                    map.insert(last, value());
                     Ok(())
                 }
                 Value::Object(map) => map
-                    .remove(last)
+                    .remove(&last)
                     .map(drop)
                     .ok_or_else(|| format!("the path `{path}` names nothing")),
                 Value::Array(items) if name == "add" => {
                     let i = if last == "-" {
                         items.len()
                     } else {
-                        index(last)
+                        index(&last)
                             .filter(|i| *i <= items.len())
                             .ok_or_else(|| format!("the path `{path}` is past the array"))?
                     };
                     items.insert(i, value());
                     Ok(())
                 }
-                Value::Array(items) => match index(last).filter(|i| *i < items.len()) {
+                Value::Array(items) => match index(&last).filter(|i| *i < items.len()) {
                     Some(i) => {
                         items.remove(i);
                         Ok(())
