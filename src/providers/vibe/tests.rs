@@ -414,16 +414,11 @@ fn bad_journal_input_is_reported_not_a_panic() {
         record(11, "projection_delta", json!({"delta": [{"op": "replace_entry", "id": "e1", "entry": e1}]})),
         r#"{"recovery_journal_record_version":1,"sequence":12,"record_sha256":"ab","type":"projection_delta","payload":{"delta":[{"op":"append_"#.to_owned(),
     ];
-    let doc = normalize(&lines.join("\n"), Some(Dialect::VibeJournal));
-    assert_eq!(doc.parts.len(), 1);
-    assert_eq!(doc.parts[0].state, ToolState::Complete);
-    assert_eq!(doc.parts[0].title, "Running sh greet.sh");
-    let at: Vec<u32> = doc.diagnostics.iter().map(|d| d.line).collect();
-    assert_eq!(
-        at,
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 12],
-        "{:?}",
-        doc.diagnostics
+    one_complete_part_and_warnings(
+        &lines,
+        Dialect::VibeJournal,
+        "Running sh greet.sh",
+        &[1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 12],
     );
     for text in ["", "\n\n", "{}", "null"] {
         let doc = normalize(text, Some(Dialect::VibeJournal));
@@ -633,17 +628,29 @@ fn bad_saved_messages_are_reported_not_a_panic() {
         r#"{"role": "tool", "injected": false, "tool_call_id": "c", "content": null, "tool_result": {"output": null, "duration": -1}}"#,
         r#"{"role": "tool", "injected": false, "tool_call_id": "c", "content": "<tool_error>"#,
     ];
-    let doc = normalize(&lines.join("\n"), Some(Dialect::VibeSession));
+    one_complete_part_and_warnings(
+        &lines,
+        Dialect::VibeSession,
+        "Running a shell command",
+        &[1, 2, 3, 4, 5, 5, 5, 5, 6, 7, 10],
+    );
+}
+
+/// Bad input among good lines: the one call they hold comes through complete with its title,
+/// and the warnings name exactly the lines `warned` lists (a line once per warning).
+fn one_complete_part_and_warnings(
+    lines: &[impl AsRef<str>],
+    dialect: Dialect,
+    title: &str,
+    warned: &[u32],
+) {
+    let text: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
+    let doc = normalize(&text.join("\n"), Some(dialect));
     assert_eq!(doc.parts.len(), 1);
     assert_eq!(doc.parts[0].state, ToolState::Complete);
-    assert_eq!(doc.parts[0].title, "Running a shell command");
+    assert_eq!(doc.parts[0].title, title);
     let at: Vec<u32> = doc.diagnostics.iter().map(|d| d.line).collect();
-    assert_eq!(
-        at,
-        [1, 2, 3, 4, 5, 5, 5, 5, 6, 7, 10],
-        "{:?}",
-        doc.diagnostics
-    );
+    assert_eq!(at, warned, "{:?}", doc.diagnostics);
 }
 
 #[path = "app_server_tests.rs"]
