@@ -39,14 +39,9 @@ pub(crate) fn exec(input: &Input<'_>) -> RawScan {
     ]);
     let mut s = RawScan::default();
     let mut ids = ExecIds::default();
-    for raw in input.lines.iter() {
-        if !MARKERS.in_line(raw.bytes) {
-            continue;
-        }
-        if let Some(v) = super::pruned::parse_line(raw, false) {
-            exec_line(&mut s, &mut ids, raw.number, &v, raw.bytes);
-        }
-    }
+    super::for_marked_raw_lines(input, &MARKERS, false, |raw, v| {
+        exec_line(&mut s, &mut ids, raw.number, &v, raw.bytes)
+    });
     s
 }
 

@@ -7,7 +7,8 @@
 //! MCP identity. Kimi's wire (`wire.jsonl`, `kimi --wire`) has a scan of its own, [`wire`].
 
 use super::{
-    Markers, Node, RawScan, TurnEnd, assistant_calls, merge_args, opens_string, pruned, str_of,
+    Markers, Node, RawScan, TurnEnd, assistant_calls, for_marked_raw_lines, merge_args,
+    opens_string, pruned, str_of,
 };
 use crate::stream::Input;
 
@@ -22,15 +23,9 @@ fn failed(line: &[u8]) -> bool {
 /// Kimi's messages, one a line.
 pub(crate) fn messages(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
-    for raw in input.lines.iter() {
-        if !MARKERS.in_line(raw.bytes) {
-            continue;
-        }
-        let Some(v) = pruned::parse_line(raw, false) else {
-            continue;
-        };
-        message(&mut s, raw.number, &v, raw.bytes);
-    }
+    for_marked_raw_lines(input, &MARKERS, false, |raw, v| {
+        message(&mut s, raw.number, &v, raw.bytes)
+    });
     s
 }
 
@@ -61,23 +56,17 @@ const WIRE_DEPTH: usize = 8;
 /// ids are `<agent id>/<call id>` (the parent call's id when no agent is named).
 pub(crate) fn wire(input: &Input<'_>) -> RawScan {
     let mut w = Wire::default();
-    for raw in input.lines.iter() {
-        if !WIRE_MARKERS.in_line(raw.bytes) {
-            continue;
-        }
-        let Some(v) = pruned::parse_line(raw, false) else {
-            continue;
-        };
+    for_marked_raw_lines(input, &WIRE_MARKERS, false, |raw, v| {
         let envelope = match (v.get("message"), str_of(&v, "method")) {
             (Some(m), _) => m,
             (None, Some("event" | "request")) => match v.get("params") {
                 Some(p) => p,
-                None => continue,
+                None => return,
             },
-            _ => continue,
+            _ => return,
         };
         w.event(raw.number, envelope, None, 0);
-    }
+    });
     w.settle();
     w.s
 }

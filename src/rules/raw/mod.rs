@@ -19,7 +19,7 @@ use aho_corasick::{AhoCorasick, packed};
 use memchr::memmem;
 use serde_json::{Map, Value};
 
-use crate::stream::Input;
+use crate::stream::{Input, RawLine};
 
 pub(crate) mod acp;
 pub(crate) mod ag_ui;
@@ -210,12 +210,23 @@ impl Markers {
 
 /// Parse (as JSON) only the lines holding a marker; OpenCode SSE `data:` prefixes are dropped.
 fn for_marked_lines<'a>(input: &Input<'a>, markers: &Markers, mut f: impl FnMut(u32, Node<'a>)) {
+    for_marked_raw_lines(input, markers, true, |raw, v| f(raw.number, v));
+}
+
+/// [`for_marked_lines`], each line handed on with its parse (its bytes hold what the pruned parse
+/// drops: a result's text); with `sse`, a `data:` prefix is dropped before the parse.
+fn for_marked_raw_lines<'a>(
+    input: &Input<'a>,
+    markers: &Markers,
+    sse: bool,
+    mut f: impl FnMut(&RawLine<'a>, Node<'a>),
+) {
     for raw in input.lines.iter() {
         if !markers.in_line(raw.bytes) {
             continue;
         }
-        if let Some(v) = pruned::parse_line(raw, true) {
-            f(raw.number, v);
+        if let Some(v) = pruned::parse_line(raw, sse) {
+            f(raw, v);
         }
     }
 }

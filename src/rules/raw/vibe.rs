@@ -13,8 +13,8 @@
 use serde_json::Value;
 
 use super::{
-    Markers, Node, RawScan, assistant_calls, for_marked_lines, line_holding, merge_args,
-    opens_string, pruned, str_of,
+    Markers, Node, RawScan, assistant_calls, for_marked_lines, for_marked_raw_lines, line_holding,
+    merge_args, opens_string, pruned, str_of,
 };
 use crate::rules::support::HashMap;
 use crate::stream::Input;
@@ -237,19 +237,13 @@ fn tagged_failure(line: &[u8]) -> bool {
 /// assistant message with no `tool_calls`.
 pub(crate) fn session(input: &Input<'_>) -> RawScan {
     let mut s = RawScan::default();
-    for raw in input.lines.iter() {
-        if !ROLES.in_line(raw.bytes) {
-            continue;
-        }
-        let Some(v) = pruned::parse_line(raw, false) else {
-            continue;
-        };
+    for_marked_raw_lines(input, &ROLES, false, |raw, v| {
         let line = raw.number;
         match str_of(&v, "role") {
             Some("assistant") => assistant_calls(&mut s, line, &v),
             Some("tool") => {
                 let Some(id) = str_of(&v, "tool_call_id") else {
-                    continue;
+                    return;
                 };
                 let result = v.get("tool_result");
                 let cancelled = result
@@ -273,7 +267,7 @@ pub(crate) fn session(input: &Input<'_>) -> RawScan {
             }
             _ => {}
         }
-    }
+    });
     s
 }
 
