@@ -530,7 +530,7 @@ mod tests {
     #[test]
     fn diagnostics_keep_ten_of_a_kind_and_count_the_rest() {
         let mut s = PartStore::new();
-        for line in 1..=1_000_000 {
+        for line in 1..=100_000 {
             s.warn(
                 line,
                 format!("not JSON: expected value at line 1 column {line}"),
@@ -545,7 +545,7 @@ mod tests {
         assert_eq!(last.line, 11);
         assert_eq!(
             last.message,
-            "… and 999,990 more lines like this: not JSON (from line 11 on)"
+            "… and 99,990 more lines like this: not JSON (from line 11 on)"
         );
     }
 
