@@ -458,9 +458,20 @@ pub fn write_fixture<'a>(
         fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     }
     let file = create_output(path, force)?;
-    let mut w =
-        writer::FixtureWriter::with_level(io::BufWriter::new(file), &header, writer::IMPORT_LEVEL)
-            .with_context(|| format!("failed to write {}", path.display()))?;
+    // What the records will take: each line's bytes (more where escaped) and its time and
+    // direction.
+    let bytes = redacted
+        .iter()
+        .map(|(_, _, b, _)| b.len() as u64 + 32)
+        .sum::<u64>()
+        + 1024;
+    let mut w = writer::FixtureWriter::with_size(
+        io::BufWriter::new(file),
+        &header,
+        writer::IMPORT_LEVEL,
+        bytes,
+    )
+    .with_context(|| format!("failed to write {}", path.display()))?;
     for (t, d, b, term) in &redacted {
         w.push_line(*t, *d, b, *term)
             .with_context(|| format!("failed to write {}", path.display()))?;

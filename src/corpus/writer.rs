@@ -49,6 +49,8 @@ pub struct FixtureWriter<W: Write> {
     /// The last record's `\n`, not yet given to the encoder (see [`flush`](Self::flush)).
     held_newline: bool,
     level: i32,
+    /// The bytes a frame is expected to hold (see [`with_size`](Self::with_size)); 0 when unknown.
+    size_hint: u32,
     /// The record being written (a `\n` slot first), or its head when its line is in `text`.
     record: Vec<u8>,
     /// A line escaped as a JSON string, at its start; the buffer only grows, so no line pays for
@@ -71,6 +73,15 @@ impl<W: Write> FixtureWriter<W> {
 
     /// [`new`](Self::new) with another zstd level.
     pub fn with_level(out: W, header: &Header, level: i32) -> io::Result<Self> {
+        Self::with_size(out, header, level, 0)
+    }
+
+    /// [`with_level`](Self::with_level) for about `bytes` of records, known before the first
+    /// (a one-off write of a whole stream). zstd sizes its window and tables to that, as for a
+    /// source of known size: at [`IMPORT_LEVEL`] a small fixture's encoder takes a few hundred
+    /// kilobytes instead of about 90 MB, all of it touched, for the same format.
+    pub fn with_size(out: W, header: &Header, level: i32, bytes: u64) -> io::Result<Self> {
+        let size_hint = u32::try_from(bytes.min(FRAME_BYTES as u64)).unwrap_or(0);
         let mut w = FixtureWriter {
             enc: Some(encoder(
                 FlushGate {
@@ -78,9 +89,11 @@ impl<W: Write> FixtureWriter<W> {
                     pass: false,
                 },
                 level,
+                size_hint,
             )?),
             held_newline: false,
             level,
+            size_hint,
             record: Vec::with_capacity(4096),
             text: Vec::new(),
             frame_bytes: 0,
@@ -190,7 +203,7 @@ impl<W: Write> FixtureWriter<W> {
         if let Some(enc) = self.enc.take() {
             let mut out = enc.finish()?;
             out.inner.flush()?;
-            self.enc = Some(encoder(out, self.level)?);
+            self.enc = Some(encoder(out, self.level, self.size_hint)?);
         }
         self.frame_bytes = 0;
         self.unflushed = 0;
@@ -273,12 +286,20 @@ impl<W: Write> FixtureWriter<W> {
 /// ([`WINDOW_LOG`]): every match may reach back to the frame's start, and zstd's input buffer
 /// never wraps inside a frame, which spares it the slower search across a wrapped buffer; and a
 /// hash table of [`HASH_LOG`]. The decoder keeps 4 MiB of window (imports, at level 19, already
-/// use 8 MiB).
-fn encoder<W: Write>(out: W, level: i32) -> io::Result<zstd::stream::write::Encoder<'static, W>> {
+/// use 8 MiB). A `size_hint` other than 0 has zstd choose the level's parameters for a source of
+/// that size.
+fn encoder<W: Write>(
+    out: W,
+    level: i32,
+    size_hint: u32,
+) -> io::Result<zstd::stream::write::Encoder<'static, W>> {
     let mut enc = zstd::stream::write::Encoder::new(out, level)?;
     if level <= LEVEL {
         enc.window_log(WINDOW_LOG)?;
         enc.set_parameter(zstd::zstd_safe::CParameter::HashLog(HASH_LOG))?;
+    }
+    if size_hint > 0 {
+        enc.set_parameter(zstd::zstd_safe::CParameter::SrcSizeHint(size_hint))?;
     }
     Ok(enc)
 }
