@@ -92,6 +92,13 @@ impl Launcher for Cline {
             &settings.join("providers.json"),
             &serde_json::to_string_pretty(&providers)?,
         )?;
+        // Telemetry off, as a user opts out (`global-settings.json`, read from the same folder):
+        // otherwise every run ends by retrying its OpenTelemetry export to otel.cline.bot, which
+        // the closed proxy refuses, with a backoff: 8 s of a 10 s scenario.
+        write(
+            &settings.join("global-settings.json"),
+            &serde_json::to_string_pretty(&json!({"telemetryOptOut": true}))?,
+        )?;
         let mcp_path = settings.join("cline_mcp_settings.json");
         let servers = if setup.scenario.mcp {
             json!({SERVER_NAME: {"command": setup.mcp.program, "args": setup.mcp.args}})
