@@ -33,6 +33,8 @@ pub struct Acp {
     pub args: &'static [&'static str],
     /// What it is called in messages.
     pub who: &'static str,
+    /// How it is ended once its session is over.
+    pub end: End,
     /// It is given the fixture MCP server in `session/new`, as an editor passes it, rather than
     /// in its configuration.
     pub mcp_in_session: bool,
@@ -80,6 +82,7 @@ impl Acp {
             command_as: Some(launcher),
             args: &[],
             who,
+            end: End::Eof,
             mcp_in_session,
         }
     }
@@ -110,13 +113,7 @@ impl Launcher for Acp {
             json!([])
         };
         let cwd = launch.scratch.work.display().to_string();
-        // codex-acp reads on after the end of its input: it is ended with SIGTERM.
-        let end = if std::ptr::eq(launch.cli, &CODEX_ACP_CLI) {
-            End::Terminate
-        } else {
-            End::Eof
-        };
-        proxied(launch, self.who, end, |channel| {
+        proxied(launch, self.who, self.end, |channel| {
             drive_acp(channel, s, &cwd, mcp, &launch.scratch.root)
         })
     }

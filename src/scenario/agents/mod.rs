@@ -204,6 +204,8 @@ pub static AGENTS: &[AgentEntry] = &[
             command_as: None,
             args: &[],
             who: "claude-agent-acp",
+            // It reads on after the end of its input.
+            end: End::Terminate,
             mcp_in_session: true,
         },
     },
@@ -219,6 +221,8 @@ pub static AGENTS: &[AgentEntry] = &[
             command_as: None,
             args: &[],
             who: "codex-acp",
+            // It reads on after the end of its input.
+            end: End::Terminate,
             mcp_in_session: false,
         },
     },
@@ -237,6 +241,7 @@ pub static AGENTS: &[AgentEntry] = &[
             command_as: None,
             args: &["acp"],
             who: "opencode acp",
+            end: End::Eof,
             mcp_in_session: true,
         },
     },
@@ -279,6 +284,7 @@ pub static AGENTS: &[AgentEntry] = &[
             command_as: None,
             args: &["acp"],
             who: "kilo acp",
+            end: End::Eof,
             mcp_in_session: false,
         },
     },
@@ -312,6 +318,7 @@ pub static AGENTS: &[AgentEntry] = &[
             command_as: None,
             args: &["exec", "--output-format", "acp"],
             who: "droid exec --output-format acp",
+            end: End::Eof,
             mcp_in_session: false,
         },
     },
@@ -362,6 +369,7 @@ pub static AGENTS: &[AgentEntry] = &[
             command_as: None,
             args: &["--acp", "--approval-mode", "yolo"],
             who: "gemini --acp",
+            end: End::Eof,
             mcp_in_session: false,
         },
     },
@@ -392,6 +400,7 @@ pub static AGENTS: &[AgentEntry] = &[
             command_as: None,
             args: &["--acp", "--approval-mode", "yolo"],
             who: "qwen --acp",
+            end: End::Eof,
             mcp_in_session: false,
         },
     },
@@ -443,7 +452,11 @@ pub static AGENTS: &[AgentEntry] = &[
         tools: openhands::TOOLS,
         takes: TAKES,
         // `openhands acp`, its model in the saved agent settings, the MCP server in `session/new`.
-        launcher: &acp::Acp::own(&openhands::ACP, "openhands acp", true),
+        // It reads on after the end of its input.
+        launcher: &acp::Acp {
+            end: End::Terminate,
+            ..acp::Acp::own(&openhands::ACP, "openhands acp", true)
+        },
     },
     AgentEntry {
         name: "kimi-acp",
@@ -700,12 +713,12 @@ fn wrapped(launch: &Launch<'_>, interrupt: Option<Interrupt>) -> anyhow::Result<
 
 /// How an agent spoken to over its stdio ([`proxied`]) is ended once its session is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
+pub enum End {
     /// Its input is closed, and it exits at the end of its input.
     Eof,
     /// Its input is closed and its group is sent SIGTERM: it reads on after the end of its input
-    /// (codex-acp 0.16.0 never exits on EOF; waiting for it cost 15 s a scenario), and exits at
-    /// once on SIGTERM. Sent only when the session went as far as the driver waits (the
+    /// (codex-acp 0.16.0, claude-agent-acp and `openhands acp` 1.16.0 never exit on EOF; waiting
+    /// for them cost 15 s a scenario), and exits at once on SIGTERM. Sent only when the session went as far as the driver waits (the
     /// prompt's response), so nothing of the session is cut off.
     Terminate,
 }
