@@ -711,7 +711,7 @@ fn wrapped(launch: &Launch<'_>, interrupt: Option<Interrupt>) -> anyhow::Result<
     }
 }
 
-/// How an agent spoken to over its stdio ([`proxied`]) is ended once its session is over.
+/// How an agent spoken to over its stdio (`proxied`) is ended once its session is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
     /// Its input is closed, and it exits at the end of its input.
