@@ -445,6 +445,33 @@ mod tests {
         assert_eq!(got, lines);
     }
 
+    /// A size hint is a hint: a fixture of far more than it said (over two frames) or of far less
+    /// reads back exactly, at the import level as at the live one.
+    #[test]
+    fn a_wrong_size_hint_still_reads_back_exactly() {
+        let big: Vec<u8> = (0..FRAME_BYTES * 3 / 2)
+            .map(|i| b"abcdefghij\\"[i * 7 % 11])
+            .collect();
+        let cases: [(&[&[u8]], u64); 3] = [
+            (&[b"short", &big, b"after the long one"], 100),
+            (&[b"one", b"two"], 1 << 30),
+            (&[b"{\"a\":1}"], 0),
+        ];
+        for level in [LEVEL, IMPORT_LEVEL] {
+            for (lines, hint) in &cases {
+                let header = new_header("claude", "hint");
+                let mut w = FixtureWriter::with_size(Vec::new(), &header, level, *hint).unwrap();
+                for (t, line) in lines.iter().enumerate() {
+                    w.push_line(t as u64, Direction::Agent, line, true).unwrap();
+                }
+                let out = w.finish(Trailer::default()).unwrap();
+                let fx = crate::corpus::reader::read_fixture_bytes(&out).unwrap();
+                let got: Vec<&[u8]> = fx.lines.iter().map(|l| l.bytes.as_slice()).collect();
+                assert_eq!(&got, lines, "level {level}, hint {hint}");
+            }
+        }
+    }
+
     /// The same with the `zstd` command line tool, which drops what it decoded but had not yet
     /// written out when a frame is cut short.
     #[test]
