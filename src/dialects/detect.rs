@@ -365,16 +365,11 @@ pub fn detector(input: &Input<'_>, provider: Option<Provider>) -> Result<Dialect
 mod tests {
     use super::*;
 
-    /// Line `number` of an agent's stream.
-    fn raw(number: usize, text: &str) -> RawLine<'_> {
-        RawLine::agent(number, text)
-    }
-
     /// Push `lines` (numbered from 1) into a sniffer; the verdict and the line that gave it.
     fn sniff(provider: Option<Provider>, lines: &[&str]) -> Option<(u32, Dialect)> {
         let mut s = Sniffer::new(provider);
         for (i, text) in lines.iter().enumerate() {
-            let line = raw(i + 1, text);
+            let line = RawLine::agent(i + 1, text);
             if let Some(verdict) = s.push(&line) {
                 return Some((line.number, verdict.unwrap()));
             }
@@ -444,7 +439,7 @@ mod tests {
         assert_eq!(sniff(None, &[ACP_UPDATE, claude]), None);
         let mut s = Sniffer::new(None);
         for (i, text) in [ACP_UPDATE, claude].iter().enumerate() {
-            assert!(s.push(&raw(i + 1, text)).is_none());
+            assert!(s.push(&RawLine::agent(i + 1, text)).is_none());
         }
         assert_eq!(
             s.finish(),

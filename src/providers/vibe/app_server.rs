@@ -18,7 +18,7 @@
 //! The other messages (the client's requests, the server's answers without a state,
 //! `session/updated`, `turn/started`, `turn/completed`, statistics) hold no call.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -31,17 +31,15 @@ use crate::stream::RawLine;
 /// The normalizer of one recording.
 struct Normalizer {
     cwd: Option<String>,
-    /// Every effect so far, by id, as last patched.
-    entries: HashMap<String, Value>,
-    /// The ids of the other entries: their patches are not read.
-    others: HashSet<String>,
+    /// Every entry so far, by id: an effect as last patched, any other as `None` (its patches
+    /// are not read).
+    entries: HashMap<String, Option<Value>>,
 }
 
 pub(crate) fn new(opts: &NormalizeOptions<'_>) -> Box<dyn LineNormalizer> {
     Box::new(Normalizer {
         cwd: opts.cwd.map(str::to_owned),
         entries: HashMap::new(),
-        others: HashSet::new(),
     })
 }
 
@@ -71,13 +69,9 @@ impl Normalizer {
     /// Keep an entry (an effect whole, any other by its id) and read it.
     fn add(&mut self, store: &mut PartStore, line: u32, e: &Value) {
         if let Some(id) = e.get("id").and_then(Value::as_str) {
-            if e.get("type").and_then(Value::as_str) == Some("effect") {
-                self.others.remove(id);
-                self.entries.insert(id.to_owned(), e.clone());
-            } else {
-                self.entries.remove(id);
-                self.others.insert(id.to_owned());
-            }
+            let effect = e.get("type").and_then(Value::as_str) == Some("effect");
+            self.entries
+                .insert(id.to_owned(), effect.then(|| e.clone()));
         }
         entry(store, line, e, self.cwd.as_deref());
     }
@@ -101,15 +95,16 @@ impl Normalizer {
             );
             return;
         };
-        if self.others.contains(id) {
-            return;
-        }
-        let Some(e) = self.entries.get_mut(id) else {
-            store.warn(
-                line,
-                format!("history/entryUpdated of {id}, an entry no earlier message added"),
-            );
-            return;
+        let e = match self.entries.get_mut(id) {
+            Some(Some(e)) => e,
+            Some(None) => return,
+            None => {
+                store.warn(
+                    line,
+                    format!("history/entryUpdated of {id}, an entry no earlier message added"),
+                );
+                return;
+            }
         };
         match patch::apply(e, ops) {
             Ok(()) => entry(store, line, e, self.cwd.as_deref()),

@@ -179,28 +179,22 @@ fn harness_state(name: &str, mut state: Value) -> (Value, Option<i64>) {
     let Some(obj) = state.as_object_mut() else {
         return (state, None);
     };
-    let mut envelope = match obj.remove("output") {
-        Some(Value::Object(envelope)) => envelope,
-        other => {
-            obj.extend(other.map(|o| ("output".to_owned(), o)));
-            return (state, None);
-        }
+    let Some(Value::Object(envelope)) = obj.get_mut("output") else {
+        return (state, None);
     };
     if completed && envelope.get("type").and_then(Value::as_str) == Some("failure") {
+        let error = envelope.remove("error").unwrap_or_default();
+        obj.remove("output");
         obj.insert("status".to_owned(), Value::from("failed"));
-        if !obj.contains_key("error") {
-            let error = envelope.remove("error").unwrap_or_default();
-            obj.insert("error".to_owned(), error);
-        }
+        obj.entry("error").or_insert(error);
         return (state, None);
     }
-    let result = match envelope.remove("structured_content") {
-        Some(result @ Value::Object(_)) => result,
-        other => {
-            envelope.extend(other.map(|r| ("structured_content".to_owned(), r)));
-            obj.insert("output".to_owned(), Value::Object(envelope));
-            return (state, None);
-        }
+    let Some(result) = envelope
+        .get_mut("structured_content")
+        .filter(|r| r.is_object())
+        .map(Value::take)
+    else {
+        return (state, None);
     };
     let exit = (name == "bash")
         .then(|| result.get("returncode").and_then(Value::as_i64))

@@ -29,8 +29,12 @@ fn index(token: &str) -> Option<usize> {
 
 /// The value the JSON Pointer `path` names under `doc` (serde_json reads the pointer).
 fn at_mut<'a>(doc: &'a mut Value, path: &str) -> Result<&'a mut Value, String> {
-    doc.pointer_mut(path)
-        .ok_or_else(|| format!("the path `{path}` names nothing"))
+    doc.pointer_mut(path).ok_or_else(|| names_nothing(path))
+}
+
+/// The error of an operation whose `path` names nothing.
+fn names_nothing(path: &str) -> String {
+    format!("the path `{path}` names nothing")
 }
 
 /// Apply one operation.
@@ -81,10 +85,7 @@ fn one(doc: &mut Value, op: &Value) -> Result<(), String> {
                 };
             };
             let last = last.replace("~1", "/").replace("~0", "~");
-            match doc
-                .pointer_mut(parent)
-                .ok_or_else(|| format!("the path `{path}` names nothing"))?
-            {
+            match doc.pointer_mut(parent).ok_or_else(|| names_nothing(path))? {
                 Value::Object(map) if name == "add" => {
                     map.insert(last, value());
                     Ok(())
@@ -92,7 +93,7 @@ fn one(doc: &mut Value, op: &Value) -> Result<(), String> {
                 Value::Object(map) => map
                     .remove(&last)
                     .map(drop)
-                    .ok_or_else(|| format!("the path `{path}` names nothing")),
+                    .ok_or_else(|| names_nothing(path)),
                 Value::Array(items) if name == "add" => {
                     let i = if last == "-" {
                         items.len()
@@ -109,7 +110,7 @@ fn one(doc: &mut Value, op: &Value) -> Result<(), String> {
                         items.remove(i);
                         Ok(())
                     }
-                    None => Err(format!("the path `{path}` names nothing")),
+                    None => Err(names_nothing(path)),
                 },
                 _ => Err(format!(
                     "the path `{path}` is under a value that holds none"

@@ -717,9 +717,10 @@ pub enum End {
     /// Its input is closed, and it exits at the end of its input.
     Eof,
     /// Its input is closed and its group is sent SIGTERM: it reads on after the end of its input
-    /// (codex-acp 0.16.0, claude-agent-acp and `openhands acp` 1.16.0 never exit on EOF; waiting
-    /// for them cost 15 s a scenario), and exits at once on SIGTERM. Sent only when the session went as far as the driver waits (the
-    /// prompt's response), so nothing of the session is cut off.
+    /// (codex-acp 0.16.0, claude-agent-acp 0.23.1 and `openhands acp` 1.16.0 never exit on EOF;
+    /// waiting for them cost 15 s a scenario), and exits at once on SIGTERM. Sent only when the
+    /// session went as far as the driver waits (the prompt's response), so nothing of the
+    /// session is cut off.
     Terminate,
 }
 
