@@ -238,6 +238,11 @@ impl Launcher for Opencode {
         ] {
             cmd.env(k, setup.scratch.home.join(d).display().to_string());
         }
+        let models = pin_models_database(&setup.scratch.home.join(".cache").join(self.config_dir))?;
+        cmd.env(
+            &format!("{}MODELS_PATH", self.env_prefix),
+            models.display().to_string(),
+        );
         for k in [
             "DISABLE_MODELS_FETCH",
             "DISABLE_AUTOUPDATE",
@@ -300,6 +305,21 @@ fn seed_plugin_install(dir: &std::path::Path, plugin: &str) -> anyhow::Result<()
         .with_context(|| format!("failed to create {}", modules.display()))?;
     let lock = json!({"lockfileVersion": 3, "packages": {"": {"dependencies": {plugin: "*"}}}});
     write(&dir.join("package-lock.json"), &lock.to_string())
+}
+
+/// Write the models database the CLI reads (`<PREFIX>MODELS_PATH`) into `dir` and return its
+/// path: an empty one, as the scenarios' one provider (the scripted model) is declared whole in
+/// the workspace configuration.
+///
+/// Without it OpenCode 1.18.33 (and Kilo 7.7.7) read the models.dev catalogue: the copy it
+/// fetched last into its cache folder if there is one (a different catalogue on every machine
+/// and every day), else the snapshot built into the release, whose thousands of models it loads
+/// at every start: about 1.5 CPU-s of each scenario's 5.5 (`opencode-run-bash` 4.0 CPU-s with
+/// this file, 5.5 without), most of what held a whole-set drift over a minute on two cores.
+fn pin_models_database(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let path = dir.join("models.json");
+    write(&path, "{}")?;
+    Ok(path)
 }
 
 /// `opencode serve` on a free port, its `/event` stream recorded while we post the session and
@@ -692,6 +712,53 @@ mod tests {
                 .unwrap();
         assert!(lock["packages"][""]["dependencies"]["@opencode-ai/plugin"].is_string());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// OpenCode and Kilo, however they run, are pointed at an empty models database in the
+    /// scratch HOME, not at the catalogue built into the release or fetched into a cache.
+    #[test]
+    fn the_models_database_is_pinned_empty_in_the_scratch_home() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let base = tempfile::tempdir().unwrap();
+        let mcp = crate::scenario::mcp_server::ServerCommand {
+            program: "toolnorm".to_owned(),
+            args: Vec::new(),
+        };
+        for (launcher, name, prefix) in [
+            (&OPENCODE_RUN, "opencode-run-bash", "OPENCODE_"),
+            (&OPENCODE_SERVE, "opencode-serve-bash", "OPENCODE_"),
+            (&OPENCODE_ACP, "opencode-acp-bash", "OPENCODE_"),
+            (&KILO_RUN, "kilo-run-bash", "KILO_"),
+            (&KILO_SERVE, "kilo-serve-task", "KILO_"),
+            (&KILO_ACP, "kilo-acp-bash", "KILO_"),
+        ] {
+            let s = Scenario::load(&root.join(format!("{name}.toml")), |_| None).unwrap();
+            let scratch =
+                crate::scenario::launch::Scratch::create_in(base.path(), &s.name).unwrap();
+            let setup = Setup {
+                scenario: &s,
+                scratch: &scratch,
+                model_url: "http://127.0.0.1:1".to_owned(),
+                mcp: &mcp,
+            };
+            let mut cmd = AgentCommand::new(Path::new("agent"));
+            launcher.configure(&setup, &mut cmd).unwrap();
+            let key = format!("{prefix}MODELS_PATH");
+            let path = cmd
+                .env
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| std::path::PathBuf::from(v))
+                .unwrap_or_else(|| panic!("{name}: no {key}"));
+            assert!(
+                path.starts_with(&scratch.home),
+                "{name}: {}",
+                path.display()
+            );
+            let models: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            assert_eq!(models, json!({}), "{name}");
+        }
     }
 
     /// The (path, JSON body) of every POST the fake server received.
