@@ -131,6 +131,9 @@ pub fn run(all: &[Scenario], opts: &DriftOptions) -> anyhow::Result<DriftOutcome
     let chosen = choose(all, cli, &opts.names)?;
     // A program the agent needs from the machine is missing: that is no verdict on the release.
     super::sandbox::check_programs(cli)?;
+    // Nor is a release that cannot be installed: that stops the drift before any recording.
+    super::npm::ensure(cli, &version)
+        .with_context(|| format!("failed to install {}@{version}", cli.package))?;
     let temp = std::env::temp_dir().join(format!("toolnorm-drift-{}", std::process::id()));
     let corpus = opts.corpus.clone().unwrap_or_else(|| temp.join("corpus"));
     let expected = temp.join("expected");

@@ -90,6 +90,13 @@ pub fn ensure(cli: &Cli, version: &str) -> Result<PathBuf, InstallError> {
     if bin.exists() {
         return Ok(bin);
     }
+    // Scenarios recorded at once ask for the same CLI at once: one installs it, the others wait
+    // for it and find it installed. Two installers in one folder break each other (a second
+    // `pip` would find the first's virtualenv made but pip not yet in it).
+    let _installing = lock_install(&dir)?;
+    if bin.exists() {
+        return Ok(bin);
+    }
     let spec = install_spec(cli, version);
     if let Registry::Pypi { python } = cli.registry {
         pypi::install(cli.package, python, &dir, &spec)?;
@@ -154,6 +161,24 @@ pub fn ensure(cli: &Cli, version: &str) -> Result<PathBuf, InstallError> {
     Ok(bin)
 }
 
+/// Hold the lock of the install folder `dir` (a `<folder>.lock` file beside it) until the
+/// returned file is dropped; wait while another process or thread holds it.
+fn lock_install(dir: &Path) -> Result<fs::File, InstallError> {
+    let parent = dir.parent().unwrap_or(dir);
+    fs::create_dir_all(parent).map_err(io(parent))?;
+    let mut name = dir.file_name().unwrap_or_default().to_owned();
+    name.push(".lock");
+    let path = parent.join(name);
+    let file = fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io(&path))?;
+    file.lock().map_err(io(&path))?;
+    Ok(file)
+}
+
 /// An [`InstallError::Io`] for `path`.
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError {
     let path = path.to_owned();
@@ -176,6 +201,31 @@ mod tests {
             newest_first: false,
             declared: None,
         }
+    }
+
+    /// One install of a folder at a time: a second installer waits until the first is done
+    /// (scenarios recorded at once all ask for their CLI). The lock is a file beside the folder.
+    #[test]
+    fn a_second_installer_waits_for_the_first() {
+        let base = tempfile::tempdir().unwrap();
+        let dir = base.path().join("clis").join("pypi+kimi-cli@1.51.0");
+        let first = lock_install(&dir).unwrap();
+        assert!(base.path().join("clis/pypi+kimi-cli@1.51.0.lock").is_file());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiting = dir.clone();
+        let second = std::thread::spawn(move || {
+            let held = lock_install(&waiting).unwrap();
+            tx.send(()).unwrap();
+            drop(held);
+        });
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(300))
+                .is_err(),
+            "the second installer went ahead while the first held the lock"
+        );
+        drop(first);
+        rx.recv().unwrap();
+        second.join().unwrap();
     }
 
     /// An npm package installs under its name, its executable in `node_modules/.bin`; a PyPI

@@ -137,7 +137,9 @@ pub(super) fn install(
     spec: &str,
 ) -> Result<(), PypiError> {
     let venv_python = dir.join("bin/python");
-    if !executable(&venv_python) {
+    // A virtualenv is whole once pip is in it (the last thing `venv` installs): one an
+    // interrupted install left without it is made again (`--clear`).
+    if !executable(&dir.join("bin/pip")) {
         let base = python_for(package, python)?;
         if let Some(parent) = dir.parent() {
             std::fs::create_dir_all(parent).map_err(|source| PypiError::Io {
@@ -146,7 +148,9 @@ pub(super) fn install(
             })?;
         }
         let mut cmd = Command::new(&base);
-        cmd.args(["-m", "venv"]).arg(dir).stdin(Stdio::null());
+        cmd.args(["-m", "venv", "--clear"])
+            .arg(dir)
+            .stdin(Stdio::null());
         match run_with_timeout(cmd, Duration::from_secs(120)) {
             Err(source) => return Err(PypiError::Io { path: base, source }),
             Ok(Finished::Exited { success: true, .. }) => {}
