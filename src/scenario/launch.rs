@@ -117,6 +117,29 @@ impl AgentCommand {
     }
 }
 
+/// A scratch folder for `s` under `base`, and the command `launcher` configures and builds in it
+/// (the model server at a closed port, the MCP server as `mcp` spells it): what a launcher does
+/// before the agent starts, for the tests that check it.
+#[cfg(test)]
+pub(crate) fn configured(
+    launcher: &dyn super::agents::Launcher,
+    s: &Scenario,
+    base: &Path,
+    mcp: &ServerCommand,
+) -> (Scratch, AgentCommand) {
+    let scratch = Scratch::create_in(base, &s.name).unwrap();
+    let setup = Setup {
+        scenario: s,
+        scratch: &scratch,
+        model_url: "http://127.0.0.1:1".to_owned(),
+        mcp,
+    };
+    let mut cmd = AgentCommand::new(Path::new("agent"));
+    launcher.configure(&setup, &mut cmd).unwrap();
+    launcher.command(&setup, &mut cmd);
+    (scratch, cmd)
+}
+
 /// Write `text` to `path`, creating its folder.
 pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent() {

@@ -305,16 +305,8 @@ mod tests {
             {
                 continue;
             }
-            let scratch = Scratch::create_in(base.path(), &s.name).unwrap();
-            let setup = Setup {
-                scenario: &s,
-                scratch: &scratch,
-                model_url: "http://127.0.0.1:1".to_owned(),
-                mcp: &mcp,
-            };
-            let mut cmd = AgentCommand::new(Path::new("agent"));
-            agent.launcher.configure(&setup, &mut cmd).unwrap();
-            agent.launcher.command(&setup, &mut cmd);
+            let (scratch, cmd) =
+                crate::scenario::launch::configured(agent.launcher, &s, base.path(), &mcp);
             let args: Vec<String> = cmd.args.iter().map(|a| scratch.redact_paths(a)).collect();
             assert_eq!(args, header.command[1..], "{}", s.name);
             checked.insert(agent.name);

@@ -733,16 +733,8 @@ mod tests {
             (&KILO_ACP, "kilo-acp-bash", "KILO_"),
         ] {
             let s = Scenario::load(&root.join(format!("{name}.toml")), |_| None).unwrap();
-            let scratch =
-                crate::scenario::launch::Scratch::create_in(base.path(), &s.name).unwrap();
-            let setup = Setup {
-                scenario: &s,
-                scratch: &scratch,
-                model_url: "http://127.0.0.1:1".to_owned(),
-                mcp: &mcp,
-            };
-            let mut cmd = AgentCommand::new(Path::new("agent"));
-            launcher.configure(&setup, &mut cmd).unwrap();
+            let (scratch, cmd) =
+                crate::scenario::launch::configured(launcher, &s, base.path(), &mcp);
             let key = format!("{prefix}MODELS_PATH");
             let path = cmd
                 .env
